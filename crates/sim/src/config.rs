@@ -1,0 +1,221 @@
+//! The simulated machine: processor count, clock, tick, time slice and kernel costs, with presets
+//! for the machines of the papers.
+//!
+//! Every field can be overridden from an experiment file; [`MachineConfig::validate`] rejects
+//! sizes that are meaningless or would exhaust memory before a simulation is built.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::ids::Cycles;
+
+/// Most processors a simulated machine may have.
+pub const MAX_PROCESSORS: u32 = 65_536;
+
+/// Most threads one simulation may create.
+pub const MAX_THREADS: u64 = 10_000_000;
+
+/// The simulated machine. Times are in processor cycles; `clock_mhz` converts the papers'
+/// milliseconds into cycles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    /// Name of the preset this configuration started from (informational).
+    #[serde(default)]
+    pub name: String,
+    /// Number of processors.
+    pub processors: u32,
+    /// Processor clock rate in MHz (cycles per microsecond).
+    pub clock_mhz: f64,
+    /// Interval between two clock ticks, in cycles (scheduler bookkeeping and tick preemption).
+    pub tick_cycles: Cycles,
+    /// Default time slice (quantum), in cycles.
+    pub slice_cycles: Cycles,
+    /// Cost of one context switch, charged as `switch` time to the processor.
+    pub context_switch_cycles: Cycles,
+    /// Cost of one scheduling decision (run-queue operation), charged as `kernel` time.
+    pub sched_op_cycles: Cycles,
+}
+
+impl MachineConfig {
+    /// Gupta, Tucker and Urushibara 1991 (Tango): 12 processors at 25 MHz, 250,000-cycle (10 ms)
+    /// slice, 500-cycle context switch.
+    pub fn tango_12() -> Self {
+        MachineConfig {
+            name: "tango-12".into(),
+            processors: 12,
+            clock_mhz: 25.0,
+            tick_cycles: 250_000,
+            slice_cycles: 250_000,
+            context_switch_cycles: 500,
+            sched_op_cycles: 0,
+        }
+    }
+
+    /// Black 1990: an Encore Multimax of about 2 MIPS per processor with a 10 Hz scheduler clock
+    /// (100 ms tick) and a 100 ms quantum.
+    pub fn multimax() -> Self {
+        MachineConfig {
+            name: "multimax".into(),
+            processors: 16,
+            clock_mhz: 2.0,
+            tick_cycles: 200_000,
+            slice_cycles: 200_000,
+            context_switch_cycles: 200,
+            sched_op_cycles: 50,
+        }
+    }
+
+    /// DiBella et al. 1992: a 16-processor Sequent Symmetry (Intel 80386 at 16 MHz).
+    pub fn sequent_symmetry() -> Self {
+        MachineConfig {
+            name: "sequent-symmetry".into(),
+            processors: 16,
+            clock_mhz: 16.0,
+            tick_cycles: 160_000,
+            slice_cycles: 1_600_000,
+            context_switch_cycles: 800,
+            sched_op_cycles: 100,
+        }
+    }
+
+    /// George 1990: a BBN Butterfly GP1000 (MC68020 at 16 MHz), up to 256 nodes.
+    pub fn bbn_gp1000() -> Self {
+        MachineConfig {
+            name: "bbn-gp1000".into(),
+            processors: 64,
+            clock_mhz: 16.0,
+            tick_cycles: 160_000,
+            slice_cycles: 1_600_000,
+            context_switch_cycles: 1_000,
+            sched_op_cycles: 100,
+        }
+    }
+
+    /// Weibel: a Raspberry Pi 3 (quad-core Cortex-A53 at 1.2 GHz, 1 ms tick).
+    pub fn rpi3() -> Self {
+        MachineConfig {
+            name: "rpi3".into(),
+            processors: 4,
+            clock_mhz: 1200.0,
+            tick_cycles: 1_200_000,
+            slice_cycles: 3_600_000,
+            context_switch_cycles: 6_000,
+            sched_op_cycles: 600,
+        }
+    }
+
+    /// Names of the built-in presets, for listings and error messages.
+    pub const PRESETS: &'static [&'static str] = &[
+        "tango-12",
+        "multimax",
+        "sequent-symmetry",
+        "bbn-gp1000",
+        "rpi3",
+    ];
+
+    /// The preset of that name, if there is one.
+    pub fn preset(name: &str) -> Option<Self> {
+        Some(match name {
+            "tango-12" => Self::tango_12(),
+            "multimax" => Self::multimax(),
+            "sequent-symmetry" => Self::sequent_symmetry(),
+            "bbn-gp1000" => Self::bbn_gp1000(),
+            "rpi3" => Self::rpi3(),
+            _ => return None,
+        })
+    }
+
+    /// Cycles in `ms` milliseconds at this machine's clock rate.
+    pub fn ms(&self, ms: f64) -> Cycles {
+        (ms * self.clock_mhz * 1000.0).round() as Cycles
+    }
+
+    /// Microseconds taken by `cycles` at this machine's clock rate.
+    pub fn to_us(&self, cycles: Cycles) -> f64 {
+        cycles as f64 / self.clock_mhz
+    }
+
+    /// Checks that every size is meaningful and bounded.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.processors == 0 || self.processors > MAX_PROCESSORS {
+            return Err(ConfigError::new(
+                "processors",
+                format!(
+                    "must be between 1 and {MAX_PROCESSORS}, got {}",
+                    self.processors
+                ),
+            ));
+        }
+        if !(self.clock_mhz.is_finite() && self.clock_mhz > 0.0 && self.clock_mhz <= 1.0e6) {
+            return Err(ConfigError::new(
+                "clock_mhz",
+                format!(
+                    "must be a positive clock rate in MHz, got {}",
+                    self.clock_mhz
+                ),
+            ));
+        }
+        if self.tick_cycles == 0 {
+            return Err(ConfigError::new("tick_cycles", "must be at least 1 cycle"));
+        }
+        if self.slice_cycles == 0 {
+            return Err(ConfigError::new("slice_cycles", "must be at least 1 cycle"));
+        }
+        Ok(())
+    }
+}
+
+/// A configuration value that cannot be simulated, naming the field at fault.
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("{field}: {message}")]
+pub struct ConfigError {
+    /// The field at fault, as written in an experiment file (e.g. `processors`).
+    pub field: String,
+    /// What is wrong and what would be valid.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// A new error about `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_named() {
+        for name in MachineConfig::PRESETS {
+            let m = MachineConfig::preset(name).unwrap();
+            assert_eq!(&m.name, name);
+            m.validate().unwrap();
+        }
+        assert!(MachineConfig::preset("cray").is_none());
+    }
+
+    #[test]
+    fn tango_converts_ms() {
+        let m = MachineConfig::tango_12();
+        assert_eq!(m.ms(10.0), 250_000);
+        assert_eq!(m.to_us(25), 1.0);
+    }
+
+    #[test]
+    fn absurd_sizes_are_rejected_with_field() {
+        let mut m = MachineConfig::tango_12();
+        m.processors = 100_000;
+        assert_eq!(m.validate().unwrap_err().field, "processors");
+        m.processors = 0;
+        assert_eq!(m.validate().unwrap_err().field, "processors");
+        let mut m = MachineConfig::tango_12();
+        m.slice_cycles = 0;
+        assert_eq!(m.validate().unwrap_err().field, "slice_cycles");
+    }
+}

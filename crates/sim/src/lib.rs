@@ -1,0 +1,18 @@
+//! smpsched-sim: a deterministic discrete-event simulator of a multiprogrammed shared-memory
+//! multiprocessor.
+
+pub mod ids;
+pub mod memory;
+
+pub use ids::{Cycles, ProcId, TaskId, ThreadId};
+pub mod config;
+pub mod engine;
+pub mod metrics;
+pub mod program;
+pub mod rng;
+pub mod sched;
+
+pub use config::MachineConfig;
+pub use engine::{SimError, Simulation};
+pub use metrics::{AppReport, Category, RunReport, TimeSplit};
+pub use program::{Op, Program, Script, ThreadCtx};

@@ -1,0 +1,161 @@
+//! Metrics of a run: per-processor time split into disjoint categories, and per-application
+//! measures (design.md, "Metrics"; Gupta et al. 1991's utilization breakdowns).
+//!
+//! Conservation law: for every processor, the six categories sum exactly to the elapsed time.
+//! [`RunReport::check_conservation`] asserts it; the test suite calls it on every run.
+
+use serde::Serialize;
+
+use crate::ids::Cycles;
+
+/// What a processor was doing during a stretch of time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    /// Executing a thread's instructions (including cache hits).
+    Useful,
+    /// Stalled on cache misses.
+    Stall,
+    /// Busy-waiting on a synchronization variable.
+    Spin,
+    /// No thread to run.
+    Idle,
+    /// Switching contexts.
+    Switch,
+    /// Kernel and scheduler work (run-queue operations, system calls).
+    Kernel,
+}
+
+/// Cycles per category. For a processor the six sum to the elapsed time; for an application,
+/// `idle` is always zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimeSplit {
+    /// Useful work.
+    pub useful: Cycles,
+    /// Cache-miss stall.
+    pub stall: Cycles,
+    /// Busy-waiting.
+    pub spin: Cycles,
+    /// Idle.
+    pub idle: Cycles,
+    /// Context switching.
+    pub switch: Cycles,
+    /// Kernel and scheduler work.
+    pub kernel: Cycles,
+}
+
+impl TimeSplit {
+    /// Adds `c` cycles to category `cat`.
+    #[inline]
+    pub fn add(&mut self, cat: Category, c: Cycles) {
+        match cat {
+            Category::Useful => self.useful += c,
+            Category::Stall => self.stall += c,
+            Category::Spin => self.spin += c,
+            Category::Idle => self.idle += c,
+            Category::Switch => self.switch += c,
+            Category::Kernel => self.kernel += c,
+        }
+    }
+
+    /// Sum over all categories.
+    pub fn total(&self) -> Cycles {
+        self.useful + self.stall + self.spin + self.idle + self.switch + self.kernel
+    }
+
+    /// Sum over all categories but idle: time a processor was held by a thread.
+    pub fn held(&self) -> Cycles {
+        self.total() - self.idle
+    }
+
+    /// Element-wise sum.
+    pub fn plus(&self, o: &TimeSplit) -> TimeSplit {
+        TimeSplit {
+            useful: self.useful + o.useful,
+            stall: self.stall + o.stall,
+            spin: self.spin + o.spin,
+            idle: self.idle + o.idle,
+            switch: self.switch + o.switch,
+            kernel: self.kernel + o.kernel,
+        }
+    }
+
+    /// The categories with their names, in report order.
+    pub fn named(&self) -> [(&'static str, Cycles); 6] {
+        [
+            ("useful", self.useful),
+            ("stall", self.stall),
+            ("spin", self.spin),
+            ("idle", self.idle),
+            ("switch", self.switch),
+            ("kernel", self.kernel),
+        ]
+    }
+}
+
+/// Measures of one application (task) over a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct AppReport {
+    /// The application's name in the experiment.
+    pub name: String,
+    /// Threads it created.
+    pub threads: u32,
+    /// Cycle at which its last thread exited.
+    pub completion_cycles: Cycles,
+    /// Processor time its threads held, by category (`idle` is zero).
+    pub time: TimeSplit,
+    /// Share of machine time (processors x elapsed) its threads held.
+    pub machine_share: f64,
+    /// Useful work as a fraction of the processor time it held.
+    pub utilization: f64,
+    /// Times one of its threads was dispatched after another thread (or idleness) on a processor.
+    pub context_switches: u64,
+    /// Context switches per time slice per processor, over the run (Gupta's measure).
+    pub switches_per_slice_per_proc: f64,
+    /// Dispatches onto a processor other than the one the thread last ran on.
+    pub migrations: u64,
+    /// Fraction of re-dispatches that landed on the processor the thread last ran on.
+    pub same_processor_rate: f64,
+}
+
+/// Everything measured in one simulation run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// Simulated time at which the last thread exited.
+    pub elapsed_cycles: Cycles,
+    /// Engine events processed.
+    pub events: u64,
+    /// Time split of each processor.
+    pub processors: Vec<TimeSplit>,
+    /// Sum of the processors' time splits.
+    pub total: TimeSplit,
+    /// Useful work as a fraction of machine time (processors x elapsed).
+    pub utilization: f64,
+    /// Per-application measures, in task order.
+    pub apps: Vec<AppReport>,
+}
+
+impl RunReport {
+    /// Checks that each processor's categories sum to the elapsed time; returns the first
+    /// processor that breaks the law.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for (p, t) in self.processors.iter().enumerate() {
+            if t.total() != self.elapsed_cycles {
+                return Err(format!(
+                    "processor {p}: categories sum to {} but elapsed is {}",
+                    t.total(),
+                    self.elapsed_cycles
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A ratio that is 0 when the denominator is 0.
+pub(crate) fn ratio(num: f64, den: f64) -> f64 {
+    if den == 0.0 {
+        0.0
+    } else {
+        num / den
+    }
+}

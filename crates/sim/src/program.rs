@@ -1,0 +1,67 @@
+//! What a simulated thread runs: the [`Program`] trait and the operations it yields.
+//!
+//! A thread's work between two shared events is one operation, charged in one step (design.md,
+//! "Engine"): a program never describes single instructions. Compute and sleep stand for private
+//! work and I/O; memory, synchronization and scheduling-hint operations reach the memory model,
+//! `sync` and the scheduler.
+
+use rand_chacha::ChaCha8Rng;
+
+use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+
+/// One operation of a simulated thread.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Private computation for this many cycles (charged as useful time; preemptible).
+    Compute(Cycles),
+    /// Leave the processor and wait this many cycles (an I/O stand-in), then become ready.
+    Sleep(Cycles),
+    /// Give up the processor; the scheduler may pick this thread again at once.
+    Yield,
+    /// The thread is finished.
+    Exit,
+}
+
+/// Everything a program may know about the thread it is running for, and its own random stream.
+pub struct ThreadCtx<'a> {
+    /// This thread.
+    pub thread: ThreadId,
+    /// The task (application) the thread belongs to.
+    pub task: TaskId,
+    /// The thread's index within its task, from 0.
+    pub rank: u32,
+    /// The processor the thread is running on.
+    pub processor: ProcId,
+    /// Current simulated time.
+    pub now: Cycles,
+    /// The thread's own deterministic random stream, derived from the experiment seed.
+    pub rng: &'a mut ChaCha8Rng,
+}
+
+/// The behaviour of one simulated thread: a state machine asked for its next operation each time
+/// the previous one has completed.
+pub trait Program {
+    /// The next operation. Called when the thread is running and its previous operation is done.
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op;
+}
+
+/// A program that runs a fixed list of operations, then exits. Handy in tests and examples.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    ops: std::collections::VecDeque<Op>,
+}
+
+impl Script {
+    /// A script of these operations; an `Exit` is implied at the end.
+    pub fn new(ops: impl IntoIterator<Item = Op>) -> Self {
+        Script {
+            ops: ops.into_iter().collect(),
+        }
+    }
+}
+
+impl Program for Script {
+    fn next(&mut self, _cx: &mut ThreadCtx<'_>) -> Op {
+        self.ops.pop_front().unwrap_or(Op::Exit)
+    }
+}

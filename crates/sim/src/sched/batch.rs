@@ -1,0 +1,69 @@
+//! Batch: applications run one after another, each with the whole machine (Gupta et al. 1991,
+//! section 4, the "batch" baseline of Figure 2).
+//!
+//! Threads of the earliest unfinished task are served first-come first-served and run until they
+//! block or exit; no other task's thread runs while that task has live threads.
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+
+use super::{Enqueue, PolicyInfo, SchedCtx, Scheduler};
+use crate::ids::{Cycles, ProcId, ThreadId};
+
+/// Parameters of `batch` (none).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {}
+
+/// One FIFO queue per task; only the earliest unfinished task is served.
+#[derive(Debug, Default)]
+pub struct Batch {
+    queues: Vec<VecDeque<ThreadId>>,
+}
+
+impl Batch {
+    /// The task now owning the machine: the first task with live threads.
+    fn current(&self, cx: &SchedCtx<'_>) -> Option<usize> {
+        cx.tasks.iter().position(|t| t.live > 0)
+    }
+}
+
+impl Scheduler for Batch {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) {
+        let task = cx.thread(t).task.index();
+        if self.queues.len() <= task {
+            self.queues.resize_with(task + 1, VecDeque::new);
+        }
+        self.queues[task].push_back(t);
+    }
+
+    fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        let task = self.current(cx)?;
+        self.queues.get_mut(task)?.pop_front()
+    }
+
+    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<Cycles> {
+        None
+    }
+
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
+        false
+    }
+}
+
+/// Registry entry of `batch`.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "batch",
+    summary: "applications one after another, each with the whole machine",
+    description: "The applications of a multiprogrammed mix run one at a time, in the order \
+                  they are listed, each with every processor. Threads of the running \
+                  application are not preempted. This is the ideal against which Gupta et al. \
+                  measure multiprogramming (Figure 2).",
+    paper: "Gupta et al. 1991 section 4 (batch)",
+    params: &[],
+    build: |t| {
+        super::params::<Params>(t)?;
+        Ok(Box::new(Batch::default()))
+    },
+};

@@ -1,0 +1,208 @@
+//! Kernel scheduling policies: the [`Scheduler`] trait the engine calls, and the registry of
+//! policies by name.
+//!
+//! Shaped like a Linux scheduling class: a few required hooks (`enqueue`, `pick_next`,
+//! `quantum_expired`), the rest defaulted. A policy *returns decisions*; the engine applies them
+//! and charges their costs. Each policy is one small module registered in [`POLICIES`] with its
+//! name, summary, paper section and parameters, which is what `smpsched list` and
+//! `smpsched explain` show.
+
+use serde::de::DeserializeOwned;
+
+use crate::config::MachineConfig;
+use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+
+pub mod batch;
+pub mod priority;
+pub mod round_robin;
+
+/// Why a thread is being put on the ready queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueue {
+    /// The thread was just created.
+    New,
+    /// The thread was blocked and is runnable again.
+    Woken,
+    /// The thread was running and its quantum expired or a higher-priority thread took over.
+    Preempted,
+    /// The thread gave up its processor voluntarily.
+    Yielded,
+}
+
+/// Why a thread left its processor without going back to the ready queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The thread blocked (sleep, lock, barrier, ...).
+    Blocked,
+    /// The thread finished.
+    Exited,
+}
+
+/// The state of a simulated thread, as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// On a ready queue (or about to be).
+    Ready,
+    /// Running on this processor.
+    Running(ProcId),
+    /// Waiting for a wake-up.
+    Blocked,
+    /// Finished.
+    Exited,
+}
+
+/// What the engine knows about a thread that a policy may read.
+#[derive(Clone, Debug)]
+pub struct ThreadInfo {
+    /// The task the thread belongs to.
+    pub task: TaskId,
+    /// Index of the thread within its task.
+    pub rank: u32,
+    /// Current state.
+    pub state: ThreadState,
+    /// The processor the thread last ran on, if any.
+    pub last_proc: Option<ProcId>,
+    /// Total cycles the thread has held a processor (all categories but idle).
+    pub cpu_cycles: Cycles,
+}
+
+/// What the engine knows about a task (application).
+#[derive(Clone, Debug)]
+pub struct TaskInfo {
+    /// The task's name in the experiment.
+    pub name: String,
+    /// Threads created in the task.
+    pub threads: u32,
+    /// Threads of the task that have not exited.
+    pub live: u32,
+}
+
+/// A read-only view of the machine that every hook receives.
+pub struct SchedCtx<'a> {
+    /// Current simulated time.
+    pub now: Cycles,
+    /// The machine being simulated.
+    pub machine: &'a MachineConfig,
+    /// Every thread, indexed by `ThreadId`.
+    pub threads: &'a [ThreadInfo],
+    /// Every task, indexed by `TaskId`.
+    pub tasks: &'a [TaskInfo],
+    /// The thread running on each processor, indexed by `ProcId`.
+    pub running: &'a [Option<ThreadId>],
+}
+
+impl SchedCtx<'_> {
+    /// The information about thread `t`.
+    #[inline]
+    pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
+        &self.threads[t.index()]
+    }
+}
+
+/// A kernel scheduling policy. The engine calls these hooks; the policy keeps its own run queues.
+pub trait Scheduler {
+    /// Thread `t` became runnable.
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx<'_>);
+
+    /// Processor `p` needs a thread. The returned thread must have been enqueued and not picked
+    /// since. `None` leaves the processor idle until something changes.
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId>;
+
+    /// The quantum of `t` starting now on `p`; `None` lets it run until it blocks or exits.
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
+        Some(cx.machine.slice_cycles)
+    }
+
+    /// The quantum of `t` running on `p` expired: `true` preempts it (it is then enqueued as
+    /// [`Enqueue::Preempted`]), `false` gives it a fresh quantum.
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> bool;
+
+    /// Thread `t` held a processor for `cycles` more (usage accounting).
+    fn charge(&mut self, _t: ThreadId, _cycles: Cycles) {}
+
+    /// Thread `t` left its processor and did not go back to a ready queue.
+    fn stopped(&mut self, _t: ThreadId, _why: Stop, _cx: &SchedCtx<'_>) {}
+
+    /// Interval of the policy's periodic [`Scheduler::tick`], or `None` for no ticks.
+    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
+        None
+    }
+
+    /// Periodic bookkeeping (usage decay, aging). Processors pushed on `preempt` are preempted.
+    fn tick(&mut self, _cx: &SchedCtx<'_>, _preempt: &mut Vec<ProcId>) {}
+
+    /// After `t` was enqueued and no idle processor took it: a running processor to preempt in
+    /// its favour, if the policy preempts on wake-up.
+    fn preempt_for(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) -> Option<ProcId> {
+        None
+    }
+
+    /// Whether `pick_next` returning `None` on one idle processor means it would on every idle
+    /// processor (one shared run queue). Per-processor queues answer `false`.
+    fn single_queue(&self) -> bool {
+        true
+    }
+}
+
+/// One parameter of a policy, for `smpsched explain`.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamInfo {
+    /// Name as written in an experiment file.
+    pub name: &'static str,
+    /// Default value, as written in an experiment file.
+    pub default: &'static str,
+    /// What it means.
+    pub doc: &'static str,
+}
+
+/// A registered policy: its name, documentation and constructor.
+#[derive(Clone, Copy)]
+pub struct PolicyInfo {
+    /// Name as written in `[scheduler] policy = "..."`.
+    pub name: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// What the policy does, a short paragraph.
+    pub description: &'static str,
+    /// The paper and section it comes from.
+    pub paper: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+    /// Builds the policy from its parameter table (without the `policy` key).
+    pub build: fn(toml::Table) -> Result<Box<dyn Scheduler>, toml::de::Error>,
+}
+
+/// Every kernel scheduling policy, in the order `smpsched list` shows them.
+pub const POLICIES: &[PolicyInfo] = &[batch::INFO, round_robin::INFO, priority::INFO];
+
+/// The registered policy of that name.
+pub fn policy(name: &str) -> Option<&'static PolicyInfo> {
+    POLICIES.iter().find(|p| p.name == name)
+}
+
+/// Deserializes a policy's parameters from its table; shared by every policy's `build`.
+pub fn params<P: DeserializeOwned>(table: toml::Table) -> Result<P, toml::de::Error> {
+    toml::Value::Table(table).try_into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_policy_builds_from_defaults_and_names_are_unique() {
+        for (i, p) in POLICIES.iter().enumerate() {
+            assert!((p.build)(toml::Table::new()).is_ok(), "{}", p.name);
+            assert!(POLICIES[..i].iter().all(|q| q.name != p.name));
+            assert!(policy(p.name).is_some());
+        }
+    }
+
+    #[test]
+    fn unknown_parameter_is_rejected() {
+        let mut t = toml::Table::new();
+        t.insert("quantumm".into(), toml::Value::Integer(3));
+        let err = (policy("round-robin").unwrap().build)(t).err().unwrap();
+        assert!(err.to_string().contains("quantumm"), "{err}");
+    }
+}

@@ -1,0 +1,171 @@
+//! Priority with usage decay: Gupta, Tucker and Urushibara 1991, section 4.
+//!
+//! One run queue holds every runnable thread, ordered by recent processor usage (lowest usage
+//! first: priority is inverse to usage). Usage grows by the cycles a thread holds a processor and
+//! is decayed to `decay` (0.66) of its value every `decay_interval` (6.25 million) cycles of wall
+//! clock. At the end of a quantum the runner yields to a waiting thread of equal or higher
+//! priority. The arithmetic lives in `smpsched_policy::priority`.
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use smpsched_policy::priority::{
+    decay_usage, should_preempt_at_quantum, DEFAULT_DECAY, DEFAULT_DECAY_INTERVAL,
+};
+
+use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
+use crate::config::MachineConfig;
+use crate::ids::{Cycles, ProcId, ThreadId};
+
+/// Parameters of `priority`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// Factor applied to recent usage at each decay (0 to 1).
+    pub decay: f64,
+    /// Cycles between two decays.
+    pub decay_interval: Cycles,
+    /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    pub quantum: Option<Cycles>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            decay: DEFAULT_DECAY,
+            decay_interval: DEFAULT_DECAY_INTERVAL,
+            quantum: None,
+        }
+    }
+}
+
+/// The single priority-ordered run queue.
+#[derive(Debug)]
+pub struct Priority {
+    params: Params,
+    /// Recent usage per thread, indexed by thread id.
+    usage: Vec<u64>,
+    /// Ready threads ordered by (usage when enqueued, arrival order).
+    queue: BTreeSet<(u64, u64, ThreadId)>,
+    /// The key each queued thread was inserted under, to remove or re-key it.
+    key: Vec<Option<(u64, u64)>>,
+    seq: u64,
+}
+
+impl Priority {
+    /// A priority scheduler with these parameters.
+    pub fn new(params: Params) -> Result<Self, String> {
+        if !(0.0..=1.0).contains(&params.decay) {
+            return Err(format!(
+                "decay must be between 0 and 1, got {}",
+                params.decay
+            ));
+        }
+        if params.decay_interval == 0 {
+            return Err("decay_interval must be at least 1 cycle".into());
+        }
+        Ok(Priority {
+            params,
+            usage: Vec::new(),
+            queue: BTreeSet::new(),
+            key: Vec::new(),
+            seq: 0,
+        })
+    }
+
+    fn slot(&mut self, t: ThreadId) {
+        if self.usage.len() <= t.index() {
+            self.usage.resize(t.index() + 1, 0);
+            self.key.resize(t.index() + 1, None);
+        }
+    }
+
+    /// Recent usage of thread `t`.
+    pub fn usage(&self, t: ThreadId) -> u64 {
+        self.usage.get(t.index()).copied().unwrap_or(0)
+    }
+}
+
+impl Scheduler for Priority {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) {
+        self.slot(t);
+        self.seq += 1;
+        let key = (self.usage[t.index()], self.seq);
+        self.key[t.index()] = Some(key);
+        self.queue.insert((key.0, key.1, t));
+    }
+
+    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        let (_, _, t) = self.queue.pop_first()?;
+        self.key[t.index()] = None;
+        Some(t)
+    }
+
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
+        Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
+    }
+
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
+        match self.queue.first() {
+            Some(&(waiting, _, _)) => should_preempt_at_quantum(waiting, self.usage(t)),
+            None => false,
+        }
+    }
+
+    fn charge(&mut self, t: ThreadId, cycles: Cycles) {
+        self.slot(t);
+        self.usage[t.index()] += cycles;
+    }
+
+    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
+        Some(self.params.decay_interval)
+    }
+
+    fn tick(&mut self, _cx: &SchedCtx<'_>, _preempt: &mut Vec<ProcId>) {
+        let f = self.params.decay;
+        for u in &mut self.usage {
+            *u = decay_usage(*u, f);
+        }
+        // Decay is monotone, so the order is kept; re-key so later arrivals compare fairly.
+        let old = std::mem::take(&mut self.queue);
+        for (_, seq, t) in old {
+            let u = self.usage[t.index()];
+            self.key[t.index()] = Some((u, seq));
+            self.queue.insert((u, seq, t));
+        }
+    }
+}
+
+/// Registry entry of `priority`.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "priority",
+    summary: "one run queue ordered by recent CPU usage, decayed periodically",
+    description: "A single run queue holds every runnable thread, ordered by priority inverse to \
+                  recent processor usage. Usage is decayed to `decay` of its value every \
+                  `decay_interval` cycles. At the end of its quantum a thread yields to a waiting \
+                  thread of equal or higher priority; threads are not preempted otherwise.",
+    paper: "Gupta et al. 1991 section 4 (regular priority scheduling)",
+    params: &[
+        ParamInfo {
+            name: "decay",
+            default: "0.66",
+            doc: "factor applied to recent usage at every decay",
+        },
+        ParamInfo {
+            name: "decay_interval",
+            default: "6250000",
+            doc: "cycles between two decays (250 ms at 25 MHz)",
+        },
+        ParamInfo {
+            name: "quantum",
+            default: "machine slice_cycles",
+            doc: "time slice in cycles",
+        },
+    ],
+    build: |t| {
+        let p = super::params::<Params>(t)?;
+        Priority::new(p)
+            .map(|s| Box::new(s) as Box<dyn Scheduler>)
+            .map_err(serde::de::Error::custom)
+    },
+};

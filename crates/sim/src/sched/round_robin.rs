@@ -1,0 +1,73 @@
+//! Round-robin: one global FIFO run queue with time slices, the baseline of every paper
+//! (DiBella's Global queue, Weibel's global run queue).
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+
+use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
+use crate::ids::{Cycles, ProcId, ThreadId};
+
+/// Parameters of `round-robin`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    pub quantum: Option<Cycles>,
+}
+
+/// One FIFO run queue shared by every processor.
+#[derive(Debug, Default)]
+pub struct RoundRobin {
+    queue: VecDeque<ThreadId>,
+    quantum: Option<Cycles>,
+}
+
+impl RoundRobin {
+    /// A round-robin scheduler with the given quantum (machine slice when `None`).
+    pub fn new(quantum: Option<Cycles>) -> Self {
+        RoundRobin {
+            queue: VecDeque::new(),
+            quantum,
+        }
+    }
+}
+
+impl Scheduler for RoundRobin {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) {
+        self.queue.push_back(t);
+    }
+
+    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        self.queue.pop_front()
+    }
+
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
+        Some(self.quantum.unwrap_or(cx.machine.slice_cycles))
+    }
+
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
+        !self.queue.is_empty()
+    }
+}
+
+/// Registry entry of `round-robin`.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "round-robin",
+    summary: "one global FIFO run queue with time slices",
+    description: "Every ready thread waits in one first-come first-served queue shared by all \
+                  processors. A running thread keeps its processor until it blocks, exits or \
+                  its quantum expires while another thread is waiting; then it goes to the tail.",
+    paper: "Gupta et al. 1991 section 4 (the single run queue); DiBella et al. 1992 section 2 \
+            (Global queue); Weibel (global run queue)",
+    params: &[ParamInfo {
+        name: "quantum",
+        default: "machine slice_cycles",
+        doc: "time slice in cycles",
+    }],
+    build: |t| {
+        Ok(Box::new(RoundRobin::new(
+            super::params::<Params>(t)?.quantum,
+        )))
+    },
+};
