@@ -62,7 +62,7 @@ impl Priority {
             ));
         }
         if params.decay_interval == 0 {
-            return Err("decay_interval must be at least 1 cycle".into());
+            return Err("decay_interval: must be at least 1 cycle".into());
         }
         Ok(Priority {
             params,

@@ -1,0 +1,150 @@
+//! The `smpsched` command: a thin layer that parses arguments and calls `smpsched-lab`.
+//!
+//! Exit codes: 0 success, 2 bad input (file, line and field are named), 1 internal error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use smpsched_lab::{catalog, run_experiment, terminal_table, write_results, Experiment, LabError};
+
+/// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
+/// multiprogrammed multiprocessor, the kernel policies and ready queues of five classic papers,
+/// and reproductions of their tables and figures.
+#[derive(Parser)]
+#[command(name = "smpsched", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment file: every point of its sweep and every repetition, in parallel.
+    ///
+    /// Prints a table of means per point and writes DIR/results.csv and DIR/results.json.
+    Run {
+        /// The experiment file (TOML), e.g. experiments/quickstart.toml.
+        file: PathBuf,
+        /// Folder for the results [default: results/<experiment name>].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Base seed, overriding the file's `seed`.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Runs in parallel [default: all cores].
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        jobs: usize,
+        /// No table and no progress bar; only the paths written.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// List experiment files, scheduling policies, workloads and machine presets.
+    List {
+        /// Folder searched for experiment files.
+        #[arg(long, value_name = "DIR", default_value = "experiments")]
+        dir: PathBuf,
+    },
+    /// Explain a scheduling policy or workload: what it does, its parameters, its paper section.
+    Explain {
+        /// A name shown by `smpsched list`, e.g. `priority`.
+        name: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run {
+            file,
+            out,
+            seed,
+            jobs,
+            quiet,
+        } => run(&file, out, seed, jobs, quiet),
+        Command::List { dir } => catalog::listing(&dir).map(|s| print!("{s}")),
+        Command::Explain { name } => match catalog::explain(&name) {
+            Some(text) => {
+                print!("{text}");
+                Ok(())
+            }
+            None => Err(LabError::Input(Box::new(smpsched_lab::InputError {
+                file: PathBuf::from("explain"),
+                line: None,
+                field: String::new(),
+                message: format!(
+                    "nothing is called `{name}`; known names: {}",
+                    catalog::explainable().join(", ")
+                ),
+            }))),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// A folder name made of the experiment's name.
+fn folder_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "experiment".into()
+    } else {
+        s
+    }
+}
+
+fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    // Draws on stderr only when it is a terminal.
+    let bar = ProgressBar::new(total as u64);
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} runs")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn run(
+    file: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    jobs: usize,
+    quiet: bool,
+) -> Result<(), LabError> {
+    let mut exp = Experiment::load(file)?;
+    if let Some(s) = seed {
+        exp.seed = s;
+    }
+    let total = exp.points.len() * exp.repetitions as usize;
+    let bar = progress_bar(total, quiet);
+    let runs = run_experiment(&exp, jobs, &|done, _| bar.set_position(done as u64));
+    bar.finish_and_clear();
+    let runs = runs?;
+    let dir = out.unwrap_or_else(|| Path::new("results").join(folder_name(&exp.name)));
+    let written = write_results(&dir, &exp, &runs)?;
+    if !quiet {
+        println!("{}", terminal_table(&exp, &runs));
+    }
+    for w in written {
+        println!("wrote {}", w.display());
+    }
+    Ok(())
+}

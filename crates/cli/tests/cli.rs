@@ -1,0 +1,162 @@
+//! End-to-end tests of the `smpsched` binary: determinism of results files, exit codes and
+//! error messages for bad input, listing and explaining.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn smpsched(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smpsched"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("smpsched runs")
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("smpsched-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const EXP: &str = r#"
+name = "cli test"
+seed = 5
+repetitions = 2
+
+[machine]
+preset = "tango-12"
+processors = 4
+
+[scheduler]
+policy = "round-robin"
+
+[[workload]]
+kind = "synthetic"
+threads = 6
+bursts = 10
+compute = { dist = "exponential", mean = 100000 }
+block = { dist = "uniform", min = 1000, max = 90000 }
+
+[sweep]
+"scheduler.policy" = ["batch", "round-robin", "priority"]
+"#;
+
+fn run_to(dir: &Path, out: &str, extra: &[&str]) -> (String, String) {
+    let mut args = vec!["run", "exp.toml", "--out", out, "--quiet"];
+    args.extend_from_slice(extra);
+    let o = smpsched(&args, dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(dir.join(out).join("results.csv")).unwrap();
+    let json = std::fs::read_to_string(dir.join(out).join("results.json")).unwrap();
+    (csv, json)
+}
+
+#[test]
+fn same_seed_gives_byte_identical_results_and_another_seed_changes_them() {
+    let dir = tempdir("det");
+    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
+    let a = run_to(&dir, "a", &[]);
+    let b = run_to(&dir, "b", &["--jobs", "1"]);
+    assert_eq!(a, b, "same seed, different parallelism: results differ");
+    let c = run_to(&dir, "c", &["--seed", "6"]);
+    assert_ne!(a.0, c.0, "a different seed must change random demands");
+    // 3 points x 2 repetitions x (machine row + 1 app row) + header.
+    assert_eq!(a.0.lines().count(), 1 + 3 * 2 * 2);
+    let json: serde_json::Value = serde_json::from_str(&a.1).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6);
+    for r in runs {
+        let elapsed = r["elapsed_cycles"].as_u64().unwrap();
+        for p in r["processors"].as_array().unwrap() {
+            let sum: u64 = ["useful", "stall", "spin", "idle", "switch", "kernel"]
+                .iter()
+                .map(|k| p[k].as_u64().unwrap())
+                .sum();
+            assert_eq!(sum, elapsed, "conservation broken in {r}");
+        }
+    }
+}
+
+fn bad(dir: &Path, text: &str) -> String {
+    std::fs::write(dir.join("bad.toml"), text).unwrap();
+    let o = smpsched(&["run", "bad.toml", "--quiet"], dir);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+    String::from_utf8(o.stderr).unwrap()
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_line_and_field() {
+    let dir = tempdir("bad");
+    let e = bad(&dir, &EXP.replace("processors = 4", "processors = 100000"));
+    assert!(e.contains("bad.toml:8: field `machine.processors`"), "{e}");
+    let e = bad(&dir, &EXP.replace("\"batch\",", "\"gang-of-four\","));
+    assert!(e.contains("bad.toml:21: field `scheduler.policy`"), "{e}");
+    assert!(e.contains("round-robin"), "valid names listed: {e}");
+    let e = bad(
+        &dir,
+        &EXP.replace("kind = \"synthetic\"", "kind = \"mp5d\""),
+    );
+    assert!(e.contains("bad.toml:14: field `workload.0.kind`"), "{e}");
+    let e = bad(&dir, &EXP.replace("threads = 6", "threads = 99999999"));
+    assert!(e.contains("workload.0.threads"), "{e}");
+    let e = bad(&dir, &EXP.replace("[machine]", "[machine"));
+    assert!(
+        e.contains("bad.toml:6:") && e.contains("malformed TOML"),
+        "{e}"
+    );
+    let e = bad(&dir, &EXP.replace("seed = 5", "seed = -5"));
+    assert!(e.contains("bad.toml:3: field `seed`"), "{e}");
+    let o = smpsched(&["run", "missing.toml"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let o = smpsched(&["run"], &dir);
+    assert_eq!(o.status.code(), Some(2), "clap usage errors exit 2");
+}
+
+#[test]
+fn a_failed_run_keeps_earlier_results() {
+    let dir = tempdir("keep");
+    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
+    let (csv, _) = run_to(&dir, "r", &[]);
+    std::fs::write(
+        dir.join("exp.toml"),
+        EXP.replace("seed = 5", "seed = 5\ntime_limit_cycles = 1000"),
+    )
+    .unwrap();
+    let o = smpsched(&["run", "exp.toml", "--out", "r", "--quiet"], &dir);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("time limit"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("r/results.csv")).unwrap(),
+        csv
+    );
+}
+
+#[test]
+fn list_and_explain() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = smpsched(&["list"], &root);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    for name in [
+        "quickstart.toml",
+        "batch",
+        "round-robin",
+        "priority",
+        "synthetic",
+        "tango-12",
+    ] {
+        assert!(text.contains(name), "list lacks {name}:\n{text}");
+    }
+    let o = smpsched(&["explain", "priority"], &root);
+    assert!(o.status.success());
+    assert!(String::from_utf8(o.stdout).unwrap().contains("0.66"));
+    let o = smpsched(&["explain", "lottery"], &root);
+    assert_eq!(o.status.code(), Some(2));
+}

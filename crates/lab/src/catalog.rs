@@ -1,0 +1,146 @@
+//! The catalogue behind `smpsched list` and `smpsched explain`: experiment files on disk, and the
+//! registered scheduling policies and workloads with their documentation.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use smpsched_sim::sched::{ParamInfo, POLICIES};
+use smpsched_workloads::WORKLOADS;
+
+use crate::error::LabError;
+
+/// An experiment file found on disk, with the name and description it declares.
+#[derive(Clone, Debug)]
+pub struct ExperimentEntry {
+    /// Path of the file.
+    pub path: PathBuf,
+    /// Its `name`, or why it could not be read.
+    pub name: String,
+    /// Its `description` (first line).
+    pub description: String,
+}
+
+/// Every `.toml` file under `dir`, sorted by path.
+pub fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| LabError::io(&d, e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| LabError::io(&d, e))?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The experiment files under `dir` with their declared names and descriptions.
+pub fn experiments(dir: &Path) -> Result<Vec<ExperimentEntry>, LabError> {
+    experiment_files(dir)?
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).map_err(|e| LabError::io(&path, e))?;
+            let (name, description) = match toml::from_str::<toml::Table>(&text) {
+                Ok(t) => (
+                    t.get("name")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("(no name)")
+                        .to_string(),
+                    t.get("description")
+                        .and_then(|v| v.as_str())
+                        .and_then(|d| d.lines().next())
+                        .unwrap_or("")
+                        .to_string(),
+                ),
+                Err(_) => ("(malformed TOML)".into(), String::new()),
+            };
+            Ok(ExperimentEntry {
+                path,
+                name,
+                description,
+            })
+        })
+        .collect()
+}
+
+/// The text of `smpsched list`: experiments under `dir` (if it exists), policies, workloads.
+pub fn listing(dir: &Path) -> Result<String, LabError> {
+    let mut out = String::new();
+    if dir.is_dir() {
+        let _ = writeln!(out, "Experiments (under {}):", dir.display());
+        for e in experiments(dir)? {
+            let _ = writeln!(out, "  {:<44} {}", e.path.display(), e.description);
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "Experiments: no folder {} here (run from the repository root)",
+            dir.display()
+        );
+    }
+    let _ = writeln!(out, "\nSchedulers ([scheduler] policy = ...):");
+    for p in POLICIES {
+        let _ = writeln!(out, "  {:<16} {}", p.name, p.summary);
+    }
+    let _ = writeln!(out, "\nWorkloads ([[workload]] kind = ...):");
+    for w in WORKLOADS {
+        let _ = writeln!(out, "  {:<16} {}", w.name, w.summary);
+    }
+    let _ = writeln!(
+        out,
+        "\nMachine presets ([machine] preset = ...): {}",
+        smpsched_sim::MachineConfig::PRESETS.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "\n`smpsched explain NAME` describes a policy or workload."
+    );
+    Ok(out)
+}
+
+fn params_text(out: &mut String, params: &[ParamInfo]) {
+    if params.is_empty() {
+        out.push_str("Parameters: none\n");
+        return;
+    }
+    out.push_str("Parameters:\n");
+    for p in params {
+        let _ = writeln!(out, "  {:<16} default {:<22} {}", p.name, p.default, p.doc);
+    }
+}
+
+/// The text of `smpsched explain NAME`, or `None` if no policy or workload has that name.
+pub fn explain(name: &str) -> Option<String> {
+    let mut out = String::new();
+    if let Some(p) = smpsched_sim::sched::policy(name) {
+        let _ = writeln!(out, "{} — scheduling policy: {}\n", p.name, p.summary);
+        let _ = writeln!(out, "{}\n", p.description);
+        let _ = writeln!(out, "Source: {}\n", p.paper);
+        params_text(&mut out, p.params);
+        let _ = writeln!(out, "\nUse: [scheduler] policy = \"{}\"", p.name);
+        return Some(out);
+    }
+    if let Some(w) = smpsched_workloads::workload(name) {
+        let _ = writeln!(out, "{} — workload: {}\n", w.name, w.summary);
+        let _ = writeln!(out, "{}\n", w.description);
+        let _ = writeln!(out, "Source: {}\n", w.paper);
+        params_text(&mut out, w.params);
+        let _ = writeln!(out, "\nUse: [[workload]] kind = \"{}\"", w.name);
+        return Some(out);
+    }
+    None
+}
+
+/// Every name `explain` knows, for error messages.
+pub fn explainable() -> Vec<&'static str> {
+    POLICIES
+        .iter()
+        .map(|p| p.name)
+        .chain(WORKLOADS.iter().map(|w| w.name))
+        .collect()
+}

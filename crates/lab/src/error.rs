@@ -1,0 +1,97 @@
+//! Errors of the lab: bad input (exit code 2) names the file, the line and the field; failures of
+//! a simulation or of writing results are internal (exit code 1).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// A problem with an experiment file or a command-line value, located as precisely as possible.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputError {
+    /// The file at fault (or a description such as `--seed`).
+    pub file: PathBuf,
+    /// The 1-based line, when known.
+    pub line: Option<usize>,
+    /// The field, as a dotted path (`machine.processors`, `workload.0.threads`).
+    pub field: String,
+    /// What is wrong and what would be valid.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if self.field.is_empty() {
+            write!(f, ": {}", self.message)
+        } else {
+            write!(f, ": field `{}`: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Everything that can go wrong in the lab.
+#[derive(Debug, Error)]
+pub enum LabError {
+    /// An experiment file or argument is invalid.
+    #[error("{0}")]
+    Input(Box<InputError>),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A simulation failed.
+    #[error("{experiment}: point `{point}` (repetition {repetition}, seed {seed}): {source}")]
+    Run {
+        /// The experiment's name.
+        experiment: String,
+        /// The point's label.
+        point: String,
+        /// The repetition.
+        repetition: u32,
+        /// The seed of that run.
+        seed: u64,
+        /// What went wrong.
+        source: smpsched_sim::SimError,
+    },
+    /// Something else went wrong inside the lab.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl LabError {
+    /// The process exit code for this error: 2 for bad input, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            LabError::Input(_) => 2,
+            LabError::Run {
+                source: smpsched_sim::SimError::TimeLimit { .. },
+                ..
+            } => 2,
+            _ => 1,
+        }
+    }
+
+    /// An I/O error about `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        LabError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl From<InputError> for LabError {
+    fn from(e: InputError) -> Self {
+        LabError::Input(Box::new(e))
+    }
+}

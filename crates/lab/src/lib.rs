@@ -1,0 +1,18 @@
+//! smpsched-lab: experiment files (TOML) to runs to tables, CSV/JSON results, reproductions,
+//! reports and plots.
+//!
+//! The flow is [`Experiment::load`] (parse and validate every point up front), then
+//! [`run_experiment`] (all points and repetitions in parallel, each deterministic), then
+//! [`write_results`] and [`terminal_table`].
+
+pub mod catalog;
+pub mod error;
+pub mod experiment;
+pub mod results;
+pub mod runner;
+pub mod source;
+
+pub use error::{InputError, LabError};
+pub use experiment::{Experiment, Point};
+pub use results::{terminal_table, write_results};
+pub use runner::{run_experiment, RunRecord};

@@ -1,0 +1,214 @@
+//! An experiment file's text with an index from every key path to its line, so that errors found
+//! after parsing (an unknown policy, a value out of range) still name the line they come from.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use toml::de::{DeTable, DeValue};
+
+use crate::error::InputError;
+
+/// A parsed experiment file: its path, text, value tree and key-path index.
+#[derive(Debug)]
+pub struct Source {
+    path: PathBuf,
+    text: String,
+    /// Byte offset of each key path (`machine.processors`, `workload.0.threads`).
+    offsets: BTreeMap<String, usize>,
+}
+
+impl Source {
+    /// Parses `text`, read from `path`, into a value tree and an index of its keys.
+    pub fn parse(path: &Path, text: String) -> Result<(Source, toml::Table), InputError> {
+        let mut src = Source {
+            path: path.to_path_buf(),
+            text,
+            offsets: BTreeMap::new(),
+        };
+        let doc = match DeTable::parse(&src.text) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let line = e.span().map(|s| src.line_of(s.start));
+                return Err(InputError {
+                    file: src.path.clone(),
+                    line,
+                    field: String::new(),
+                    message: format!("malformed TOML: {}", e.message().trim()),
+                });
+            }
+        };
+        let mut offsets = BTreeMap::new();
+        index_table(doc.get_ref(), "", &mut offsets);
+        src.offsets = offsets;
+        let table: toml::Table = toml::from_str(&src.text).map_err(|e| InputError {
+            file: src.path.clone(),
+            line: e.span().map(|s| src.line_of(s.start)),
+            field: String::new(),
+            message: format!("malformed TOML: {}", e.message().trim()),
+        })?;
+        Ok((src, table))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let end = offset.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    /// Line of a key path, or of its closest enclosing key that appears in the file.
+    pub fn line_of_key(&self, path: &str) -> Option<usize> {
+        let mut p = path;
+        loop {
+            if let Some(&off) = self.offsets.get(p) {
+                return Some(self.line_of(off));
+            }
+            p = &p[..p.rfind('.')?];
+        }
+    }
+
+    /// An input error about `field`, located at that field's line.
+    pub fn error(&self, field: &str, message: impl Into<String>) -> InputError {
+        InputError {
+            file: self.path.clone(),
+            line: self.line_of_key(field),
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// An input error about `field`, located at `line`.
+    pub fn error_at(
+        &self,
+        line: Option<usize>,
+        field: &str,
+        message: impl Into<String>,
+    ) -> InputError {
+        InputError {
+            file: self.path.clone(),
+            line,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+fn index_table(t: &DeTable<'_>, prefix: &str, out: &mut BTreeMap<String, usize>) {
+    for (k, v) in t.iter() {
+        let path = join(prefix, k.get_ref());
+        out.entry(path.clone()).or_insert(k.span().start);
+        index_value(v.get_ref(), v.span().start, &path, out);
+    }
+}
+
+fn index_value(v: &DeValue<'_>, start: usize, path: &str, out: &mut BTreeMap<String, usize>) {
+    match v {
+        DeValue::Table(t) => index_table(t, path, out),
+        DeValue::Array(a) => {
+            for (i, item) in a.iter().enumerate() {
+                let p = format!("{path}.{i}");
+                out.entry(p.clone()).or_insert(item.span().start.max(start));
+                index_value(item.get_ref(), item.span().start, &p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Splits a `toml` deserialization error into the key path it names (relative to the value that
+/// was deserialized) and its message. `toml` reports the path only in its text ("in `a.b`"), and
+/// unknown fields only in the message; validation errors raised by policies and workloads follow
+/// the convention `field: message`.
+pub fn split_de_error(e: &toml::de::Error) -> (String, String) {
+    let message = e.message().trim().to_string();
+    let text = e.to_string();
+    if let Some(rest) = text.lines().find_map(|l| l.strip_prefix("in `")) {
+        if let Some(path) = rest.strip_suffix('`') {
+            return (path.to_string(), message);
+        }
+    }
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some(end) = rest.find('`') {
+            return (rest[..end].to_string(), message);
+        }
+    }
+    if let Some((field, rest)) = message.split_once(": ") {
+        let is_key = !field.is_empty()
+            && field
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        if is_key {
+            return (field.to_string(), rest.to_string());
+        }
+    }
+    (String::new(), message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "name = \"x\"\n\n[machine]\npreset = \"tango-12\"\nprocessors = 4\n\n\
+                        [[workload]]\nkind = \"synthetic\"\nthreads = 3\n\n[[workload]]\nkind = \"b\"\n";
+
+    #[test]
+    fn keys_map_to_lines() {
+        let (src, _) = Source::parse(Path::new("f.toml"), TEXT.into()).unwrap();
+        assert_eq!(src.line_of_key("name"), Some(1));
+        assert_eq!(src.line_of_key("machine.processors"), Some(5));
+        assert_eq!(src.line_of_key("workload.0.threads"), Some(9));
+        assert_eq!(src.line_of_key("workload.1.kind"), Some(12));
+        // A key absent from the file falls back to its enclosing table.
+        assert_eq!(src.line_of_key("machine.slice_cycles"), Some(3));
+    }
+
+    #[test]
+    fn syntax_errors_carry_a_line() {
+        let e = Source::parse(Path::new("f.toml"), "a = 1\nb = = 2\n".into()).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.to_string().starts_with("f.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn de_error_paths_are_recovered() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct S {
+            a: u32,
+        }
+        let v: toml::Value = toml::from_str::<toml::Table>("a = \"x\"").unwrap().into();
+        let e = S::deserialize_from(v);
+        assert_eq!(split_de_error(&e).0, "a");
+        let v: toml::Value = toml::from_str::<toml::Table>("a = 1\nb = 2")
+            .unwrap()
+            .into();
+        let e = S::deserialize_from(v);
+        assert_eq!(split_de_error(&e).0, "b");
+    }
+
+    trait From2: Sized {
+        fn deserialize_from(v: toml::Value) -> toml::de::Error;
+    }
+    impl<T: serde::de::DeserializeOwned + std::fmt::Debug> From2 for T {
+        fn deserialize_from(v: toml::Value) -> toml::de::Error {
+            v.try_into::<T>().unwrap_err()
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! One processor's cache at line granularity with LRU replacement (Gupta et al. 1991, section 3:
+//! a 64 KB cache per CPU with 16-byte lines). Holds only which lines are resident and in which
+//! coherence state; the directory ([`super::directory`]) knows who shares what.
+//!
+//! Every lookup is O(1) whatever the associativity: caches with at most [`SCAN_MAX_WAYS`] ways
+//! (direct-mapped, 2-, 4-, 8-way) scan their set and keep LRU order with use stamps; more
+//! associative caches (fully associative in particular) find a line through a hash index and keep
+//! each set's LRU order in an intrusive doubly-linked list over a slot vector. Storage is
+//! allocated on first use, and for the linked-list form grows with the lines actually resident,
+//! so 1,024 idle processors cost almost nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::MemoryConfig;
+use super::lineindex::LineIndex;
+
+/// Set sizes up to this many ways are searched by scanning the set.
+pub const SCAN_MAX_WAYS: u64 = 8;
+
+const NIL: u32 = u32::MAX;
+
+/// Coherence state of a line in one cache (MESI without the I: an invalid line is simply absent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LineState {
+    /// Clean; other caches may hold copies. A write needs an ownership transaction (a miss).
+    Shared,
+    /// Clean and the only copy; a write upgrades it to `Modified` silently (a hit).
+    Exclusive,
+    /// Dirty and the only copy; reads and writes hit.
+    Modified,
+}
+
+/// One processor's cache: geometry plus one of two storage forms.
+#[derive(Clone, Debug)]
+pub(crate) struct Cache {
+    lines: u64,
+    ways: u64,
+    sets: u64,
+    /// `sets - 1` when `sets` is a power of two, else `u64::MAX` (use `%`).
+    set_mask: u64,
+    store: Store,
+}
+
+#[derive(Clone, Debug)]
+enum Store {
+    Scan(ScanStore),
+    List(ListStore),
+}
+
+/// Fixed positions `set * ways + way`; `tags` hold `line + 1` (0 = empty); LRU by use stamp.
+#[derive(Clone, Debug, Default)]
+struct ScanStore {
+    tags: Vec<u64>,
+    states: Vec<LineState>,
+    stamps: Vec<u64>,
+    clock: u64,
+    resident: u64,
+}
+
+/// Slots allocated on demand from a pool; per-set MRU..LRU lists through `prev` / `next`; a free
+/// list through `next`; a hash index from line to slot.
+#[derive(Clone, Debug, Default)]
+struct ListStore {
+    tags: Vec<u64>,
+    states: Vec<LineState>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    count: Vec<u32>,
+    free: u32,
+    index: LineIndex,
+    resident: u64,
+}
+
+impl Cache {
+    /// An empty cache with the geometry of `cfg` (which must have been validated).
+    pub(crate) fn new(cfg: &MemoryConfig) -> Self {
+        let lines = cfg.lines();
+        let ways = cfg.ways();
+        let sets = cfg.sets();
+        let set_mask = if sets.is_power_of_two() {
+            sets - 1
+        } else {
+            u64::MAX
+        };
+        let store = if ways <= SCAN_MAX_WAYS {
+            Store::Scan(ScanStore::default())
+        } else {
+            Store::List(ListStore {
+                free: NIL,
+                ..ListStore::default()
+            })
+        };
+        Cache {
+            lines,
+            ways,
+            sets,
+            set_mask,
+            store,
+        }
+    }
+
+    #[inline(always)]
+    fn set_of(&self, line: u64) -> u64 {
+        if self.set_mask != u64::MAX {
+            line & self.set_mask
+        } else {
+            line % self.sets
+        }
+    }
+
+    /// Number of lines resident.
+    pub(crate) fn resident(&self) -> u64 {
+        match &self.store {
+            Store::Scan(s) => s.resident,
+            Store::List(s) => s.resident,
+        }
+    }
+
+    /// Looks `line` up as a reference would: on a hit makes it most recently used and returns its
+    /// slot.
+    #[inline(always)]
+    pub(crate) fn touch(&mut self, line: u64) -> Option<u32> {
+        let set = self.set_of(line);
+        let ways = self.ways;
+        match &mut self.store {
+            Store::Scan(s) => {
+                let slot = s.find(set, ways, line)?;
+                s.clock += 1;
+                s.stamps[slot as usize] = s.clock;
+                Some(slot)
+            }
+            Store::List(s) => {
+                let slot = s.index.get(line)?;
+                let set = set as usize;
+                if s.head[set] != slot {
+                    s.unlink(set, slot);
+                    s.push_front(set, slot);
+                }
+                Some(slot)
+            }
+        }
+    }
+
+    /// Looks `line` up without changing the LRU order.
+    pub(crate) fn find(&self, line: u64) -> Option<u32> {
+        match &self.store {
+            Store::Scan(s) => s.find(self.set_of(line), self.ways, line),
+            Store::List(s) => s.index.get(line),
+        }
+    }
+
+    /// State of the line in `slot` (a slot returned by `touch` or `find`).
+    #[inline(always)]
+    pub(crate) fn state(&self, slot: u32) -> LineState {
+        match &self.store {
+            Store::Scan(s) => s.states[slot as usize],
+            Store::List(s) => s.states[slot as usize],
+        }
+    }
+
+    /// Changes the state of the line in `slot`.
+    #[inline(always)]
+    pub(crate) fn set_state(&mut self, slot: u32, state: LineState) {
+        match &mut self.store {
+            Store::Scan(s) => s.states[slot as usize] = state,
+            Store::List(s) => s.states[slot as usize] = state,
+        }
+    }
+
+    /// Installs `line` (which must be absent) as most recently used, returning the line evicted
+    /// to make room, if any.
+    pub(crate) fn insert(&mut self, line: u64, state: LineState) -> Option<u64> {
+        let set = self.set_of(line);
+        let ways = self.ways;
+        let (lines, sets) = (self.lines, self.sets);
+        match &mut self.store {
+            Store::Scan(s) => s.insert(lines, set, ways, line, state),
+            Store::List(s) => s.insert(sets, set as usize, ways, line, state),
+        }
+    }
+
+    /// Drops `line` if resident (an invalidation); returns whether it was.
+    pub(crate) fn remove(&mut self, line: u64) -> bool {
+        let set = self.set_of(line);
+        let ways = self.ways;
+        match &mut self.store {
+            Store::Scan(s) => match s.find(set, ways, line) {
+                Some(slot) => {
+                    s.tags[slot as usize] = 0;
+                    s.resident -= 1;
+                    true
+                }
+                None => false,
+            },
+            Store::List(s) => match s.index.remove(line) {
+                Some(slot) => {
+                    s.unlink(set as usize, slot);
+                    s.count[set as usize] -= 1;
+                    s.next[slot as usize] = s.free;
+                    s.free = slot;
+                    s.resident -= 1;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Calls `f` with every resident line, in a deterministic order.
+    pub(crate) fn for_each_line(&self, mut f: impl FnMut(u64)) {
+        match &self.store {
+            Store::Scan(s) => s.tags.iter().filter(|&&t| t != 0).for_each(|&t| f(t - 1)),
+            Store::List(s) => {
+                for &first in &s.head {
+                    let mut slot = first;
+                    while slot != NIL {
+                        f(s.tags[slot as usize]);
+                        slot = s.next[slot as usize];
+                    }
+                }
+            }
+        }
+    }
+
+    /// Empties the cache and releases its storage.
+    pub(crate) fn clear(&mut self) {
+        match &mut self.store {
+            Store::Scan(s) => *s = ScanStore::default(),
+            Store::List(s) => {
+                *s = ListStore {
+                    free: NIL,
+                    ..ListStore::default()
+                }
+            }
+        }
+    }
+}
+
+impl ScanStore {
+    #[inline(always)]
+    fn find(&self, set: u64, ways: u64, line: u64) -> Option<u32> {
+        if self.tags.is_empty() {
+            return None;
+        }
+        let base = (set * ways) as usize;
+        let key = line + 1;
+        self.tags[base..base + ways as usize]
+            .iter()
+            .position(|&t| t == key)
+            .map(|w| (base + w) as u32)
+    }
+
+    fn insert(
+        &mut self,
+        lines: u64,
+        set: u64,
+        ways: u64,
+        line: u64,
+        state: LineState,
+    ) -> Option<u64> {
+        if self.tags.is_empty() {
+            self.tags = vec![0; lines as usize];
+            self.states = vec![LineState::Shared; lines as usize];
+            self.stamps = vec![0; lines as usize];
+        }
+        let base = (set * ways) as usize;
+        let ways = ways as usize;
+        let (slot, evicted) = match self.tags[base..base + ways].iter().position(|&t| t == 0) {
+            Some(w) => {
+                self.resident += 1;
+                (base + w, None)
+            }
+            None => {
+                let w = (0..ways)
+                    .min_by_key(|&w| self.stamps[base + w])
+                    .expect("a set has at least one way");
+                (base + w, Some(self.tags[base + w] - 1))
+            }
+        };
+        self.clock += 1;
+        self.tags[slot] = line + 1;
+        self.states[slot] = state;
+        self.stamps[slot] = self.clock;
+        evicted
+    }
+}
+
+impl ListStore {
+    #[inline(always)]
+    fn unlink(&mut self, set: usize, slot: u32) {
+        let (p, n) = (self.prev[slot as usize], self.next[slot as usize]);
+        if p == NIL {
+            self.head[set] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail[set] = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    #[inline(always)]
+    fn push_front(&mut self, set: usize, slot: u32) {
+        let old = self.head[set];
+        self.prev[slot as usize] = NIL;
+        self.next[slot as usize] = old;
+        if old == NIL {
+            self.tail[set] = slot;
+        } else {
+            self.prev[old as usize] = slot;
+        }
+        self.head[set] = slot;
+    }
+
+    fn insert(
+        &mut self,
+        sets: u64,
+        set: usize,
+        ways: u64,
+        line: u64,
+        state: LineState,
+    ) -> Option<u64> {
+        if self.head.is_empty() {
+            self.head = vec![NIL; sets as usize];
+            self.tail = vec![NIL; sets as usize];
+            self.count = vec![0; sets as usize];
+        }
+        let mut evicted = None;
+        let slot = if u64::from(self.count[set]) < ways {
+            self.count[set] += 1;
+            self.resident += 1;
+            if self.free != NIL {
+                let slot = self.free;
+                self.free = self.next[slot as usize];
+                slot
+            } else {
+                let slot = u32::try_from(self.tags.len()).expect("cache slots fit in u32");
+                self.tags.push(0);
+                self.states.push(state);
+                self.prev.push(NIL);
+                self.next.push(NIL);
+                slot
+            }
+        } else {
+            let slot = self.tail[set];
+            let old = self.tags[slot as usize];
+            self.index.remove(old);
+            self.unlink(set, slot);
+            evicted = Some(old);
+            slot
+        };
+        self.tags[slot as usize] = line;
+        self.states[slot as usize] = state;
+        self.push_front(set, slot);
+        self.index.insert(line, slot);
+        evicted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache(lines: u64, assoc: u32) -> Cache {
+        let cfg = MemoryConfig {
+            cache_bytes: lines * 16,
+            associativity: assoc,
+            ..MemoryConfig::tango()
+        };
+        cfg.validate(1).unwrap();
+        Cache::new(&cfg)
+    }
+
+    fn lines(c: &Cache) -> Vec<u64> {
+        let mut v = Vec::new();
+        c.for_each_line(|l| v.push(l));
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn fully_associative_lru_order() {
+        let mut c = cache(4, 0);
+        for line in 0..4 {
+            assert_eq!(c.insert(line, LineState::Shared), None);
+        }
+        assert_eq!(c.resident(), 4);
+        assert!(c.touch(0).is_some()); // order LRU..MRU: 1 2 3 0
+        assert_eq!(c.insert(10, LineState::Shared), Some(1));
+        assert_eq!(c.insert(11, LineState::Shared), Some(2));
+        assert!(c.remove(3));
+        assert!(!c.remove(3));
+        assert_eq!(c.insert(12, LineState::Modified), None); // reuses the freed slot
+        assert_eq!(lines(&c), vec![0, 10, 11, 12]);
+        let slot = c.find(12).unwrap();
+        assert_eq!(c.state(slot), LineState::Modified);
+        assert_eq!(c.insert(13, LineState::Shared), Some(0));
+        c.clear();
+        assert_eq!(c.resident(), 0);
+        assert_eq!(c.touch(10), None);
+    }
+
+    #[test]
+    fn scan_form_lru_and_sets() {
+        // 8 lines, 2-way: 4 sets; lines 0, 4, 8 share set 0.
+        let mut c = cache(8, 2);
+        assert_eq!(c.insert(0, LineState::Shared), None);
+        assert_eq!(c.insert(4, LineState::Shared), None);
+        assert_eq!(c.insert(1, LineState::Shared), None);
+        assert!(c.touch(0).is_some());
+        assert_eq!(c.insert(8, LineState::Shared), Some(4));
+        assert_eq!(c.insert(12, LineState::Shared), Some(0));
+        assert_eq!(lines(&c), vec![1, 8, 12]);
+        assert!(c.remove(8));
+        assert_eq!(c.insert(16, LineState::Shared), None);
+        assert_eq!(c.resident(), 3);
+    }
+
+    #[test]
+    fn list_form_with_several_sets() {
+        // 64 lines, 16-way: 4 sets, linked-list form.
+        let mut c = cache(64, 16);
+        for k in 0..16 {
+            assert_eq!(c.insert(k * 4, LineState::Shared), None);
+        }
+        assert_eq!(c.insert(1, LineState::Shared), None);
+        assert!(c.touch(0).is_some());
+        assert_eq!(c.insert(64, LineState::Shared), Some(4));
+        assert_eq!(c.resident(), 17);
+    }
+
+    #[test]
+    fn direct_mapped_and_non_power_of_two_sets() {
+        let mut c = cache(6, 1);
+        assert_eq!(c.insert(1, LineState::Shared), None);
+        assert_eq!(c.insert(7, LineState::Shared), Some(1));
+        assert_eq!(c.insert(2, LineState::Shared), None);
+    }
+}

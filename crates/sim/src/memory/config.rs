@@ -1,0 +1,498 @@
+//! Memory-system configuration: cache geometry, latencies, NUMA and bus options, presets and
+//! validation. The defaults are the machine of Gupta, Tucker & Urushibara 1991, section 3 (the
+//! Tango architecture simulator: 64 KB cache per CPU, 16-byte lines, hit 1 cycle, miss 20 cycles,
+//! invalidation coherence, no bus contention); the NUMA preset follows George 1990, section 1.2
+//! (BBN GP1000, remote:local access time 5:1).
+//!
+//! Every field has a default, so a TOML `[machine.memory]` table may override any one of them;
+//! unknown fields are rejected.
+
+use serde::{Deserialize, Serialize};
+
+use super::MemoryError;
+use crate::ids::Cycles;
+
+/// Bytes per page: the allocation granularity of regions and of interleaved placement.
+pub const PAGE_BYTES: u64 = 4096;
+/// The largest cache the model accepts (1 GiB per processor).
+pub const MAX_CACHE_BYTES: u64 = 1 << 30;
+/// The smallest line size the model accepts, in bytes.
+pub const MIN_LINE_BYTES: u32 = 4;
+/// The largest line size the model accepts, in bytes (one page).
+pub const MAX_LINE_BYTES: u32 = PAGE_BYTES as u32;
+/// The largest latency (of any kind) the model accepts, in cycles.
+pub const MAX_LATENCY: Cycles = 1_000_000;
+/// The most processors (and NUMA nodes) the model accepts.
+pub const MAX_PROCESSORS: u32 = 65_536;
+
+/// Parameters of the memory model: one cache per processor, invalidation coherence, optional NUMA
+/// home nodes and an optional shared bus. `Default` is [`MemoryConfig::tango`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryConfig {
+    /// When false there is no memory model at all: every reference (atomics included) costs
+    /// `hit_cycles`, nothing misses and nothing contends. Default true.
+    pub enabled: bool,
+    /// Cache capacity per processor in bytes (default 65,536).
+    pub cache_bytes: u64,
+    /// Cache line size in bytes, a power of two from 4 to 4096 (default 16).
+    pub line_bytes: u32,
+    /// Ways per set: 0 = fully associative (Gupta's caches; the default), 1 = direct-mapped,
+    /// N = N-way set associative. Must divide the number of lines.
+    pub associativity: u32,
+    /// Cycles of a reference that hits in the cache (default 1); this is the "useful" part of
+    /// every reference.
+    pub hit_cycles: Cycles,
+    /// Total cycles of a reference that misses (default 20), used when NUMA is off or the line
+    /// has no home node ([`Placement::Uma`](super::Placement::Uma)).
+    pub miss_cycles: Cycles,
+    /// Extra cycles an atomic read-modify-write holds its line, on top of the hit or miss
+    /// (default 20, one more memory round trip).
+    pub atomic_cycles: Cycles,
+    /// When true (the default), misses by several processors to the same line serialize on the
+    /// line's busy-until time, as atomics always do; when false misses never wait.
+    pub serialize_misses: bool,
+    /// NUMA home nodes with local / remote miss latencies; `None` (the default) is a UMA machine.
+    pub numa: Option<NumaConfig>,
+    /// A single shared bus every miss occupies; `None` (the default) models no bus contention.
+    pub bus: Option<BusConfig>,
+}
+
+/// Non-uniform memory access: memory is split among `nodes` nodes, each processor belongs to one
+/// node, and a miss costs `local_cycles` or `remote_cycles` depending on where the line's home is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NumaConfig {
+    /// Number of memory nodes (default 1).
+    pub nodes: u32,
+    /// Total cycles of a miss served by the processor's own node (default 4).
+    pub local_cycles: Cycles,
+    /// Total cycles of a miss served by another node (default 20, i.e. 5:1 as on the GP1000).
+    pub remote_cycles: Cycles,
+    /// How processors are assigned to nodes (default contiguous blocks).
+    pub mapping: NodeMapping,
+}
+
+/// How processors are assigned to NUMA nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeMapping {
+    /// Contiguous blocks: processor `p` of `P` is on node `p * nodes / P` (processors 0..P/nodes
+    /// on node 0, and so on). With one processor per node both mappings coincide.
+    #[default]
+    Blocks,
+    /// Round robin: processor `p` is on node `p % nodes`.
+    RoundRobin,
+}
+
+/// A single global bus that every miss occupies for `transfer_cycles`; concurrent misses queue
+/// for it (a snoopy-bus machine with bus contention, unlike Gupta's contention-free bus).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BusConfig {
+    /// Cycles one miss holds the bus (default 4: a 16-byte line over a 32-bit bus).
+    pub transfer_cycles: Cycles,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self::tango()
+    }
+}
+
+impl Default for NumaConfig {
+    fn default() -> Self {
+        NumaConfig {
+            nodes: 1,
+            local_cycles: 4,
+            remote_cycles: 20,
+            mapping: NodeMapping::Blocks,
+        }
+    }
+}
+
+impl Default for BusConfig {
+    fn default() -> Self {
+        BusConfig { transfer_cycles: 4 }
+    }
+}
+
+impl MemoryConfig {
+    /// Gupta et al.'s Tango machine: 64 KB fully associative LRU cache per processor, 16-byte
+    /// lines, hit 1 cycle, miss 20 cycles, atomics hold the line 20 more cycles, misses to one
+    /// line serialize, no NUMA, no bus contention.
+    pub fn tango() -> Self {
+        MemoryConfig {
+            enabled: true,
+            cache_bytes: 64 * 1024,
+            line_bytes: 16,
+            associativity: 0,
+            hit_cycles: 1,
+            miss_cycles: 20,
+            atomic_cycles: 20,
+            serialize_misses: true,
+            numa: None,
+            bus: None,
+        }
+    }
+
+    /// A BBN GP1000-like NUMA machine with `nodes` memory nodes (George 1990). The real machine
+    /// does not cache shared data; we model that as a tiny 1 KB fully associative cache (enough
+    /// for a few spin variables, too small to keep a working set across scheduling), hit 1 cycle,
+    /// local miss 4 cycles, remote miss 20 cycles (5:1), `miss_cycles` 20 for memory without a
+    /// home node, atomics hold the line 20 more cycles, processors on nodes in contiguous blocks.
+    pub fn bbn_gp1000(nodes: u32) -> Self {
+        MemoryConfig {
+            enabled: true,
+            cache_bytes: 1024,
+            line_bytes: 16,
+            associativity: 0,
+            hit_cycles: 1,
+            miss_cycles: 20,
+            atomic_cycles: 20,
+            serialize_misses: true,
+            numa: Some(NumaConfig {
+                nodes,
+                local_cycles: 4,
+                remote_cycles: 20,
+                mapping: NodeMapping::Blocks,
+            }),
+            bus: None,
+        }
+    }
+
+    /// No memory model: every reference and atomic costs `hit_cycles` (1), nothing misses,
+    /// nothing contends. For experiments about scheduling alone.
+    pub fn none() -> Self {
+        MemoryConfig {
+            enabled: false,
+            ..Self::tango()
+        }
+    }
+
+    /// Number of lines in one processor's cache.
+    pub fn lines(&self) -> u64 {
+        self.cache_bytes / u64::from(self.line_bytes.max(1))
+    }
+
+    /// Ways per set after resolving `associativity = 0` (fully associative) to the line count.
+    pub fn ways(&self) -> u64 {
+        if self.associativity == 0 {
+            self.lines()
+        } else {
+            u64::from(self.associativity)
+        }
+    }
+
+    /// Number of sets (1 for a fully associative cache, the line count for a direct-mapped one).
+    pub fn sets(&self) -> u64 {
+        self.lines() / self.ways().max(1)
+    }
+
+    /// Checks that this configuration describes a usable machine with `processors` processors;
+    /// the error names the offending field and what would be valid.
+    pub fn validate(&self, processors: u32) -> Result<(), MemoryError> {
+        if processors == 0 || processors > MAX_PROCESSORS {
+            return Err(MemoryError::InvalidProcessors {
+                count: processors,
+                max: MAX_PROCESSORS,
+            });
+        }
+        latency("hit_cycles", self.hit_cycles, 1)?;
+        if !self.enabled {
+            return Ok(());
+        }
+        latency("miss_cycles", self.miss_cycles, self.hit_cycles)?;
+        latency("atomic_cycles", self.atomic_cycles, 0)?;
+        let line = self.line_bytes;
+        if !line.is_power_of_two() || !(MIN_LINE_BYTES..=MAX_LINE_BYTES).contains(&line) {
+            return Err(MemoryError::field(
+                "line_bytes",
+                format!(
+                    "{line} is not valid; use a power of two from {MIN_LINE_BYTES} to \
+                     {MAX_LINE_BYTES}"
+                ),
+            ));
+        }
+        let bytes = self.cache_bytes;
+        if bytes < u64::from(line) || bytes > MAX_CACHE_BYTES {
+            return Err(MemoryError::field(
+                "cache_bytes",
+                format!(
+                    "{bytes} is not valid; use from one line ({line} bytes) to \
+                     {MAX_CACHE_BYTES} bytes (1 GiB)"
+                ),
+            ));
+        }
+        if bytes % u64::from(line) != 0 {
+            return Err(MemoryError::field(
+                "cache_bytes",
+                format!("{bytes} is not a multiple of line_bytes ({line})"),
+            ));
+        }
+        let lines = self.lines();
+        let assoc = u64::from(self.associativity);
+        if assoc > lines || (assoc != 0 && lines % assoc != 0) {
+            return Err(MemoryError::field(
+                "associativity",
+                format!(
+                    "{assoc} does not divide the {lines} lines of the cache; use 0 (fully \
+                     associative), 1 (direct-mapped) or a divisor of {lines}"
+                ),
+            ));
+        }
+        if let Some(numa) = &self.numa {
+            if numa.nodes == 0 || numa.nodes > MAX_PROCESSORS {
+                return Err(MemoryError::field(
+                    "numa.nodes",
+                    format!("{} is not valid; use 1 to {MAX_PROCESSORS}", numa.nodes),
+                ));
+            }
+            latency("numa.local_cycles", numa.local_cycles, self.hit_cycles)?;
+            latency("numa.remote_cycles", numa.remote_cycles, numa.local_cycles)?;
+        }
+        if let Some(bus) = &self.bus {
+            latency("bus.transfer_cycles", bus.transfer_cycles, 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks `min <= value <= MAX_LATENCY`, naming `field` otherwise.
+fn latency(field: &'static str, value: Cycles, min: Cycles) -> Result<(), MemoryError> {
+    if value < min || value > MAX_LATENCY {
+        return Err(MemoryError::field(
+            field,
+            format!("{value} cycles is not valid; use {min} to {MAX_LATENCY}"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field_of(err: MemoryError) -> &'static str {
+        match err {
+            MemoryError::InvalidConfig { field, .. } => field,
+            other => panic!("expected a field error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn presets_validate() {
+        MemoryConfig::tango().validate(12).unwrap();
+        MemoryConfig::bbn_gp1000(16).validate(16).unwrap();
+        MemoryConfig::none().validate(1024).unwrap();
+        assert_eq!(MemoryConfig::default(), MemoryConfig::tango());
+        let t = MemoryConfig::tango();
+        assert_eq!((t.lines(), t.ways(), t.sets()), (4096, 4096, 1));
+        let dm = MemoryConfig {
+            associativity: 1,
+            ..t
+        };
+        assert_eq!((dm.ways(), dm.sets()), (1, 4096));
+    }
+
+    #[test]
+    fn bad_sizes_name_their_field() {
+        let base = MemoryConfig::tango();
+        let cases: Vec<(MemoryConfig, &str)> = vec![
+            (
+                MemoryConfig {
+                    cache_bytes: 0,
+                    ..base.clone()
+                },
+                "cache_bytes",
+            ),
+            (
+                MemoryConfig {
+                    cache_bytes: 8,
+                    ..base.clone()
+                },
+                "cache_bytes",
+            ),
+            (
+                MemoryConfig {
+                    cache_bytes: 1000,
+                    ..base.clone()
+                },
+                "cache_bytes",
+            ),
+            (
+                MemoryConfig {
+                    cache_bytes: 2 << 30,
+                    ..base.clone()
+                },
+                "cache_bytes",
+            ),
+            (
+                MemoryConfig {
+                    line_bytes: 0,
+                    ..base.clone()
+                },
+                "line_bytes",
+            ),
+            (
+                MemoryConfig {
+                    line_bytes: 24,
+                    ..base.clone()
+                },
+                "line_bytes",
+            ),
+            (
+                MemoryConfig {
+                    line_bytes: 2,
+                    ..base.clone()
+                },
+                "line_bytes",
+            ),
+            (
+                MemoryConfig {
+                    line_bytes: 8192,
+                    ..base.clone()
+                },
+                "line_bytes",
+            ),
+            (
+                MemoryConfig {
+                    associativity: 3,
+                    ..base.clone()
+                },
+                "associativity",
+            ),
+            (
+                MemoryConfig {
+                    associativity: 8192,
+                    ..base.clone()
+                },
+                "associativity",
+            ),
+            (
+                MemoryConfig {
+                    hit_cycles: 0,
+                    ..base.clone()
+                },
+                "hit_cycles",
+            ),
+            (
+                MemoryConfig {
+                    miss_cycles: 0,
+                    ..base.clone()
+                },
+                "miss_cycles",
+            ),
+            (
+                MemoryConfig {
+                    miss_cycles: u64::MAX,
+                    ..base.clone()
+                },
+                "miss_cycles",
+            ),
+            (
+                MemoryConfig {
+                    atomic_cycles: 1 << 40,
+                    ..base.clone()
+                },
+                "atomic_cycles",
+            ),
+            (
+                MemoryConfig {
+                    numa: Some(NumaConfig {
+                        nodes: 0,
+                        ..NumaConfig::default()
+                    }),
+                    ..base.clone()
+                },
+                "numa.nodes",
+            ),
+            (
+                MemoryConfig {
+                    numa: Some(NumaConfig {
+                        nodes: 2,
+                        local_cycles: 10,
+                        remote_cycles: 5,
+                        ..NumaConfig::default()
+                    }),
+                    ..base.clone()
+                },
+                "numa.remote_cycles",
+            ),
+            (
+                MemoryConfig {
+                    numa: Some(NumaConfig {
+                        local_cycles: 0,
+                        ..NumaConfig::default()
+                    }),
+                    ..base.clone()
+                },
+                "numa.local_cycles",
+            ),
+            (
+                MemoryConfig {
+                    bus: Some(BusConfig { transfer_cycles: 0 }),
+                    ..base.clone()
+                },
+                "bus.transfer_cycles",
+            ),
+        ];
+        for (cfg, field) in cases {
+            let err = cfg.validate(4).unwrap_err();
+            let text = err.to_string();
+            assert!(text.starts_with(&format!("memory.{field}:")), "{text}");
+            assert_eq!(field_of(err), field);
+        }
+    }
+
+    #[test]
+    fn processor_count_is_checked() {
+        let cfg = MemoryConfig::tango();
+        assert!(matches!(
+            cfg.validate(0),
+            Err(MemoryError::InvalidProcessors { count: 0, .. })
+        ));
+        assert!(cfg.validate(MAX_PROCESSORS + 1).is_err());
+        cfg.validate(MAX_PROCESSORS).unwrap();
+    }
+
+    #[test]
+    fn disabled_model_ignores_geometry() {
+        let cfg = MemoryConfig {
+            cache_bytes: 0,
+            line_bytes: 3,
+            ..MemoryConfig::none()
+        };
+        cfg.validate(2).unwrap();
+    }
+
+    #[test]
+    fn toml_overrides_one_field_and_rejects_unknown_ones() {
+        let cfg: MemoryConfig = toml::from_str("associativity = 1\n").unwrap();
+        assert_eq!(
+            cfg,
+            MemoryConfig {
+                associativity: 1,
+                ..MemoryConfig::tango()
+            }
+        );
+        let cfg: MemoryConfig =
+            toml::from_str("[numa]\nnodes = 8\nmapping = \"round_robin\"\n[bus]\n").unwrap();
+        let numa = cfg.numa.unwrap();
+        assert_eq!((numa.nodes, numa.remote_cycles), (8, 20));
+        assert_eq!(numa.mapping, NodeMapping::RoundRobin);
+        assert_eq!(cfg.bus, Some(BusConfig { transfer_cycles: 4 }));
+        let err = toml::from_str::<MemoryConfig>("cache_byte = 4\n").unwrap_err();
+        assert!(err.to_string().contains("cache_byte"), "{err}");
+        let err = toml::from_str::<MemoryConfig>("[numa]\nnode = 4\n").unwrap_err();
+        assert!(err.to_string().contains("node"), "{err}");
+    }
+
+    #[test]
+    fn serializes_round_trip() {
+        let cfg = MemoryConfig::bbn_gp1000(4);
+        let text = toml::to_string(&cfg).unwrap();
+        let back: MemoryConfig = toml::from_str(&text).unwrap();
+        assert_eq!(back, cfg);
+    }
+}

@@ -1,0 +1,449 @@
+//! The memory system proper: per-processor caches, the coherence directory, NUMA homes, per-line
+//! and bus contention, and the single-reference and atomic entry points. The cost rule is Tango's
+//! (Gupta et al. 1991, section 3): a reference costs the hit time when it hits and the miss time
+//! when it misses; a remote CPU is not stalled when its copy is invalidated. Atomics hold their
+//! line, so atomics on one line serialize — the hot spot of a centralized queue (George 1990,
+//! section 1 and Figure 1).
+//!
+//! Protocol: MESI-style invalidation. A read miss gets Exclusive when no other cache holds the
+//! line, else Shared (downgrading an Exclusive/Modified owner to Shared). A write to a line not
+//! held Exclusive/Modified is a miss (an ownership upgrade of a Shared copy counts as one) and
+//! invalidates every other copy. Evictions tell the directory, so it is always exact. Write-backs
+//! cost nothing, as coherence overhead cost nothing in Tango.
+
+use serde::{Deserialize, Serialize};
+
+use super::cache::{Cache, LineState};
+use super::config::MemoryConfig;
+use super::directory::Directory;
+use super::numa::{Home, NumaMap, Placement};
+use super::region::{AddressSpace, Region};
+use super::stats::{Charge, MemoryStats};
+use super::MemoryError;
+use crate::ids::{Cycles, ProcId};
+
+/// What a reference does to its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccessKind {
+    /// A load.
+    Read,
+    /// A store.
+    Write,
+    /// A load then a store to the same address (two references); the line is fetched for
+    /// ownership on the load's miss, so the store always hits.
+    ReadModifyWrite,
+}
+
+impl AccessKind {
+    /// References one element of this kind makes (2 for read-modify-write, else 1).
+    #[inline]
+    pub fn refs(self) -> u64 {
+        match self {
+            AccessKind::ReadModifyWrite => 2,
+            AccessKind::Read | AccessKind::Write => 1,
+        }
+    }
+
+    /// Whether this kind needs the line in an exclusive state.
+    #[inline]
+    pub fn writes(self) -> bool {
+        self != AccessKind::Read
+    }
+}
+
+/// The atomic read-modify-write instructions; all cost the same (the line is taken exclusive and
+/// held for `atomic_cycles`), the kind is recorded for the caller's benefit only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AtomicKind {
+    /// Fetch-and-add (George's atomic increment / decrement of tree counters).
+    FetchAdd,
+    /// Compare-and-swap (takes the line exclusive even when the comparison fails).
+    CompareSwap,
+    /// Test-and-set (spin locks).
+    TestAndSet,
+    /// Unconditional exchange.
+    Swap,
+}
+
+/// The memory of the simulated machine: caches, directory, address space and statistics. Every
+/// call is deterministic; the caller supplies the simulated time of each access.
+#[derive(Clone, Debug)]
+pub struct MemorySystem {
+    pub(crate) cfg: MemoryConfig,
+    processors: u32,
+    pub(crate) line_shift: u32,
+    /// Bitset words for a sharer set of `processors` processors.
+    words: usize,
+    caches: Vec<Cache>,
+    dir: Directory,
+    space: AddressSpace,
+    numa: Option<NumaMap>,
+    bus_busy_until: Cycles,
+    pub(crate) stats: Vec<MemoryStats>,
+    scratch: Vec<u32>,
+}
+
+impl MemorySystem {
+    /// Builds the memory of a machine with `processors` processors, after validating `cfg`.
+    /// Caches are allocated lazily, on each processor's first miss.
+    pub fn new(cfg: &MemoryConfig, processors: u32) -> Result<Self, MemoryError> {
+        cfg.validate(processors)?;
+        let caches = if cfg.enabled {
+            let empty = Cache::new(cfg);
+            vec![empty; processors as usize]
+        } else {
+            Vec::new()
+        };
+        let numa = match (&cfg.numa, cfg.enabled) {
+            (Some(n), true) => Some(NumaMap::new(n, processors)),
+            _ => None,
+        };
+        Ok(MemorySystem {
+            cfg: cfg.clone(),
+            processors,
+            line_shift: cfg.line_bytes.max(1).trailing_zeros(),
+            words: processors.div_ceil(64) as usize,
+            caches,
+            dir: Directory::default(),
+            space: AddressSpace::default(),
+            numa,
+            bus_busy_until: 0,
+            stats: vec![MemoryStats::default(); processors as usize],
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The configuration this system was built from.
+    pub fn config(&self) -> &MemoryConfig {
+        &self.cfg
+    }
+
+    /// Number of processors.
+    pub fn processors(&self) -> u32 {
+        self.processors
+    }
+
+    /// Cache line size in bytes.
+    pub fn line_bytes(&self) -> u64 {
+        1 << self.line_shift
+    }
+
+    /// Allocates `bytes` of fresh address space (page-aligned, never reused) placed as
+    /// `placement` says; `owner` is the allocating processor, used by [`Placement::Local`].
+    /// Placement is ignored when NUMA is off.
+    pub fn alloc(&mut self, bytes: u64, placement: Placement, owner: Option<ProcId>) -> Region {
+        let base = self.space.top();
+        let home = match &self.numa {
+            Some(numa) => numa.resolve(placement, owner, base),
+            None => Home::Uma,
+        };
+        self.space.alloc(bytes, home)
+    }
+
+    /// The NUMA node of processor `p` (`None` when NUMA is off).
+    pub fn node_of(&self, p: ProcId) -> Option<u32> {
+        self.numa.as_ref().map(|n| n.node_of(p.index()))
+    }
+
+    /// The NUMA node whose memory holds `addr` (`None` when NUMA is off, the memory is UMA, or
+    /// the address was never allocated).
+    pub fn home_node(&self, addr: u64) -> Option<u32> {
+        let numa = self.numa.as_ref()?;
+        numa.home_node(self.space.home(addr)?, addr)
+    }
+
+    /// One reference by processor `p` at time `now` to `addr`. A read-modify-write makes two
+    /// references (load and store).
+    ///
+    /// # Panics
+    /// If `p` is not a processor of this machine or `addr` was never allocated.
+    pub fn access(&mut self, p: ProcId, now: Cycles, addr: u64, kind: AccessKind) -> Charge {
+        let pi = self.check(p, addr);
+        let refs = kind.refs();
+        let mut ch = Charge {
+            useful: refs * self.cfg.hit_cycles,
+            refs,
+            done: true,
+            ..Charge::default()
+        };
+        if self.cfg.enabled {
+            ch.stall = self.reference(pi, now, addr >> self.line_shift, kind.writes(), &mut ch);
+        }
+        self.stats[pi].record(&ch);
+        ch
+    }
+
+    /// An atomic read-modify-write by `p` at `now` on `addr`. It starts when the line is free
+    /// (`max(now, busy_until)`), costs a miss unless `p` holds the line Exclusive/Modified (a hit
+    /// otherwise), plus `atomic_cycles`, and keeps the line busy until it ends. The charge's
+    /// `useful` is one hit; `stall` is the rest of the latency, waiting included.
+    ///
+    /// # Panics
+    /// If `p` is not a processor of this machine or `addr` was never allocated.
+    pub fn atomic(&mut self, p: ProcId, now: Cycles, addr: u64, _kind: AtomicKind) -> Charge {
+        let pi = self.check(p, addr);
+        let hit = self.cfg.hit_cycles;
+        let mut ch = Charge {
+            useful: hit,
+            refs: 1,
+            done: true,
+            ..Charge::default()
+        };
+        let mut wait = 0;
+        if self.cfg.enabled {
+            let line = addr >> self.line_shift;
+            let start = now.max(self.dir.entry_mut(line).busy_until);
+            wait = start - now;
+            let cache = &mut self.caches[pi];
+            let (owned, upgrade) = match cache.touch(line) {
+                Some(slot) => match cache.state(slot) {
+                    LineState::Modified => (true, false),
+                    LineState::Exclusive => {
+                        cache.set_state(slot, LineState::Modified);
+                        (true, false)
+                    }
+                    LineState::Shared => (false, true),
+                },
+                None => (false, false),
+            };
+            let end = if owned {
+                start + hit + self.cfg.atomic_cycles
+            } else {
+                let latency = self.fill(pi, line, true, upgrade, &mut ch);
+                self.bus_slot(start) + latency + self.cfg.atomic_cycles
+            };
+            self.dir.entry_mut(line).busy_until = end;
+            ch.stall = end - now - hit;
+        }
+        let stats = &mut self.stats[pi];
+        stats.record(&ch);
+        stats.atomics += 1;
+        stats.atomic_wait_cycles += wait;
+        ch
+    }
+
+    /// Drops every line from `p`'s cache (for experiments: a cold start, a cache flush at a gang
+    /// slice, ...). No cost is charged.
+    pub fn flush(&mut self, p: ProcId) {
+        let pi = self.check_proc(p);
+        if !self.cfg.enabled {
+            return;
+        }
+        let Self { caches, dir, .. } = self;
+        caches[pi].for_each_line(|line| dir.entry_mut(line).drop_holder(p.0));
+        caches[pi].clear();
+    }
+
+    /// How many lines of `region` are resident in `p`'s cache — the footprint left there, which
+    /// the affinity experiments measure.
+    pub fn lines_resident(&self, p: ProcId, region: Region) -> u64 {
+        let pi = self.check_proc(p);
+        if !self.cfg.enabled || region.is_empty() {
+            return 0;
+        }
+        let cache = &self.caches[pi];
+        let first = region.base >> self.line_shift;
+        let last = (region.end() - 1) >> self.line_shift;
+        if last - first < cache.resident() {
+            (first..=last).filter(|&l| cache.find(l).is_some()).count() as u64
+        } else {
+            let mut n = 0;
+            cache.for_each_line(|l| n += u64::from((first..=last).contains(&l)));
+            n
+        }
+    }
+
+    /// The state of `addr`'s line in `p`'s cache, or `None` when it is not resident.
+    pub fn line_state(&self, p: ProcId, addr: u64) -> Option<LineState> {
+        let pi = self.check_proc(p);
+        let cache = self.caches.get(pi)?;
+        cache.find(addr >> self.line_shift).map(|s| cache.state(s))
+    }
+
+    /// The time until which `addr`'s line is held by an atomic or a miss (0 if never).
+    pub fn busy_until(&self, addr: u64) -> Cycles {
+        self.dir
+            .get(addr >> self.line_shift)
+            .map_or(0, |e| e.busy_until)
+    }
+
+    /// Statistics of processor `p` since construction or the last [`reset_stats`](Self::reset_stats).
+    pub fn stats(&self, p: ProcId) -> MemoryStats {
+        self.stats[self.check_proc(p)]
+    }
+
+    /// Statistics summed over all processors.
+    pub fn total_stats(&self) -> MemoryStats {
+        let mut total = MemoryStats::default();
+        for s in &self.stats {
+            total += *s;
+        }
+        total
+    }
+
+    /// Zeroes the statistics (cache and directory contents are kept).
+    pub fn reset_stats(&mut self) {
+        self.stats.fill(MemoryStats::default());
+    }
+
+    /// Validates a processor id, returning its index.
+    #[inline]
+    pub(crate) fn check_proc(&self, p: ProcId) -> usize {
+        assert!(
+            p.0 < self.processors,
+            "processor {p} does not exist (the machine has {} processors)",
+            self.processors
+        );
+        p.index()
+    }
+
+    /// Validates a processor id and an address, returning the processor's index.
+    #[inline]
+    pub(crate) fn check(&self, p: ProcId, addr: u64) -> usize {
+        assert!(
+            self.space.is_allocated(addr),
+            "address {addr:#x} lies outside every region allocated from this memory system"
+        );
+        self.check_proc(p)
+    }
+
+    /// One reference by processor index `p` at time `t` to `line`; returns the stall beyond a hit
+    /// and counts misses / invalidations / remote misses into `ch`.
+    #[inline(always)]
+    pub(crate) fn reference(
+        &mut self,
+        p: usize,
+        t: Cycles,
+        line: u64,
+        write: bool,
+        ch: &mut Charge,
+    ) -> Cycles {
+        let cache = &mut self.caches[p];
+        let upgrade = match cache.touch(line) {
+            Some(slot) => match cache.state(slot) {
+                LineState::Modified => return 0,
+                LineState::Exclusive => {
+                    if write {
+                        cache.set_state(slot, LineState::Modified);
+                    }
+                    return 0;
+                }
+                LineState::Shared if !write => return 0,
+                LineState::Shared => true,
+            },
+            None => false,
+        };
+        self.miss(p, t, line, write, upgrade, ch)
+    }
+
+    /// A miss (or ownership upgrade) by `p` at `t`: coherence, fill, and timing with the line's
+    /// and the bus's busy times. Returns the stall beyond a hit.
+    #[inline(never)]
+    fn miss(
+        &mut self,
+        p: usize,
+        t: Cycles,
+        line: u64,
+        write: bool,
+        upgrade: bool,
+        ch: &mut Charge,
+    ) -> Cycles {
+        let latency = self.fill(p, line, write, upgrade, ch);
+        let serialize = self.cfg.serialize_misses;
+        let mut start = t;
+        if serialize {
+            start = start.max(self.dir.entry_mut(line).busy_until);
+        }
+        start = self.bus_slot(start);
+        let end = start + latency;
+        if serialize {
+            self.dir.entry_mut(line).busy_until = end;
+        }
+        end - t - self.cfg.hit_cycles
+    }
+
+    /// The coherence part of a miss by `p` on `line`: invalidate other copies (write) or
+    /// downgrade an owner (read), install the line in `p`'s cache (evicting its LRU victim), and
+    /// return the miss latency (local, remote or UMA).
+    fn fill(&mut self, p: usize, line: u64, write: bool, upgrade: bool, ch: &mut Charge) -> Cycles {
+        let pid = p as u32;
+        let Self {
+            dir,
+            caches,
+            stats,
+            scratch,
+            words,
+            ..
+        } = self;
+        let entry = dir.entry_mut(line);
+        let state = if write {
+            scratch.clear();
+            entry.sharers.take_others(pid, scratch);
+            entry.owned = true;
+            for &q in scratch.iter() {
+                caches[q as usize].remove(line);
+                stats[q as usize].invalidated += 1;
+            }
+            ch.invalidations += scratch.len() as u64;
+            LineState::Modified
+        } else {
+            debug_assert!(
+                !entry.sharers.contains(pid),
+                "a read miss on a line it holds"
+            );
+            let state = if entry.sharers.is_empty() {
+                entry.owned = true;
+                LineState::Exclusive
+            } else {
+                if entry.owned {
+                    if let Some(owner) = entry.sharers.only() {
+                        let cache = &mut caches[owner as usize];
+                        if let Some(slot) = cache.find(line) {
+                            cache.set_state(slot, LineState::Shared);
+                        }
+                    }
+                    entry.owned = false;
+                }
+                LineState::Shared
+            };
+            entry.sharers.insert(pid, *words);
+            state
+        };
+        let cache = &mut caches[p];
+        if upgrade {
+            let slot = cache.find(line).expect("an upgraded line is resident");
+            cache.set_state(slot, state);
+        } else if let Some(victim) = cache.insert(line, state) {
+            dir.entry_mut(victim).drop_holder(pid);
+        }
+        ch.misses += 1;
+        match &self.numa {
+            None => self.cfg.miss_cycles,
+            Some(numa) => {
+                let addr = line << self.line_shift;
+                let node = self
+                    .space
+                    .home_of(addr)
+                    .and_then(|h| numa.home_node(h, addr));
+                let (latency, remote) = numa.miss_latency(p, node, self.cfg.miss_cycles);
+                ch.remote += u64::from(remote);
+                latency
+            }
+        }
+    }
+
+    /// When a transfer wanting the bus at `start` gets it (and books it); `start` without a bus.
+    #[inline]
+    fn bus_slot(&mut self, start: Cycles) -> Cycles {
+        match &self.cfg.bus {
+            None => start,
+            Some(bus) => {
+                let s = start.max(self.bus_busy_until);
+                self.bus_busy_until = s + bus.transfer_cycles;
+                s
+            }
+        }
+    }
+}

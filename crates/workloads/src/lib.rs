@@ -1,0 +1,46 @@
+//! smpsched-workloads: the programs simulated threads run, and the registry of workloads by name.
+//!
+//! A workload is an application: it installs threads into a [`Simulation`] through the `sim`
+//! crate's [`Program`](smpsched_sim::Program) trait only (design.md: `sim` never knows a workload
+//! by name). Each workload is one module registered in [`WORKLOADS`] with its name, summary,
+//! paper section and parameters, which `smpsched list` shows.
+
+use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::{SimError, Simulation, TaskId};
+
+pub mod dist;
+pub mod synthetic;
+
+/// An application ready to be installed into a simulation.
+pub trait Workload: Send + Sync {
+    /// Threads the workload will create (checked against limits before anything is built).
+    fn threads(&self) -> u64;
+
+    /// Creates the workload's threads (and any shared state) as task `task` of `sim`.
+    fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError>;
+}
+
+/// A registered workload: its name, documentation and constructor.
+#[derive(Clone, Copy)]
+pub struct WorkloadInfo {
+    /// Name as written in `[[workload]] kind = "..."`.
+    pub name: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// What the workload does, a short paragraph.
+    pub description: &'static str,
+    /// The paper and section it models.
+    pub paper: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+    /// Builds the workload from its parameter table (without the `kind` and `name` keys).
+    pub build: fn(toml::Table) -> Result<Box<dyn Workload>, toml::de::Error>,
+}
+
+/// Every workload, in the order `smpsched list` shows them.
+pub const WORKLOADS: &[WorkloadInfo] = &[synthetic::INFO];
+
+/// The registered workload of that name.
+pub fn workload(name: &str) -> Option<&'static WorkloadInfo> {
+    WORKLOADS.iter().find(|w| w.name == name)
+}
