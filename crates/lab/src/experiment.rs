@@ -114,7 +114,7 @@ pub struct App {
 /// One fully resolved configuration of an experiment: everything needed to simulate it.
 #[derive(Clone)]
 pub struct Point {
-    /// Human-readable label (`policy=priority,processors=8`), unique within the experiment.
+    /// Human-readable label (`policy=priority/processors=8`), unique within the experiment.
     pub label: String,
     /// The values this point sets, as (dotted path, value) in file order.
     pub params: Vec<(String, String)>,
@@ -312,7 +312,7 @@ fn expand(src: &Source, raw: &RawFile) -> Result<Vec<(String, Vec<Override>)>, I
                 let l = if label.is_empty() {
                     part
                 } else {
-                    format!("{label},{part}")
+                    format!("{label}/{part}")
                 };
                 next.push((l, o));
             }
@@ -648,10 +648,10 @@ compute = { dist = "fixed", value = 1000 }
         assert_eq!(
             labels,
             [
-                "policy=batch,processors=1",
-                "policy=batch,processors=2",
-                "policy=priority,processors=1",
-                "policy=priority,processors=2"
+                "policy=batch/processors=1",
+                "policy=batch/processors=2",
+                "policy=priority/processors=1",
+                "policy=priority/processors=2"
             ]
         );
         assert_eq!(e.points[3].machine.processors, 2);
@@ -666,7 +666,7 @@ compute = { dist = "fixed", value = 1000 }
         );
         let e = parse(&text).unwrap();
         assert_eq!(e.points.len(), 4);
-        assert!(e.points[0].label.starts_with("slow,policy=batch"));
+        assert!(e.points[0].label.starts_with("slow/policy=batch"));
         assert_eq!(e.points[0].machine.clock_mhz, 1.0);
     }
 

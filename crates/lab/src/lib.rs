@@ -16,3 +16,4 @@ pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};
 pub use results::{terminal_table, write_results};
 pub use runner::{run_experiment, RunRecord};
+pub mod reproduce;

@@ -35,6 +35,48 @@ pub struct MachineConfig {
     pub context_switch_cycles: Cycles,
     /// Cost of one scheduling decision (run-queue operation), charged as `kernel` time.
     pub sched_op_cycles: Cycles,
+    /// Costs of kernel and synchronization operations.
+    #[serde(default)]
+    pub kernel: KernelCosts,
+}
+
+/// Costs of kernel and synchronization operations, in cycles. Estimates for each preset, not
+/// fitted to any one result; every field can be overridden under `[machine.kernel]`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KernelCosts {
+    /// An uncontended atomic acquire or release of a synchronization variable (user level).
+    pub sync_op: Cycles,
+    /// Delay before a spinning processor notices that the variable it spins on changed (a
+    /// coherence miss).
+    pub spin_notice: Cycles,
+    /// Kernel work to block a thread on a synchronization object (besides the context switch).
+    pub block: Cycles,
+    /// Kernel work to wake one blocked thread, charged to the waker.
+    pub wake: Cycles,
+    /// A `thread_switch` system call (yield, mild discouragement), besides the switch itself.
+    pub yield_call: Cycles,
+    /// Setting and later cancelling a priority-depression timeout (strong discouragement).
+    pub depress: Cycles,
+    /// A handoff to a named thread, besides the switch (no run-queue search).
+    pub handoff: Cycles,
+    /// Kernel work to send or to receive one message.
+    pub message: Cycles,
+}
+
+impl Default for KernelCosts {
+    fn default() -> Self {
+        KernelCosts {
+            sync_op: 2,
+            spin_notice: 20,
+            block: 100,
+            wake: 100,
+            yield_call: 100,
+            depress: 200,
+            handoff: 100,
+            message: 300,
+        }
+    }
 }
 
 impl MachineConfig {
@@ -49,11 +91,13 @@ impl MachineConfig {
             slice_cycles: 250_000,
             context_switch_cycles: 500,
             sched_op_cycles: 0,
+            kernel: KernelCosts::default(),
         }
     }
 
-    /// Black 1990: an Encore Multimax of about 2 MIPS per processor with a 10 Hz scheduler clock
-    /// (100 ms tick) and a 100 ms quantum.
+    /// Black 1990: an Encore Multimax (NS32332, about 2 MIPS per processor, modelled as 2 MHz
+    /// so that a cycle is an instruction) with a 10 Hz scheduler clock and 100 ms quantum. Kernel
+    /// costs are estimates of a Mach kernel of that era (hundreds of instructions per operation).
     pub fn multimax() -> Self {
         MachineConfig {
             name: "multimax".into(),
@@ -61,8 +105,18 @@ impl MachineConfig {
             clock_mhz: 2.0,
             tick_cycles: 200_000,
             slice_cycles: 200_000,
-            context_switch_cycles: 200,
-            sched_op_cycles: 50,
+            context_switch_cycles: 400,
+            sched_op_cycles: 60,
+            kernel: KernelCosts {
+                sync_op: 4,
+                spin_notice: 10,
+                block: 150,
+                wake: 120,
+                yield_call: 150,
+                depress: 400,
+                handoff: 150,
+                message: 450,
+            },
         }
     }
 
@@ -76,6 +130,7 @@ impl MachineConfig {
             slice_cycles: 1_600_000,
             context_switch_cycles: 800,
             sched_op_cycles: 100,
+            kernel: KernelCosts::default(),
         }
     }
 
@@ -89,6 +144,7 @@ impl MachineConfig {
             slice_cycles: 1_600_000,
             context_switch_cycles: 1_000,
             sched_op_cycles: 100,
+            kernel: KernelCosts::default(),
         }
     }
 
@@ -102,6 +158,7 @@ impl MachineConfig {
             slice_cycles: 3_600_000,
             context_switch_cycles: 6_000,
             sched_op_cycles: 600,
+            kernel: KernelCosts::default(),
         }
     }
 

@@ -25,9 +25,13 @@ use thiserror::Error;
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::metrics::{ratio, AppReport, Category, RunReport, TimeSplit};
-use crate::program::{Op, Program, ThreadCtx};
+use crate::program::{Hint, Op, Program, ThreadCtx};
 use crate::rng::{stream_rng, Stream};
 use crate::sched::{Enqueue, SchedCtx, Scheduler, Stop, TaskInfo, ThreadInfo, ThreadState};
+use crate::sync::{
+    next_probe, AfterSpin, Attempt, Spin, Spinner, SyncId, SyncKind, SyncObject, SyncStats,
+    WaitPolicy,
+};
 
 /// Most operations a processor may perform at one instant before the engine calls it a livelock.
 const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
@@ -62,6 +66,16 @@ pub enum SimError {
     /// A thread performed too many zero-time operations in a row.
     #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
     NoProgress(ThreadId),
+    /// A program used a synchronization object wrongly.
+    #[error("thread {thread} misused synchronization object {object}: {what}")]
+    Misuse {
+        /// The thread.
+        thread: ThreadId,
+        /// The object.
+        object: u32,
+        /// What it did.
+        what: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,12 +101,18 @@ enum Seg {
     Idle,
     /// Running its thread's compute operation (interruptible).
     Compute,
+    /// Busy-waiting on a synchronization object (interruptible).
+    Spin,
     /// Fixed charges in order (e.g. kernel then switch), not interruptible.
     Fixed([(Category, Cycles); 2]),
 }
 
 struct Proc {
     thread: Option<ThreadId>,
+    /// The thread whose application is charged for the current segment.
+    charge_to: Option<ThreadId>,
+    /// Set while the kernel finishes with a thread that left (a departure charge).
+    departing: Option<Departure>,
     seg: Seg,
     seg_start: Cycles,
     quantum_end: Cycles,
@@ -101,10 +121,44 @@ struct Proc {
     need_resched: bool,
 }
 
+/// What a processor does once the kernel work for a departed thread is charged.
+#[derive(Clone, Copy, Debug)]
+struct Departure {
+    prev: ThreadId,
+    handoff: Option<ThreadId>,
+}
+
+/// What happened to the thread a processor was running.
+enum Step {
+    /// A segment was started; the processor waits for its end.
+    Busy,
+    /// The thread left; charge `cost` kernel cycles, then run `handoff` or ask the policy.
+    Left {
+        prev: ThreadId,
+        cost: Cycles,
+        handoff: Option<ThreadId>,
+    },
+}
+
+/// The state of a thread waiting on a synchronization object.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    obj: SyncId,
+    /// Barrier generation the thread arrived in.
+    arrived: Option<u64>,
+    /// When the current spell of spinning began (None before the first failed attempt, and after
+    /// a wake-up: a woken waiter spins afresh).
+    since: Option<Cycles>,
+    /// Whether the thread has already failed one attempt of this wait.
+    contended: bool,
+}
+
 struct ThreadExec {
     program: Box<dyn Program>,
     /// Cycles left of the current compute operation.
     remaining: Cycles,
+    /// The synchronization wait in progress, if any.
+    wait: Option<Waiting>,
     rng: ChaCha8Rng,
     epoch: u32,
 }
@@ -146,6 +200,8 @@ pub struct Simulation {
     tasks: Vec<TaskInfo>,
     apps: Vec<AppAcc>,
     sched: Box<dyn Scheduler>,
+    sync: Vec<SyncObject>,
+    idle_handoff: bool,
     idle: Vec<u64>,
     poll_idle: bool,
     live: u64,
@@ -178,6 +234,8 @@ impl Simulation {
         let procs = (0..n)
             .map(|_| Proc {
                 thread: None,
+                charge_to: None,
+                departing: None,
                 seg: Seg::Idle,
                 seg_start: 0,
                 quantum_end: Cycles::MAX,
@@ -204,6 +262,8 @@ impl Simulation {
             tasks: Vec::new(),
             apps: Vec::new(),
             sched,
+            sync: Vec::new(),
+            idle_handoff: false,
             idle,
             poll_idle: false,
             live: 0,
@@ -221,6 +281,23 @@ impl Simulation {
     /// Stops the run with [`SimError::TimeLimit`] if it goes past `limit` cycles.
     pub fn set_time_limit(&mut self, limit: Cycles) {
         self.time_limit = limit;
+    }
+
+    /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
+    /// queue and its cost (Black 1990, section 3.1), when `on`.
+    pub fn set_idle_handoff(&mut self, on: bool) {
+        self.idle_handoff = on;
+    }
+
+    /// Creates a synchronization object.
+    pub fn create_sync(&mut self, kind: SyncKind, policy: WaitPolicy) -> SyncId {
+        self.sync.push(SyncObject::new(kind, policy));
+        SyncId(self.sync.len() as u32 - 1)
+    }
+
+    /// The counters of a synchronization object so far.
+    pub fn sync_stats(&self, id: SyncId) -> SyncStats {
+        self.sync[id.0 as usize].stats
     }
 
     /// Adds an application; its threads are added with [`Simulation::spawn`].
@@ -254,6 +331,7 @@ impl Simulation {
         self.texec.push(ThreadExec {
             program,
             remaining: 0,
+            wait: None,
             rng: stream_rng(self.seed, Stream::Thread, t.0 as u64),
             epoch: 0,
         });
@@ -364,14 +442,19 @@ impl Simulation {
         if e == 0 {
             return;
         }
-        let thread = proc.thread;
+        let who = proc.charge_to;
         match &mut proc.seg {
             Seg::Idle => proc.time.idle += e,
             Seg::Compute => {
                 proc.time.useful += e;
-                let t = thread.expect("computing processor has a thread");
+                let t = who.expect("computing processor has a thread");
                 self.texec[t.index()].remaining -= e;
                 self.charge_thread(t, Category::Useful, e);
+            }
+            Seg::Spin => {
+                proc.time.spin += e;
+                let t = who.expect("spinning processor has a thread");
+                self.charge_thread(t, Category::Spin, e);
             }
             Seg::Fixed(parts) => {
                 let mut left = e;
@@ -384,7 +467,7 @@ impl Simulation {
                     *out = (part.0, c);
                 }
                 debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
-                if let Some(t) = thread {
+                if let Some(t) = who {
                     for (cat, c) in charged {
                         if c > 0 {
                             self.charge_thread(t, cat, c);
@@ -403,18 +486,34 @@ impl Simulation {
         self.sched.charge(t, c);
     }
 
+    /// Starts a segment on `p` that ends at `end` (never, if `end` is `Cycles::MAX`).
     fn start_seg(&mut self, p: usize, seg: Seg, end: Cycles) {
         let proc = &mut self.procs[p];
         proc.seg = seg;
         proc.seg_start = self.now;
+        proc.charge_to = proc.thread.or(proc.charge_to);
         proc.epoch = proc.epoch.wrapping_add(1);
         let epoch = proc.epoch;
-        self.push(end, EventKind::Proc { p: p as u32, epoch });
+        if end != Cycles::MAX {
+            self.push(end, EventKind::Proc { p: p as u32, epoch });
+        }
+    }
+
+    /// Starts fixed charges on `p` for its thread: `useful` cycles then `kernel` cycles.
+    fn start_charge(&mut self, p: usize, useful: Cycles, kernel: Cycles) -> Step {
+        self.start_seg(
+            p,
+            Seg::Fixed([(Category::Useful, useful), (Category::Kernel, kernel)]),
+            self.now + useful + kernel,
+        );
+        Step::Busy
     }
 
     fn set_idle(&mut self, p: usize) {
         let proc = &mut self.procs[p];
         proc.thread = None;
+        proc.charge_to = None;
+        proc.departing = None;
         proc.seg = Seg::Idle;
         proc.seg_start = self.now;
         proc.epoch = proc.epoch.wrapping_add(1);
@@ -424,14 +523,54 @@ impl Simulation {
         self.idle[p / 64] |= 1 << (p % 64);
     }
 
-    /// Asks the policy for a thread for processor `p`, which was running `prev` (or nothing).
-    fn dispatch(&mut self, p: usize, prev: Option<ThreadId>) -> Dispatch {
+    /// Gives processor `p`, which was running `prev` (or nothing), its next thread: `handoff` if
+    /// that thread can be taken, else the policy's choice.
+    fn dispatch(
+        &mut self,
+        p: usize,
+        prev: Option<ThreadId>,
+        handoff: Option<ThreadId>,
+    ) -> Dispatch {
+        if let Some(h) = handoff {
+            let hi = h.index();
+            let taken = match self.tinfo[hi].state {
+                ThreadState::Ready => self.sched.remove(h, &cx!(self)),
+                // A blocked receiver handed a message (Black, Table 3): woken by the handoff.
+                ThreadState::Blocked => {
+                    self.texec[hi].epoch = self.texec[hi].epoch.wrapping_add(1);
+                    true
+                }
+                _ => false,
+            };
+            if taken {
+                let kernel = self.machine.kernel.handoff;
+                return self.start_thread(p, h, prev, kernel, true);
+            }
+        }
         let Some(t) = self.sched.pick_next(ProcId(p as u32), &cx!(self)) else {
             self.set_idle(p);
             return Dispatch::Idle;
         };
+        let kernel = self.machine.sched_op_cycles;
+        self.start_thread(p, t, prev, kernel, false)
+    }
+
+    /// Starts thread `t` on processor `p` after `kernel` cycles of kernel work and, if `t` is not
+    /// `prev`, a context switch. A handed-off thread keeps the rest of the current slice.
+    fn start_thread(
+        &mut self,
+        p: usize,
+        t: ThreadId,
+        prev: Option<ThreadId>,
+        kernel: Cycles,
+        rest_of_slice: bool,
+    ) -> Dispatch {
         let ti = t.index();
-        debug_assert_eq!(self.tinfo[ti].state, ThreadState::Ready, "picked {t}");
+        debug_assert_ne!(
+            self.tinfo[ti].state,
+            ThreadState::Exited,
+            "dispatching exited {t}"
+        );
         self.idle[p / 64] &= !(1 << (p % 64));
         let pid = ProcId(p as u32);
         let info = &mut self.tinfo[ti];
@@ -452,17 +591,21 @@ impl Simulation {
         } else {
             0
         };
-        let kernel = self.machine.sched_op_cycles;
         self.running[p] = Some(t);
         let quantum = self.sched.quantum(t, pid, &cx!(self));
+        let overhead = kernel + switch;
         let proc = &mut self.procs[p];
         proc.thread = Some(t);
+        proc.charge_to = Some(t);
+        proc.departing = None;
         proc.need_resched = false;
-        let overhead = kernel + switch;
-        proc.quantum_end = match quantum {
+        let fresh = match quantum {
             Some(q) => self.now + overhead + q.max(1),
             None => Cycles::MAX,
         };
+        if !(rest_of_slice && proc.quantum_end > self.now + overhead) {
+            proc.quantum_end = fresh;
+        }
         if overhead > 0 {
             self.start_seg(
                 p,
@@ -484,6 +627,12 @@ impl Simulation {
         let mut steps = 0u32;
         loop {
             steps += 1;
+            if let Some(dep) = self.procs[p].departing.take() {
+                match self.dispatch(p, Some(dep.prev), dep.handoff) {
+                    Dispatch::Idle | Dispatch::Overhead => return Ok(()),
+                    Dispatch::Immediate => continue,
+                }
+            }
             let Some(t) = self.procs[p].thread else {
                 // An idle processor's segment never ends by itself.
                 return Ok(());
@@ -492,43 +641,74 @@ impl Simulation {
                 return Err(SimError::NoProgress(t));
             }
             match self.step_thread(p, t)? {
-                None => return Ok(()),
-                Some(prev) => match self.dispatch(p, prev) {
-                    Dispatch::Idle | Dispatch::Overhead => return Ok(()),
-                    Dispatch::Immediate => continue,
-                },
+                Step::Busy => return Ok(()),
+                Step::Left {
+                    prev,
+                    cost,
+                    handoff,
+                } => {
+                    if cost > 0 {
+                        let proc = &mut self.procs[p];
+                        proc.departing = Some(Departure { prev, handoff });
+                        proc.charge_to = Some(prev);
+                        self.start_seg(
+                            p,
+                            Seg::Fixed([(Category::Kernel, cost), (Category::Kernel, 0)]),
+                            self.now + cost,
+                        );
+                        return Ok(());
+                    }
+                    match self.dispatch(p, Some(prev), handoff) {
+                        Dispatch::Idle | Dispatch::Overhead => return Ok(()),
+                        Dispatch::Immediate => continue,
+                    }
+                }
             }
         }
     }
 
-    /// Lets thread `t`, current on `p`, run its operations. Returns `None` when a segment was
-    /// started, or `Some(prev)` when `t` left the processor and `p` needs a new thread.
-    fn step_thread(&mut self, p: usize, t: ThreadId) -> Result<Option<Option<ThreadId>>, SimError> {
+    /// Lets thread `t`, current on `p`, run its operations until it starts a segment or leaves.
+    fn step_thread(&mut self, p: usize, t: ThreadId) -> Result<Step, SimError> {
         let pid = ProcId(p as u32);
         let ti = t.index();
         let mut zero = 0u32;
+        let left = |cost: Cycles, handoff: Option<ThreadId>| Step::Left {
+            prev: t,
+            cost,
+            handoff,
+        };
         loop {
             if self.procs[p].need_resched {
                 self.procs[p].need_resched = false;
-                return Ok(Some(self.preempt(p, t)));
+                self.preempt(p, t);
+                return Ok(left(0, None));
             }
             if self.now >= self.procs[p].quantum_end {
                 if self.sched.quantum_expired(t, pid, &cx!(self)) {
-                    return Ok(Some(self.preempt(p, t)));
+                    self.preempt(p, t);
+                    return Ok(left(0, None));
                 }
                 let q = self.sched.quantum(t, pid, &cx!(self));
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.now + q.max(1));
+            }
+            if let Some(w) = self.texec[ti].wait {
+                match self.wait_step(p, t, w)? {
+                    None => {}
+                    Some(step) => return Ok(step),
+                }
+                continue;
             }
             let rem = self.texec[ti].remaining;
             if rem > 0 {
                 let end = (self.now + rem).min(self.procs[p].quantum_end);
                 self.start_seg(p, Seg::Compute, end);
-                return Ok(None);
+                return Ok(Step::Busy);
             }
             zero += 1;
             if zero > MAX_ZERO_TIME_STEPS {
                 return Err(SimError::NoProgress(t));
             }
+            let k = self.machine.kernel;
             let info = &self.tinfo[ti];
             let exec = &mut self.texec[ti];
             let mut ctx = ThreadCtx {
@@ -542,15 +722,80 @@ impl Simulation {
             match exec.program.next(&mut ctx) {
                 Op::Compute(n) => exec.remaining = n,
                 Op::Sleep(n) => {
-                    self.block(p, t);
-                    let epoch = self.texec[ti].epoch;
-                    self.push(self.now + n, EventKind::Wake { t: t.0, epoch });
-                    return Ok(Some(Some(t)));
+                    self.sleep(p, t, n);
+                    return Ok(left(0, None));
                 }
-                Op::Yield => {
+                Op::Yield | Op::Hint(Hint::Mild) => {
+                    let cost = k.yield_call;
                     self.leave(p, t);
                     self.make_ready(t, Enqueue::Yielded);
-                    return Ok(Some(Some(t)));
+                    return Ok(left(cost, None));
+                }
+                Op::Hint(Hint::Strong { timeout }) => {
+                    let cost = k.yield_call + k.depress;
+                    self.sched.depress(t, self.now + timeout, &cx!(self));
+                    self.leave(p, t);
+                    self.make_ready(t, Enqueue::Yielded);
+                    return Ok(left(cost, None));
+                }
+                Op::Hint(Hint::Cancel) => self.sched.undepress(t, &cx!(self)),
+                Op::Hint(Hint::Absolute(n)) => {
+                    let cost = k.yield_call;
+                    self.sleep(p, t, n);
+                    return Ok(left(cost, None));
+                }
+                Op::Hint(Hint::Handoff(to)) => {
+                    let cost = k.yield_call;
+                    let target = (to != t
+                        && to.index() < self.tinfo.len()
+                        && self.tinfo[to.index()].state == ThreadState::Ready)
+                        .then_some(to);
+                    self.leave(p, t);
+                    self.make_ready(t, Enqueue::Yielded);
+                    return Ok(left(cost, target));
+                }
+                Op::Wait(obj) => {
+                    self.check_sync(t, obj)?;
+                    self.texec[ti].wait = Some(Waiting {
+                        obj,
+                        arrived: None,
+                        since: None,
+                        contended: false,
+                    });
+                }
+                Op::Signal(obj) => {
+                    self.check_sync(t, obj)?;
+                    let o = &mut self.sync[obj.0 as usize];
+                    o.signal(t).map_err(|m| SimError::Misuse {
+                        thread: t,
+                        object: obj.0,
+                        what: format!("{m:?}"),
+                    })?;
+                    let msg = if matches!(o.kind, SyncKind::Port { .. }) {
+                        self.machine.kernel.message
+                    } else {
+                        0
+                    };
+                    let (wake_cost, handoff) = self.release_waiters(obj, true);
+                    if let Some(r) = handoff {
+                        self.leave(p, t);
+                        self.make_ready(t, Enqueue::Yielded);
+                        return Ok(left(msg, Some(r)));
+                    }
+                    let sync_op = self.machine.kernel.sync_op;
+                    if sync_op + msg + wake_cost > 0 {
+                        return Ok(self.start_charge(p, sync_op, msg + wake_cost));
+                    }
+                }
+                Op::Clear(obj) => {
+                    self.check_sync(t, obj)?;
+                    self.sync[obj.0 as usize]
+                        .clear()
+                        .map_err(|m| SimError::Misuse {
+                            thread: t,
+                            object: obj.0,
+                            what: format!("{m:?}"),
+                        })?;
                 }
                 Op::Exit => {
                     self.leave(p, t);
@@ -563,10 +808,190 @@ impl Simulation {
                     self.live -= 1;
                     self.sched.stopped(t, Stop::Exited, &cx!(self));
                     self.poll_idle = true;
-                    return Ok(Some(Some(t)));
+                    return Ok(left(0, None));
                 }
             }
         }
+    }
+
+    fn check_sync(&self, t: ThreadId, obj: SyncId) -> Result<(), SimError> {
+        if (obj.0 as usize) < self.sync.len() {
+            Ok(())
+        } else {
+            Err(SimError::Misuse {
+                thread: t,
+                object: obj.0,
+                what: "no such object".into(),
+            })
+        }
+    }
+
+    /// One attempt of thread `t` on `p` to pass the object it waits on. Returns `None` when it
+    /// passed at no cost (the thread goes on), or the step taken (a charge, a spin, blocking).
+    fn wait_step(&mut self, p: usize, t: ThreadId, w: Waiting) -> Result<Option<Step>, SimError> {
+        let ti = t.index();
+        let oi = w.obj.0 as usize;
+        let attempt = self.sync[oi].try_pass(t, w.arrived);
+        match attempt {
+            Attempt::Pass | Attempt::PassAndRelease => {
+                let o = &mut self.sync[oi];
+                if !w.contended {
+                    o.stats.immediate += 1;
+                }
+                let msg = if matches!(o.kind, SyncKind::Port { .. }) {
+                    self.machine.kernel.message
+                } else {
+                    0
+                };
+                self.texec[ti].wait = None;
+                let wake_cost = if attempt == Attempt::PassAndRelease {
+                    self.release_waiters(w.obj, false).0
+                } else {
+                    0
+                };
+                let sync_op = self.machine.kernel.sync_op;
+                if sync_op + msg + wake_cost == 0 {
+                    return Ok(None);
+                }
+                Ok(Some(self.start_charge(p, sync_op, msg + wake_cost)))
+            }
+            Attempt::Wait(arrived) => {
+                let policy = self.sync[oi].policy;
+                let since = w.since.unwrap_or(self.now);
+                if !w.contended {
+                    self.sync[oi].stats.contended += 1;
+                }
+                self.texec[ti].wait = Some(Waiting {
+                    obj: w.obj,
+                    arrived,
+                    since: Some(since),
+                    contended: true,
+                });
+                let deadline = match policy.spin {
+                    Spin::Forever => Cycles::MAX,
+                    Spin::Limit(s) => since.saturating_add(s),
+                };
+                if self.now < deadline {
+                    let o = &mut self.sync[oi];
+                    if !o.spinners.iter().any(|s| s.thread == t) {
+                        o.spinners.push(Spinner {
+                            thread: t,
+                            proc: ProcId(p as u32),
+                            since,
+                        });
+                    }
+                    let end = deadline.min(self.procs[p].quantum_end);
+                    self.start_seg(p, Seg::Spin, end);
+                    return Ok(Some(Step::Busy));
+                }
+                // Spinning is over: block on the object's queue.
+                let o = &mut self.sync[oi];
+                o.remove_spinner(t);
+                o.blocked.push_back(t);
+                o.stats.blocks += 1;
+                let handoff = match policy.after {
+                    AfterSpin::HandoffToHolder => o
+                        .holder()
+                        .filter(|h| self.tinfo[h.index()].state == ThreadState::Ready),
+                    AfterSpin::Block => None,
+                };
+                if let Some(Waiting { since, .. }) = &mut self.texec[ti].wait {
+                    *since = None;
+                }
+                self.block(p, t);
+                Ok(Some(Step::Left {
+                    prev: t,
+                    cost: self.machine.kernel.block,
+                    handoff,
+                }))
+            }
+        }
+    }
+
+    /// After a signal (or the last arrival at a barrier) on `obj`: grants spinners first, else
+    /// wakes blocked waiters. Returns the kernel cost of the wake-ups, charged to the signaller,
+    /// and a blocked receiver the signaller should hand its processor to (ports with handoff,
+    /// when `may_handoff`).
+    fn release_waiters(&mut self, obj: SyncId, may_handoff: bool) -> (Cycles, Option<ThreadId>) {
+        let oi = obj.0 as usize;
+        let all = self.sync[oi].wakes_all();
+        let probe = self.sync[oi].policy.probe;
+        let mut granted = false;
+        while !self.sync[oi].spinners.is_empty() {
+            let now = self.now;
+            let (i, (at, failed)) = self.sync[oi]
+                .spinners
+                .iter()
+                .map(|s| next_probe(probe, s.since, now))
+                .enumerate()
+                .min_by_key(|&(i, (at, _))| {
+                    let s = &self.sync[oi].spinners[i];
+                    (at, s.since, s.thread)
+                })
+                .expect("spinners is not empty");
+            let s = self.sync[oi].spinners[i];
+            let arrived = self.texec[s.thread.index()].wait.and_then(|w| w.arrived);
+            match self.sync[oi].try_pass(s.thread, arrived) {
+                Attempt::Wait(_) => break,
+                Attempt::Pass | Attempt::PassAndRelease => {}
+            }
+            let o = &mut self.sync[oi];
+            o.spinners.remove(i);
+            o.stats.spin_grants += 1;
+            o.stats.backoffs += failed;
+            o.stats.max_backoffs = o.stats.max_backoffs.max(failed);
+            let msg = if matches!(o.kind, SyncKind::Port { .. }) {
+                self.machine.kernel.message
+            } else {
+                0
+            };
+            self.grant_spinner(s, at, msg);
+            granted = true;
+            if !all {
+                break;
+            }
+        }
+        if granted && !all {
+            return (0, None);
+        }
+        let no_idle = self.no_idle_processor();
+        let o = &mut self.sync[oi];
+        let port_handoff = matches!(o.kind, SyncKind::Port { handoff: true, .. });
+        if may_handoff && port_handoff && !o.blocked.is_empty() && no_idle {
+            let r = o.blocked.pop_front().expect("not empty");
+            o.stats.wakeups += 1;
+            if let Some(w) = &mut self.texec[r.index()].wait {
+                w.since = None;
+            }
+            return (0, Some(r));
+        }
+        let n = if all {
+            o.blocked.len()
+        } else {
+            o.blocked.len().min(1)
+        };
+        let woken: Vec<ThreadId> = o.blocked.drain(..n).collect();
+        o.stats.wakeups += n as u64;
+        for &r in &woken {
+            self.make_ready(r, Enqueue::Woken);
+        }
+        (n as Cycles * self.machine.kernel.wake, None)
+    }
+
+    /// A spinner was granted the object: it notices at `at` plus the notice delay, then pays the
+    /// acquiring operation, and goes on with its program.
+    fn grant_spinner(&mut self, s: Spinner, at: Cycles, extra_kernel: Cycles) {
+        let p = s.proc.index();
+        debug_assert_eq!(self.procs[p].thread, Some(s.thread));
+        self.settle(p);
+        self.texec[s.thread.index()].wait = None;
+        let spin = at - self.now + self.machine.kernel.spin_notice;
+        let op = self.machine.kernel.sync_op + extra_kernel;
+        self.start_seg(
+            p,
+            Seg::Fixed([(Category::Spin, spin), (Category::Useful, op)]),
+            self.now + spin + op,
+        );
     }
 
     /// Takes `t` off processor `p` (the caller decides where it goes).
@@ -574,6 +999,15 @@ impl Simulation {
         debug_assert_eq!(self.procs[p].thread, Some(t));
         self.procs[p].thread = None;
         self.running[p] = None;
+        if let Some(w) = self.texec[t.index()].wait {
+            self.sync[w.obj.0 as usize].remove_spinner(t);
+        }
+    }
+
+    fn sleep(&mut self, p: usize, t: ThreadId, n: Cycles) {
+        self.block(p, t);
+        let epoch = self.texec[t.index()].epoch;
+        self.push(self.now + n, EventKind::Wake { t: t.0, epoch });
     }
 
     fn block(&mut self, p: usize, t: ThreadId) {
@@ -584,31 +1018,34 @@ impl Simulation {
         self.sched.stopped(t, Stop::Blocked, &cx!(self));
     }
 
-    fn preempt(&mut self, p: usize, t: ThreadId) -> Option<ThreadId> {
+    fn preempt(&mut self, p: usize, t: ThreadId) {
         self.leave(p, t);
         self.make_ready(t, Enqueue::Preempted);
-        Some(t)
     }
 
     fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
         self.tinfo[t.index()].state = ThreadState::Ready;
+        if self.idle_handoff && matches!(why, Enqueue::Woken | Enqueue::New) {
+            if let Some(p) = self.next_idle(0) {
+                // Black 3.1: the idle processor picks the thread up without a run-queue search.
+                self.settle(p);
+                self.texec[t.index()].epoch = self.texec[t.index()].epoch.wrapping_add(1);
+                if let Dispatch::Immediate = self.start_thread(p, t, None, 0, false) {
+                    self.start_seg(p, Seg::Fixed([(Category::Kernel, 0); 2]), self.now);
+                }
+                return;
+            }
+        }
         self.sched.enqueue(t, why, &cx!(self));
         self.poll_idle = true;
         if why == Enqueue::Woken && self.no_idle_processor() {
             if let Some(p) = self.sched.preempt_for(t, &cx!(self)) {
-                self.procs[p.index()].need_resched = true;
-                if matches!(self.procs[p.index()].seg, Seg::Compute) {
-                    // Interrupt the compute segment now; advance() notices need_resched.
-                    self.settle(p.index());
-                    let proc = &mut self.procs[p.index()];
-                    proc.epoch = proc.epoch.wrapping_add(1);
-                    self.push(
-                        self.now,
-                        EventKind::Proc {
-                            p: p.0,
-                            epoch: self.procs[p.index()].epoch,
-                        },
-                    );
+                let pi = p.index();
+                self.procs[pi].need_resched = true;
+                if matches!(self.procs[pi].seg, Seg::Compute | Seg::Spin) {
+                    // Interrupt now; the processor's event notices need_resched.
+                    self.settle(pi);
+                    self.start_seg(pi, Seg::Fixed([(Category::Kernel, 0); 2]), self.now);
                 }
             }
         }
@@ -623,7 +1060,7 @@ impl Simulation {
             return Ok(());
         }
         self.procs[p].need_resched = true;
-        if matches!(self.procs[p].seg, Seg::Compute) {
+        if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
             self.settle(p);
             let proc = &mut self.procs[p];
             proc.epoch = proc.epoch.wrapping_add(1);
@@ -641,7 +1078,7 @@ impl Simulation {
             while let Some(p) = self.next_idle(from) {
                 from = p + 1;
                 self.settle(p);
-                match self.dispatch(p, None) {
+                match self.dispatch(p, None, None) {
                     // One shared queue: if it is empty for one processor it is for all.
                     Dispatch::Idle if single => break,
                     Dispatch::Idle | Dispatch::Overhead => {}
@@ -700,7 +1137,12 @@ impl Simulation {
                 same_processor_rate: ratio(a.same_proc as f64, a.redispatches as f64),
             })
             .collect();
+        let mut sync = SyncStats::default();
+        for o in &self.sync {
+            sync.merge(&o.stats);
+        }
         RunReport {
+            sync,
             elapsed_cycles: elapsed,
             events: self.events,
             utilization: ratio(total.useful as f64, machine_time),

@@ -11,8 +11,10 @@ pub mod metrics;
 pub mod program;
 pub mod rng;
 pub mod sched;
+pub mod sync;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};
 pub use metrics::{AppReport, Category, RunReport, TimeSplit};
-pub use program::{Op, Program, Script, ThreadCtx};
+pub use program::{Hint, Op, Program, Script, ThreadCtx};
+pub use sync::{SyncId, SyncKind, WaitPolicy};

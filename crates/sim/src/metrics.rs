@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::ids::Cycles;
+use crate::sync::SyncStats;
 
 /// What a processor was doing during a stretch of time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +133,8 @@ pub struct RunReport {
     pub utilization: f64,
     /// Per-application measures, in task order.
     pub apps: Vec<AppReport>,
+    /// Synchronization counters summed over every object (`max_backoffs` is the maximum).
+    pub sync: SyncStats,
 }
 
 impl RunReport {

@@ -8,6 +8,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::sync::SyncId;
 
 /// One operation of a simulated thread.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,10 +17,41 @@ pub enum Op {
     Compute(Cycles),
     /// Leave the processor and wait this many cycles (an I/O stand-in), then become ready.
     Sleep(Cycles),
-    /// Give up the processor; the scheduler may pick this thread again at once.
+    /// Give up the processor; the scheduler may pick this thread again at once (the same as
+    /// [`Hint::Mild`]).
     Yield,
+    /// Wait on a synchronization object: acquire a lock, take a semaphore unit, wait for an
+    /// event, arrive at a barrier, receive a message (see [`crate::sync`]).
+    Wait(SyncId),
+    /// Signal a synchronization object: release a lock, add a semaphore unit, set an event,
+    /// send a message.
+    Signal(SyncId),
+    /// Reset an event.
+    Clear(SyncId),
+    /// A scheduling hint (Mach's `thread_switch`, Black 1990 section 5).
+    Hint(Hint),
     /// The thread is finished.
     Exit,
+}
+
+/// Mach's scheduling hints (Black 1990, section 5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hint {
+    /// Mild discouragement: give up the processor to any other thread if possible.
+    Mild,
+    /// Strong discouragement: give up the processor and depress this thread's priority until
+    /// cancelled or until `timeout` cycles have passed.
+    Strong {
+        /// How long the depression lasts unless cancelled.
+        timeout: Cycles,
+    },
+    /// Cancel this thread's priority depression.
+    Cancel,
+    /// Absolute discouragement: block for this many cycles.
+    Absolute(Cycles),
+    /// Handoff: run the named thread on this processor now, for the rest of this slice; falls
+    /// back to mild discouragement if that thread is not ready to run.
+    Handoff(ThreadId),
 }
 
 /// Everything a program may know about the thread it is running for, and its own random stream.

@@ -175,6 +175,7 @@ impl Program for Forever {
 fn a_livelocked_program_is_an_error_not_a_hang() {
     let mut m = machine(1, 0);
     m.sched_op_cycles = 0;
+    m.kernel.yield_call = 0;
     let mut sim = Simulation::new(m, sched("round-robin"), 1).unwrap();
     let t = sim.add_task("spin");
     sim.spawn(t, Box::new(Forever)).unwrap();

@@ -98,6 +98,44 @@ impl Program for Burst {
     }
 }
 
+/// Registry entry of `synthetic`.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "synthetic",
+    summary: "threads alternating compute bursts and blocking waits",
+    description: "Each of `threads` threads runs `bursts` compute bursts whose lengths are drawn \
+                  from `compute`; between two bursts it blocks (an I/O stand-in) for a time \
+                  drawn from `block`, if given. Distributions: fixed, uniform, exponential.",
+    paper: "synthetic (no paper); the load shapes of DiBella et al. 1992 section 4",
+    params: &[
+        ParamInfo {
+            name: "threads",
+            default: "(required)",
+            doc: "threads in the application",
+        },
+        ParamInfo {
+            name: "bursts",
+            default: "(required)",
+            doc: "compute bursts per thread",
+        },
+        ParamInfo {
+            name: "compute",
+            default: "(required)",
+            doc: "burst length: { dist = \"fixed\", value } | { dist = \"uniform\", min, max } \
+                  | { dist = \"exponential\", mean }",
+        },
+        ParamInfo {
+            name: "block",
+            default: "none",
+            doc: "blocking time between bursts, same forms as compute",
+        },
+    ],
+    build: |t| {
+        let w: Synthetic = toml::Value::Table(t).try_into()?;
+        w.validate().map_err(serde::de::Error::custom)?;
+        Ok(Box::new(w))
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,41 +178,3 @@ mod tests {
         assert!(e.err().unwrap().to_string().contains("burst"));
     }
 }
-
-/// Registry entry of `synthetic`.
-pub const INFO: WorkloadInfo = WorkloadInfo {
-    name: "synthetic",
-    summary: "threads alternating compute bursts and blocking waits",
-    description: "Each of `threads` threads runs `bursts` compute bursts whose lengths are drawn \
-                  from `compute`; between two bursts it blocks (an I/O stand-in) for a time \
-                  drawn from `block`, if given. Distributions: fixed, uniform, exponential.",
-    paper: "synthetic (no paper); the load shapes of DiBella et al. 1992 section 4",
-    params: &[
-        ParamInfo {
-            name: "threads",
-            default: "(required)",
-            doc: "threads in the application",
-        },
-        ParamInfo {
-            name: "bursts",
-            default: "(required)",
-            doc: "compute bursts per thread",
-        },
-        ParamInfo {
-            name: "compute",
-            default: "(required)",
-            doc: "burst length: { dist = \"fixed\", value } | { dist = \"uniform\", min, max } \
-                  | { dist = \"exponential\", mean }",
-        },
-        ParamInfo {
-            name: "block",
-            default: "none",
-            doc: "blocking time between bursts, same forms as compute",
-        },
-    ],
-    build: |t| {
-        let w: Synthetic = toml::Value::Table(t).try_into()?;
-        w.validate().map_err(serde::de::Error::custom)?;
-        Ok(Box::new(w))
-    },
-};

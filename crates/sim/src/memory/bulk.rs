@@ -99,6 +99,9 @@ impl MemorySystem {
     /// element (at least one element is made even with a zero budget). Reference `i` of the call
     /// is issued at `now` plus the cycles charged before it, so running an access in chunks, each
     /// starting where the previous ended, charges exactly what one uninterrupted run would.
+    /// Misses book their line (and the bus) at their own issue times, which may lie ahead of
+    /// other processors' clocks; keep budgets short when processors share data, as Tango's
+    /// lowest-virtual-time-first rule assumes.
     ///
     /// # Panics
     /// If `p` is not a processor of this machine or the range was never allocated.

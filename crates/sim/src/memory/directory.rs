@@ -203,6 +203,16 @@ impl Directory {
         &mut entries[(line as usize) & (CHUNK_LINES - 1)]
     }
 
+    /// Calls `f` with every entry ever touched, in line order (for consistency checks).
+    #[cfg(test)]
+    pub(crate) fn for_each(&self, mut f: impl FnMut(u64, &DirEntry)) {
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            for (i, e) in chunk.iter().flat_map(|c| c.iter().enumerate()) {
+                f(((c as u64) << CHUNK_SHIFT) + i as u64, e);
+            }
+        }
+    }
+
     /// The entry of `line`, if it was ever touched.
     pub(crate) fn get(&self, line: u64) -> Option<&DirEntry> {
         let chunk = (line >> CHUNK_SHIFT) as usize;

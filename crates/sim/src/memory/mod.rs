@@ -16,6 +16,8 @@
 //! (placement and node latencies), `region` (address space), `bulk` (bulk walking), `system`
 //! (the memory system and single references / atomics), `stats` (charges and statistics).
 
+#![warn(missing_docs)]
+
 mod bulk;
 mod cache;
 pub mod config;

@@ -288,6 +288,41 @@ impl MemorySystem {
         self.stats.fill(MemoryStats::default());
     }
 
+    /// Asserts that the directory and the caches agree: every holder the directory lists has
+    /// the line, every resident line is listed, and an owned line has exactly one holder in
+    /// Exclusive or Modified state while unowned lines are Shared everywhere.
+    #[cfg(test)]
+    pub(crate) fn check_coherence(&self) {
+        if !self.cfg.enabled {
+            return;
+        }
+        let mut listed = 0u64;
+        self.dir.for_each(|line, e| {
+            let holders: Vec<usize> = (0..self.caches.len())
+                .filter(|&p| self.caches[p].find(line).is_some())
+                .collect();
+            for (p, cache) in self.caches.iter().enumerate() {
+                let listed_here = e.sharers.contains(p as u32);
+                assert_eq!(
+                    listed_here,
+                    holders.contains(&p),
+                    "line {line} processor {p}"
+                );
+                if let Some(slot) = cache.find(line) {
+                    let owned_state = cache.state(slot) != LineState::Shared;
+                    assert_eq!(owned_state, e.owned, "line {line} processor {p}");
+                }
+            }
+            assert_eq!(e.sharers.len(), holders.len(), "line {line}");
+            if e.owned {
+                assert_eq!(holders.len(), 1, "owned line {line}");
+            }
+            listed += holders.len() as u64;
+        });
+        let resident: u64 = self.caches.iter().map(Cache::resident).sum();
+        assert_eq!(listed, resident, "lines resident but not in the directory");
+    }
+
     /// Validates a processor id, returning its index.
     #[inline]
     pub(crate) fn check_proc(&self, p: ProcId) -> usize {

@@ -13,6 +13,7 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 
 pub mod batch;
+pub mod depress;
 pub mod priority;
 pub mod round_robin;
 
@@ -137,6 +138,19 @@ pub trait Scheduler {
         None
     }
 
+    /// Takes ready thread `t` off the run queue for a handoff; `false` if the policy cannot (the
+    /// handoff then falls back to an ordinary pick).
+    fn remove(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
+        false
+    }
+
+    /// Strong discouragement: `t` runs only when nothing else is ready, until `until` or until
+    /// [`Scheduler::undepress`] (Black 1990, section 5.1).
+    fn depress(&mut self, _t: ThreadId, _until: Cycles, _cx: &SchedCtx<'_>) {}
+
+    /// Cancels a depression set by [`Scheduler::depress`].
+    fn undepress(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) {}
+
     /// Whether `pick_next` returning `None` on one idle processor means it would on every idle
     /// processor (one shared run queue). Per-processor queues answer `false`.
     fn single_queue(&self) -> bool {
@@ -168,7 +182,8 @@ pub struct PolicyInfo {
     pub paper: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
-    /// Builds the policy from its parameter table (without the `policy` key).
+    /// Builds the policy from its parameter table (without the `policy` key). Validation errors
+    /// follow the convention `field: message`, so the lab can point at the field's line.
     pub build: fn(toml::Table) -> Result<Box<dyn Scheduler>, toml::de::Error>,
 }
 

@@ -13,6 +13,7 @@ use smpsched_policy::priority::{
     decay_usage, should_preempt_at_quantum, DEFAULT_DECAY, DEFAULT_DECAY_INTERVAL,
 };
 
+use super::depress::Depressed;
 use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -50,6 +51,7 @@ pub struct Priority {
     /// The key each queued thread was inserted under, to remove or re-key it.
     key: Vec<Option<(u64, u64)>>,
     seq: u64,
+    depressed: Depressed,
 }
 
 impl Priority {
@@ -70,6 +72,7 @@ impl Priority {
             queue: BTreeSet::new(),
             key: Vec::new(),
             seq: 0,
+            depressed: Depressed::default(),
         })
     }
 
@@ -80,14 +83,7 @@ impl Priority {
         }
     }
 
-    /// Recent usage of thread `t`.
-    pub fn usage(&self, t: ThreadId) -> u64 {
-        self.usage.get(t.index()).copied().unwrap_or(0)
-    }
-}
-
-impl Scheduler for Priority {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) {
+    fn insert(&mut self, t: ThreadId) {
         self.slot(t);
         self.seq += 1;
         let key = (self.usage[t.index()], self.seq);
@@ -95,20 +91,62 @@ impl Scheduler for Priority {
         self.queue.insert((key.0, key.1, t));
     }
 
-    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
-        let (_, _, t) = self.queue.pop_first()?;
-        self.key[t.index()] = None;
-        Some(t)
+    /// Recent usage of thread `t`.
+    pub fn usage(&self, t: ThreadId) -> u64 {
+        self.usage.get(t.index()).copied().unwrap_or(0)
+    }
+}
+
+impl Scheduler for Priority {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) {
+        if self.depressed.is_depressed(t, cx.now) {
+            self.depressed.park(t);
+        } else {
+            self.insert(t);
+        }
+    }
+
+    fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        for t in self.depressed.expire(cx.now) {
+            self.insert(t);
+        }
+        match self.queue.pop_first() {
+            Some((_, _, t)) => {
+                self.key[t.index()] = None;
+                Some(t)
+            }
+            None => self.depressed.pop(),
+        }
+    }
+
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
+        match self.key.get_mut(t.index()).and_then(Option::take) {
+            Some((u, seq)) => self.queue.remove(&(u, seq, t)),
+            None => self.depressed.remove(t),
+        }
+    }
+
+    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx<'_>) {
+        self.depressed.set(t, until);
+    }
+
+    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) {
+        if self.depressed.cancel(t) {
+            self.insert(t);
+        }
     }
 
     fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
         Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
     }
 
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
+        for w in self.depressed.expire(cx.now) {
+            self.insert(w);
+        }
         match self.queue.first() {
             Some(&(waiting, _, _)) => should_preempt_at_quantum(waiting, self.usage(t)),
-            None => false,
+            None => !self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now),
         }
     }
 

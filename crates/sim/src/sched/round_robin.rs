@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
+use super::depress::Depressed;
 use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
 use crate::ids::{Cycles, ProcId, ThreadId};
 
@@ -21,6 +22,7 @@ pub struct Params {
 pub struct RoundRobin {
     queue: VecDeque<ThreadId>,
     quantum: Option<Cycles>,
+    depressed: Depressed,
 }
 
 impl RoundRobin {
@@ -29,25 +31,50 @@ impl RoundRobin {
         RoundRobin {
             queue: VecDeque::new(),
             quantum,
+            depressed: Depressed::default(),
         }
     }
 }
 
 impl Scheduler for RoundRobin {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) {
-        self.queue.push_back(t);
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) {
+        if self.depressed.is_depressed(t, cx.now) {
+            self.depressed.park(t);
+        } else {
+            self.queue.push_back(t);
+        }
     }
 
-    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
-        self.queue.pop_front()
+    fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        self.queue.extend(self.depressed.expire(cx.now));
+        self.queue.pop_front().or_else(|| self.depressed.pop())
+    }
+
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
+        match self.queue.iter().position(|&x| x == t) {
+            Some(i) => self.queue.remove(i).is_some(),
+            None => self.depressed.remove(t),
+        }
+    }
+
+    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx<'_>) {
+        self.depressed.set(t, until);
+    }
+
+    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) {
+        if self.depressed.cancel(t) {
+            self.queue.push_back(t);
+        }
     }
 
     fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
         Some(self.quantum.unwrap_or(cx.machine.slice_cycles))
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
+        self.queue.extend(self.depressed.expire(cx.now));
         !self.queue.is_empty()
+            || (!self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now))
     }
 }
 

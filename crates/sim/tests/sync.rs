@@ -1,0 +1,411 @@
+//! Synchronization in the engine: mutual exclusion, no lost wake-ups, the spin limits of
+//! spin-then-block, barriers, hints, and a priority inversion resolved by handoff.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use proptest::prelude::*;
+use rand::Rng;
+use smpsched_sim::sched::{policy, Scheduler};
+use smpsched_sim::sync::{AfterSpin, Probe, Spin};
+use smpsched_sim::{
+    Hint, MachineConfig, Op, Program, RunReport, SimError, Simulation, SyncId, SyncKind, ThreadCtx,
+    WaitPolicy,
+};
+
+fn machine(p: u32) -> MachineConfig {
+    let mut m = MachineConfig::tango_12();
+    m.processors = p;
+    m.slice_cycles = 20_000;
+    m
+}
+
+fn sched(name: &str) -> Box<dyn Scheduler> {
+    (policy(name).unwrap().build)(toml::Table::new()).unwrap()
+}
+
+/// Takes a lock, checks nobody else is inside, computes, leaves, computes outside; `iters` times.
+struct Locker {
+    lock: SyncId,
+    iters: u32,
+    state: u8,
+    inside: Rc<Cell<u32>>,
+    worst: Rc<Cell<u32>>,
+    passes: Rc<Cell<u64>>,
+}
+
+impl Program for Locker {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        match self.state {
+            0 if self.iters == 0 => Op::Exit,
+            0 => {
+                self.state = 1;
+                Op::Wait(self.lock)
+            }
+            1 => {
+                self.inside.set(self.inside.get() + 1);
+                self.worst.set(self.worst.get().max(self.inside.get()));
+                self.passes.set(self.passes.get() + 1);
+                self.state = 2;
+                Op::Compute(cx.rng.random_range(1..3_000))
+            }
+            2 => {
+                self.inside.set(self.inside.get() - 1);
+                self.state = 3;
+                Op::Signal(self.lock)
+            }
+            _ => {
+                self.state = 0;
+                self.iters -= 1;
+                Op::Compute(cx.rng.random_range(1..6_000))
+            }
+        }
+    }
+}
+
+fn lock_run(
+    policy_name: &str,
+    wait: WaitPolicy,
+    procs: u32,
+    threads: u32,
+    seed: u64,
+) -> (RunReport, u32, u64) {
+    let mut sim = Simulation::new(machine(procs), sched(policy_name), seed).unwrap();
+    let lock = sim.create_sync(SyncKind::Lock { holder: None }, wait);
+    let task = sim.add_task("lockers");
+    let inside = Rc::new(Cell::new(0));
+    let worst = Rc::new(Cell::new(0));
+    let passes = Rc::new(Cell::new(0));
+    for _ in 0..threads {
+        sim.spawn(
+            task,
+            Box::new(Locker {
+                lock,
+                iters: 20,
+                state: 0,
+                inside: inside.clone(),
+                worst: worst.clone(),
+                passes: passes.clone(),
+            }),
+        )
+        .unwrap();
+    }
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    (r, worst.get(), passes.get())
+}
+
+const POLICIES: [WaitPolicy; 4] = [
+    WaitPolicy::SPIN,
+    WaitPolicy::BLOCK,
+    WaitPolicy {
+        spin: Spin::Limit(500),
+        probe: Probe::Continuous,
+        after: AfterSpin::Block,
+    },
+    WaitPolicy {
+        spin: Spin::Limit(2_000),
+        probe: Probe::Backoff { base: 20, cap: 640 },
+        after: AfterSpin::HandoffToHolder,
+    },
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn a_lock_is_never_held_by_two_threads(
+        seed in 0u64..1_000_000,
+        procs in 1u32..6,
+        threads in 1u32..10,
+        which in 0usize..4,
+        prio in proptest::bool::ANY,
+    ) {
+        let name = if prio { "priority" } else { "round-robin" };
+        let (r, worst, passes) = lock_run(name, POLICIES[which], procs, threads, seed);
+        prop_assert!(worst <= 1, "two threads inside the critical section");
+        // Nobody was lost: every thread got the lock every time and the run ended.
+        prop_assert_eq!(passes, threads as u64 * 20);
+        prop_assert!(r.elapsed_cycles > 0);
+    }
+}
+
+#[test]
+fn spin_limit_zero_never_spins_and_infinite_never_blocks() {
+    let (r, ..) = lock_run("round-robin", WaitPolicy::BLOCK, 4, 8, 1);
+    assert_eq!(r.total.spin, 0, "S = 0 spun");
+    assert!(r.sync.blocks > 0, "contention expected");
+    let (r, ..) = lock_run("round-robin", WaitPolicy::SPIN, 4, 8, 1);
+    assert_eq!(r.sync.blocks, 0, "S = infinite blocked");
+    assert!(r.total.spin > 0, "contention expected");
+    let (r, ..) = lock_run("round-robin", WaitPolicy::spin_then_block(500), 4, 8, 1);
+    assert!(r.total.spin > 0 && r.sync.blocks > 0);
+}
+
+/// Arrives at a barrier `episodes` times, computing a random time before each arrival, and
+/// records the episode it passes.
+struct Phases {
+    barrier: SyncId,
+    episodes: u32,
+    computing: bool,
+    passed: Rc<Cell<u64>>,
+}
+
+impl Program for Phases {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if self.episodes == 0 {
+            return Op::Exit;
+        }
+        self.computing = !self.computing;
+        if self.computing {
+            Op::Compute(cx.rng.random_range(100..50_000))
+        } else {
+            self.episodes -= 1;
+            self.passed.set(self.passed.get() + 1);
+            Op::Wait(self.barrier)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn barriers_wake_every_waiter(seed in 0u64..1_000_000, procs in 1u32..8, parties in 1u32..12, which in 0usize..3) {
+        let mut sim = Simulation::new(machine(procs), sched("round-robin"), seed).unwrap();
+        let barrier = sim.create_sync(
+            SyncKind::Barrier { parties, arrived: 0, generation: 0 },
+            POLICIES[which],
+        );
+        let task = sim.add_task("phases");
+        let passed = Rc::new(Cell::new(0));
+        for _ in 0..parties {
+            sim.spawn(task, Box::new(Phases { barrier, episodes: 7, computing: false, passed: passed.clone() })).unwrap();
+        }
+        // A lost wake-up would end in SimError::Deadlock.
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        prop_assert_eq!(passed.get(), parties as u64 * 7);
+    }
+}
+
+/// Producer/consumer over a semaphore: no unit is lost and no consumer sleeps forever.
+struct Producer {
+    sem: SyncId,
+    left: u32,
+    computing: bool,
+}
+
+impl Program for Producer {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if self.left == 0 {
+            return Op::Exit;
+        }
+        self.computing = !self.computing;
+        if self.computing {
+            Op::Compute(cx.rng.random_range(10..5_000))
+        } else {
+            self.left -= 1;
+            Op::Signal(self.sem)
+        }
+    }
+}
+
+struct Consumer {
+    sem: SyncId,
+    left: u32,
+    got: Rc<Cell<u32>>,
+    waiting: bool,
+}
+
+impl Program for Consumer {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if self.waiting {
+            self.got.set(self.got.get() + 1);
+        }
+        if self.left == 0 {
+            return Op::Exit;
+        }
+        self.waiting = !self.waiting;
+        if self.waiting {
+            self.left -= 1;
+            Op::Wait(self.sem)
+        } else {
+            Op::Compute(cx.rng.random_range(10..5_000))
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn semaphores_lose_no_wakeup(seed in 0u64..1_000_000, procs in 1u32..6, pairs in 1u32..6, which in 0usize..3) {
+        let mut sim = Simulation::new(machine(procs), sched("priority"), seed).unwrap();
+        let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, POLICIES[which]);
+        let task = sim.add_task("pc");
+        let got = Rc::new(Cell::new(0));
+        for _ in 0..pairs {
+            sim.spawn(task, Box::new(Producer { sem, left: 30, computing: false })).unwrap();
+            sim.spawn(task, Box::new(Consumer { sem, left: 30, got: got.clone(), waiting: false })).unwrap();
+        }
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        prop_assert_eq!(got.get(), pairs * 30);
+    }
+}
+
+#[test]
+fn a_consumer_with_no_producer_is_a_reported_deadlock() {
+    let mut sim = Simulation::new(machine(2), sched("round-robin"), 1).unwrap();
+    let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK);
+    let task = sim.add_task("alone");
+    sim.spawn(
+        task,
+        Box::new(Consumer {
+            sem,
+            left: 1,
+            got: Rc::new(Cell::new(0)),
+            waiting: false,
+        }),
+    )
+    .unwrap();
+    assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
+}
+
+#[test]
+fn releasing_a_lock_one_does_not_hold_is_an_error() {
+    let mut sim = Simulation::new(machine(1), sched("round-robin"), 1).unwrap();
+    let lock = sim.create_sync(SyncKind::Lock { holder: None }, WaitPolicy::BLOCK);
+    let task = sim.add_task("bad");
+    sim.spawn(
+        task,
+        Box::new(smpsched_sim::Script::new([Op::Signal(lock)])),
+    )
+    .unwrap();
+    assert!(matches!(sim.run(), Err(SimError::Misuse { .. })));
+}
+
+/// Priority inversion (Black 5.1): on one processor a low-priority thread holds a lock and is
+/// preempted by medium-priority hogs; a high-priority thread needs the lock. Handing the
+/// processor to the holder lets the high-priority thread finish far sooner.
+fn inversion(after: AfterSpin) -> (u64, RunReport) {
+    let mut m = machine(1);
+    m.slice_cycles = 50_000;
+    let mut sim = Simulation::new(m, sched("priority"), 1).unwrap();
+    let lock = sim.create_sync(
+        SyncKind::Lock { holder: None },
+        WaitPolicy {
+            spin: Spin::Limit(500),
+            probe: Probe::Continuous,
+            after,
+        },
+    );
+    let low = sim.add_task("low");
+    // The holder has used a lot of processor (low priority), then takes the lock.
+    sim.spawn(
+        low,
+        Box::new(smpsched_sim::Script::new([
+            Op::Compute(2_000_000),
+            Op::Wait(lock),
+            Op::Compute(200_000),
+            Op::Signal(lock),
+        ])),
+    )
+    .unwrap();
+    let mid = sim.add_task("medium");
+    for _ in 0..3 {
+        sim.spawn(
+            mid,
+            Box::new(smpsched_sim::Script::new([
+                Op::Sleep(2_100_000),
+                Op::Compute(3_000_000),
+            ])),
+        )
+        .unwrap();
+    }
+    let high = sim.add_task("high");
+    sim.spawn(
+        high,
+        Box::new(smpsched_sim::Script::new([
+            Op::Sleep(2_150_000),
+            Op::Wait(lock),
+            Op::Compute(10_000),
+            Op::Signal(lock),
+        ])),
+    )
+    .unwrap();
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    (r.apps[2].completion_cycles, r)
+}
+
+#[test]
+fn handoff_to_the_holder_resolves_priority_inversion() {
+    let (plain, _) = inversion(AfterSpin::Block);
+    let (handoff, r) = inversion(AfterSpin::HandoffToHolder);
+    eprintln!("high-priority thread done at {plain} cycles without handoff, {handoff} with");
+    assert!(handoff < plain, "{handoff} >= {plain}");
+    assert!(r.sync.blocks >= 1);
+}
+
+/// Handoff hints hand the processor to the named thread even when others are queued first.
+struct Baton {
+    me: u32,
+    next: Rc<Cell<u32>>,
+    ids: Rc<Cell<[u32; 3]>>,
+    rounds: Rc<Cell<u32>>,
+    hint: Hint,
+}
+
+impl Program for Baton {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if self.rounds.get() == 0 {
+            return Op::Exit;
+        }
+        if self.next.get() != self.me {
+            return match self.hint {
+                Hint::Handoff(_) => Op::Hint(Hint::Handoff(smpsched_sim::ThreadId(
+                    self.ids.get()[self.next.get() as usize],
+                ))),
+                h => Op::Hint(h),
+            };
+        }
+        self.rounds.set(self.rounds.get() - 1);
+        let n = (self.me + 1 + cx.rng.random_range(0..2)) % 3;
+        self.next.set(n);
+        Op::Compute(100)
+    }
+}
+
+fn baton(hint: Hint) -> RunReport {
+    let mut sim = Simulation::new(machine(1), sched("round-robin"), 9).unwrap();
+    let task = sim.add_task("baton");
+    let next = Rc::new(Cell::new(0));
+    let ids = Rc::new(Cell::new([0; 3]));
+    let rounds = Rc::new(Cell::new(150));
+    sim.set_time_limit(1_000_000_000);
+    let mut got = [0; 3];
+    for me in 0..3 {
+        got[me as usize] = sim
+            .spawn(
+                task,
+                Box::new(Baton {
+                    me,
+                    next: next.clone(),
+                    ids: ids.clone(),
+                    rounds: rounds.clone(),
+                    hint,
+                }),
+            )
+            .unwrap()
+            .0;
+    }
+    ids.set(got);
+    sim.run().unwrap()
+}
+
+#[test]
+fn handoff_switches_less_than_mild_discouragement() {
+    let handoff = baton(Hint::Handoff(smpsched_sim::ThreadId(0)));
+    let mild = baton(Hint::Mild);
+    assert!(handoff.elapsed_cycles <= mild.elapsed_cycles);
+    assert!(handoff.apps[0].context_switches <= mild.apps[0].context_switches);
+}
