@@ -7,7 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use smpsched_lab::{catalog, run_experiment, terminal_table, write_results, Experiment, LabError};
+use smpsched_lab::reproduce::report::render_terminal;
+use smpsched_lab::reproduction::{papers, run_paper};
+use smpsched_lab::{
+    catalog, run_experiment, terminal_table, write_results, Experiment, InputError, LabError,
+};
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
 /// multiprogrammed multiprocessor, the kernel policies and ready queues of five classic papers,
@@ -40,6 +44,30 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Re-run a paper's tables and figures and write a report with our numbers beside the
+    /// paper's, each claim's verdict, and plots.
+    ///
+    /// Writes reports/PAPER.md (the latest) and keeps the run in reports/runs/PAPER-HASH/.
+    Reproduce {
+        /// A paper (a folder under experiments/, e.g. black90) or `all`.
+        #[arg(default_value = "all")]
+        paper: String,
+        /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
+        #[arg(long, value_name = "F", default_value_t = 1.0)]
+        scale: f64,
+        /// Runs in parallel [default: all cores].
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        jobs: usize,
+        /// Exit with code 1 if any claim fails (known differences excepted).
+        #[arg(long)]
+        strict: bool,
+        /// Folder of experiment files.
+        #[arg(long, value_name = "DIR", default_value = "experiments")]
+        experiments: PathBuf,
+        /// Folder for reports.
+        #[arg(long, value_name = "DIR", default_value = "reports")]
+        reports: PathBuf,
+    },
     /// List experiment files, scheduling policies, workloads and machine presets.
     List {
         /// Folder searched for experiment files.
@@ -63,13 +91,21 @@ fn main() -> ExitCode {
             jobs,
             quiet,
         } => run(&file, out, seed, jobs, quiet),
+        Command::Reproduce {
+            paper,
+            scale,
+            jobs,
+            strict,
+            experiments,
+            reports,
+        } => reproduce(&paper, scale, jobs, strict, &experiments, &reports),
         Command::List { dir } => catalog::listing(&dir).map(|s| print!("{s}")),
         Command::Explain { name } => match catalog::explain(&name) {
             Some(text) => {
                 print!("{text}");
                 Ok(())
             }
-            None => Err(LabError::Input(Box::new(smpsched_lab::InputError {
+            None => Err(LabError::Input(Box::new(InputError {
                 file: PathBuf::from("explain"),
                 line: None,
                 field: String::new(),
@@ -145,6 +181,64 @@ fn run(
     }
     for w in written {
         println!("wrote {}", w.display());
+    }
+    Ok(())
+}
+
+fn reproduce(
+    paper: &str,
+    scale: f64,
+    jobs: usize,
+    strict: bool,
+    experiments: &Path,
+    reports: &Path,
+) -> Result<(), LabError> {
+    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
+        return Err(LabError::Input(Box::new(InputError {
+            file: PathBuf::from("--scale"),
+            line: None,
+            field: String::new(),
+            message: format!("must be a number between 0 and 100, got {scale}"),
+        })));
+    }
+    let list = if paper == "all" {
+        papers(experiments)?
+    } else {
+        vec![paper.to_string()]
+    };
+    let mut failed = 0;
+    for p in &list {
+        let bar = progress_bar(0, false);
+        let outcome = run_paper(
+            experiments,
+            p,
+            scale,
+            jobs,
+            reports,
+            &|exp| {
+                bar.reset();
+                bar.set_length((exp.points.len() * exp.repetitions as usize) as u64);
+                bar.set_message(exp.name.clone());
+            },
+            &|done, _| bar.set_position(done as u64),
+        );
+        bar.finish_and_clear();
+        let outcome = outcome?;
+        for f in &outcome.report.files {
+            println!("{}", render_terminal(f));
+        }
+        println!("{}: {}", p, outcome.report.summary());
+        println!(
+            "report: {} (this run is kept in {})\n",
+            outcome.latest.display(),
+            outcome.run_dir.display()
+        );
+        failed += outcome.failed_claims();
+    }
+    if strict && failed > 0 {
+        return Err(LabError::Internal(format!(
+            "{failed} claim(s) failed (--strict)"
+        )));
     }
     Ok(())
 }

@@ -74,6 +74,8 @@ struct RawFile {
     sweep: toml::Table,
     #[serde(default)]
     point: Vec<RawPoint>,
+    #[serde(default)]
+    reproduce: Option<toml::Table>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,6 +130,21 @@ pub struct Point {
     pub apps: Vec<App>,
     /// Simulated-time limit, if any.
     pub time_limit: Option<Cycles>,
+    /// Dispatch threads that become ready straight to idle processors (Black 1990, 3.1); a
+    /// `[scheduler]` key common to every policy.
+    pub idle_handoff: bool,
+}
+
+impl Point {
+    /// Unit operations of all applications (synchronizations, exchanges), if any declares them.
+    pub fn operations(&self) -> Option<u64> {
+        let ops: Vec<u64> = self
+            .apps
+            .iter()
+            .filter_map(|a| a.workload.operations())
+            .collect();
+        (!ops.is_empty()).then(|| ops.iter().sum())
+    }
 }
 
 impl Point {
@@ -139,6 +156,7 @@ impl Point {
         if let Some(limit) = self.time_limit {
             sim.set_time_limit(limit);
         }
+        sim.set_idle_handoff(self.idle_handoff);
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());
             app.workload.install(&mut sim, task)?;
@@ -162,22 +180,35 @@ pub struct Experiment {
     pub repetitions: u32,
     /// Every point of the sweep, in order.
     pub points: Vec<Point>,
+    /// The `[reproduce]` section, for files that reproduce a table or figure of a paper.
+    pub reproduce: Option<crate::reproduction::Spec>,
 }
 
 impl Experiment {
     /// Reads and validates the experiment file at `path`.
     pub fn load(path: &Path) -> Result<Experiment, LabError> {
+        Self::load_scaled(path, 1.0)
+    }
+
+    /// Reads and validates the file at `path`, multiplying the sizes its `[reproduce] scale`
+    /// lists by `scale` (for quick looks and CI).
+    pub fn load_scaled(path: &Path, scale: f64) -> Result<Experiment, LabError> {
         let text = std::fs::read_to_string(path).map_err(|e| InputError {
             file: path.to_path_buf(),
             line: None,
             field: String::new(),
             message: format!("cannot read the experiment file: {e}"),
         })?;
-        Ok(Self::parse(path, text)?)
+        Ok(Self::parse_scaled(path, text, scale)?)
     }
 
     /// Validates an experiment given as text (`path` is used in messages).
     pub fn parse(path: &Path, text: String) -> Result<Experiment, InputError> {
+        Self::parse_scaled(path, text, 1.0)
+    }
+
+    /// Validates an experiment given as text, scaling the sizes `[reproduce] scale` lists.
+    pub fn parse_scaled(path: &Path, text: String, scale: f64) -> Result<Experiment, InputError> {
         let (src, table) = Source::parse(path, text)?;
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
@@ -205,9 +236,17 @@ impl Experiment {
             "repetitions",
             "sweep",
             "point",
+            "reproduce",
         ] {
             base.remove(key);
         }
+        let scaled: Vec<String> = raw
+            .reproduce
+            .as_ref()
+            .and_then(|r| r.get("scale"))
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .unwrap_or_default();
         let variants = expand(&src, &raw)?;
         let mut points = Vec::with_capacity(variants.len());
         for (label, overrides) in variants {
@@ -215,6 +254,11 @@ impl Experiment {
             for o in &overrides {
                 set_path(&mut doc, &o.path, o.value.clone())
                     .map_err(|m| src.error_at(o.line, &o.path, m))?;
+            }
+            if scale != 1.0 {
+                for path in &scaled {
+                    crate::reproduction::scale_path(&mut doc, path, scale);
+                }
             }
             points.push(resolve(&src, doc, label, &overrides)?);
         }
@@ -230,7 +274,12 @@ impl Experiment {
                 ));
             }
         }
+        let reproduce = match raw.reproduce {
+            Some(t) => Some(crate::reproduction::parse_spec(&src, t, &points)?),
+            None => None,
+        };
         Ok(Experiment {
+            reproduce,
             name: raw.name,
             description: raw.description,
             path: path.to_path_buf(),
@@ -521,6 +570,18 @@ fn resolve(
             overrides,
         )
     })?;
+    let idle_handoff = match s.remove("idle_handoff") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => b,
+        Some(v) => {
+            return Err(located(
+                src,
+                "scheduler.idle_handoff",
+                format!("must be true or false, got {v}"),
+                overrides,
+            ))
+        }
+    };
     (policy.build)(s.clone()).map_err(|e| de_error(src, "scheduler", &e, overrides))?;
 
     // Workloads: one application each.
@@ -591,7 +652,7 @@ fn resolve(
             src,
             k,
             "unknown field; valid top-level fields: name, description, seed, repetitions, \
-             time_limit_cycles, machine, scheduler, workload, sweep, point"
+             time_limit_cycles, machine, scheduler, workload, sweep, point, reproduce"
                 .into(),
             overrides,
         ));
@@ -607,6 +668,7 @@ fn resolve(
         policy_params: s,
         apps,
         time_limit,
+        idle_handoff,
     })
 }
 

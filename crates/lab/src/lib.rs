@@ -8,6 +8,8 @@
 pub mod catalog;
 pub mod error;
 pub mod experiment;
+pub mod metric;
+pub mod reproduction;
 pub mod results;
 pub mod runner;
 pub mod source;

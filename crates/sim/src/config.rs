@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::ids::Cycles;
+use crate::memory::{MemoryConfig, MemoryError};
 
 /// Most processors a simulated machine may have.
 pub const MAX_PROCESSORS: u32 = 65_536;
@@ -38,6 +39,12 @@ pub struct MachineConfig {
     /// Costs of kernel and synchronization operations.
     #[serde(default)]
     pub kernel: KernelCosts,
+    /// The memory model (caches, coherence, NUMA). Absent from a file it is off
+    /// ([`MemoryConfig::none`]: every reference costs one hit), so results that do not touch
+    /// memory are unchanged. A `[machine.memory]` table replaces the preset's memory settings as
+    /// a whole; fields it leaves out take [`MemoryConfig::tango`]'s values (model on).
+    #[serde(default = "MemoryConfig::none")]
+    pub memory: MemoryConfig,
 }
 
 /// Costs of kernel and synchronization operations, in cycles. Estimates for each preset, not
@@ -92,6 +99,7 @@ impl MachineConfig {
             context_switch_cycles: 500,
             sched_op_cycles: 0,
             kernel: KernelCosts::default(),
+            memory: MemoryConfig::tango(),
         }
     }
 
@@ -117,6 +125,7 @@ impl MachineConfig {
                 handoff: 150,
                 message: 450,
             },
+            memory: MemoryConfig::none(),
         }
     }
 
@@ -131,6 +140,7 @@ impl MachineConfig {
             context_switch_cycles: 800,
             sched_op_cycles: 100,
             kernel: KernelCosts::default(),
+            memory: MemoryConfig::none(),
         }
     }
 
@@ -145,6 +155,7 @@ impl MachineConfig {
             context_switch_cycles: 1_000,
             sched_op_cycles: 100,
             kernel: KernelCosts::default(),
+            memory: MemoryConfig::bbn_gp1000(64),
         }
     }
 
@@ -159,6 +170,7 @@ impl MachineConfig {
             context_switch_cycles: 6_000,
             sched_op_cycles: 600,
             kernel: KernelCosts::default(),
+            memory: MemoryConfig::none(),
         }
     }
 
@@ -219,6 +231,9 @@ impl MachineConfig {
         if self.slice_cycles == 0 {
             return Err(ConfigError::new("slice_cycles", "must be at least 1 cycle"));
         }
+        self.memory
+            .validate(self.processors)
+            .map_err(ConfigError::from)?;
         Ok(())
     }
 }
@@ -231,6 +246,21 @@ pub struct ConfigError {
     pub field: String,
     /// What is wrong and what would be valid.
     pub message: String,
+}
+
+impl From<MemoryError> for ConfigError {
+    /// A memory-model error about field `f` becomes an error about `memory.f`.
+    fn from(e: MemoryError) -> Self {
+        match e {
+            MemoryError::InvalidConfig { field, reason } => {
+                ConfigError::new(format!("memory.{field}"), reason)
+            }
+            MemoryError::InvalidProcessors { count, max } => ConfigError::new(
+                "processors",
+                format!("{count} is not valid; the memory model supports 1 to {max} processors"),
+            ),
+        }
+    }
 }
 
 impl ConfigError {
@@ -274,5 +304,25 @@ mod tests {
         let mut m = MachineConfig::tango_12();
         m.slice_cycles = 0;
         assert_eq!(m.validate().unwrap_err().field, "slice_cycles");
+        let mut m = MachineConfig::tango_12();
+        m.memory.line_bytes = 3;
+        assert_eq!(m.validate().unwrap_err().field, "memory.line_bytes");
+        m.memory.line_bytes = 16;
+        m.memory.chunk_cycles = 0;
+        assert_eq!(m.validate().unwrap_err().field, "memory.chunk_cycles");
+    }
+
+    #[test]
+    fn memory_defaults_off_and_presets_choose_a_model() {
+        let m: MachineConfig = toml::from_str(
+            "processors = 2\nclock_mhz = 1.0\ntick_cycles = 10\nslice_cycles = 10\n\
+             context_switch_cycles = 0\nsched_op_cycles = 0\n",
+        )
+        .unwrap();
+        assert!(!m.memory.enabled);
+        assert!(MachineConfig::tango_12().memory.enabled);
+        let bbn = MachineConfig::bbn_gp1000();
+        assert_eq!(bbn.memory.numa.as_ref().map(|n| n.nodes), Some(bbn.processors));
+        assert!(!MachineConfig::rpi3().memory.enabled);
     }
 }

@@ -15,6 +15,10 @@
 //!   was interrupted, its wake-up was cancelled) is dropped when it pops.
 //! * A thread's operation is charged in one step: the engine asks a [`Program`] for its next
 //!   operation only when the previous one is done.
+//! * The exception is a bulk memory access ([`Op::Mem`]): it is walked through the memory model
+//!   in chunks of at most `memory.chunk_cycles` (and never past the quantum), each charged as a
+//!   fixed segment of useful (hit) then stall (miss) cycles; preemption and quantum expiry are
+//!   checked between chunks, so processors interleave in virtual-time order.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -24,6 +28,7 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::memory::{BulkAccess, Charge, MemorySystem};
 use crate::metrics::{ratio, AppReport, Category, RunReport, TimeSplit};
 use crate::program::{Hint, Op, Program, ThreadCtx};
 use crate::rng::{stream_rng, Stream};
@@ -66,6 +71,14 @@ pub enum SimError {
     /// A thread performed too many zero-time operations in a row.
     #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
     NoProgress(ThreadId),
+    /// A program referenced memory outside every allocated region.
+    #[error("thread {thread} referenced address {addr:#x}, which lies in no allocated region")]
+    BadAddress {
+        /// The thread.
+        thread: ThreadId,
+        /// The first address at fault.
+        addr: u64,
+    },
     /// A program used a synchronization object wrongly.
     #[error("thread {thread} misused synchronization object {object}: {what}")]
     Misuse {
@@ -157,6 +170,8 @@ struct ThreadExec {
     program: Box<dyn Program>,
     /// Cycles left of the current compute operation.
     remaining: Cycles,
+    /// The bulk memory access in progress, if any (run in chunks).
+    mem: Option<BulkAccess>,
     /// The synchronization wait in progress, if any.
     wait: Option<Waiting>,
     rng: ChaCha8Rng,
@@ -171,6 +186,8 @@ struct AppAcc {
     redispatches: u64,
     same_proc: u64,
     completion: Cycles,
+    /// Memory charges summed over the task's threads.
+    mem: Charge,
 }
 
 /// What happened when a processor asked for a thread.
@@ -201,6 +218,7 @@ pub struct Simulation {
     apps: Vec<AppAcc>,
     sched: Box<dyn Scheduler>,
     sync: Vec<SyncObject>,
+    memory: MemorySystem,
     idle_handoff: bool,
     idle: Vec<u64>,
     poll_idle: bool,
@@ -230,6 +248,8 @@ impl Simulation {
         seed: u64,
     ) -> Result<Self, SimError> {
         machine.validate()?;
+        let memory =
+            MemorySystem::new(&machine.memory, machine.processors).map_err(ConfigError::from)?;
         let n = machine.processors as usize;
         let procs = (0..n)
             .map(|_| Proc {
@@ -263,6 +283,7 @@ impl Simulation {
             apps: Vec::new(),
             sched,
             sync: Vec::new(),
+            memory,
             idle_handoff: false,
             idle,
             poll_idle: false,
@@ -276,6 +297,12 @@ impl Simulation {
     /// The machine being simulated.
     pub fn machine(&self) -> &MachineConfig {
         &self.machine
+    }
+
+    /// The machine's memory system, for workloads to allocate regions at install time (and for
+    /// tests to inspect caches).
+    pub fn memory(&mut self) -> &mut MemorySystem {
+        &mut self.memory
     }
 
     /// Stops the run with [`SimError::TimeLimit`] if it goes past `limit` cycles.
@@ -331,6 +358,7 @@ impl Simulation {
         self.texec.push(ThreadExec {
             program,
             remaining: 0,
+            mem: None,
             wait: None,
             rng: stream_rng(self.seed, Stream::Thread, t.0 as u64),
             epoch: 0,
@@ -497,6 +525,22 @@ impl Simulation {
         if end != Cycles::MAX {
             self.push(end, EventKind::Proc { p: p as u32, epoch });
         }
+    }
+
+    /// Books a memory charge to `t`'s application and starts its segment on `p`: the hits as
+    /// useful time, then the misses as stall.
+    fn start_mem(&mut self, p: usize, t: ThreadId, charge: Charge) -> Step {
+        let task = self.tinfo[t.index()].task.index();
+        self.apps[task].mem += charge;
+        self.start_seg(
+            p,
+            Seg::Fixed([
+                (Category::Useful, charge.useful),
+                (Category::Stall, charge.stall),
+            ]),
+            self.now + charge.total(),
+        );
+        Step::Busy
     }
 
     /// Starts fixed charges on `p` for its thread: `useful` cycles then `kernel` cycles.
@@ -704,6 +748,20 @@ impl Simulation {
                 self.start_seg(p, Seg::Compute, end);
                 return Ok(Step::Busy);
             }
+            if let Some(acc) = self.texec[ti].mem.as_mut() {
+                // One chunk, ending no later than the quantum (at least one element is made).
+                let budget = (self.procs[p].quantum_end.saturating_sub(self.now))
+                    .min(self.machine.memory.chunk_cycles)
+                    .max(1);
+                let charge = self.memory.run(pid, self.now, acc, budget);
+                if charge.done {
+                    self.texec[ti].mem = None;
+                }
+                if charge.total() > 0 {
+                    return Ok(self.start_mem(p, t, charge));
+                }
+                continue;
+            }
             zero += 1;
             if zero > MAX_ZERO_TIME_STEPS {
                 return Err(SimError::NoProgress(t));
@@ -721,6 +779,23 @@ impl Simulation {
             };
             match exec.program.next(&mut ctx) {
                 Op::Compute(n) => exec.remaining = n,
+                Op::Mem(acc) => {
+                    if !acc.is_done() {
+                        for addr in [acc.base, acc.base.saturating_add(acc.len - 1)] {
+                            if !self.memory.is_allocated(addr) {
+                                return Err(SimError::BadAddress { thread: t, addr });
+                            }
+                        }
+                        self.texec[ti].mem = Some(acc);
+                    }
+                }
+                Op::Atomic { addr, kind } => {
+                    if !self.memory.is_allocated(addr) {
+                        return Err(SimError::BadAddress { thread: t, addr });
+                    }
+                    let charge = self.memory.atomic(pid, self.now, addr, kind);
+                    return Ok(self.start_mem(p, t, charge));
+                }
                 Op::Sleep(n) => {
                     self.sleep(p, t, n);
                     return Ok(left(0, None));
@@ -954,7 +1029,9 @@ impl Simulation {
         if granted && !all {
             return (0, None);
         }
-        let no_idle = self.no_idle_processor();
+        // A processor still finishing a departed thread is about to look for work: handing off
+        // to a receiver it could run would only move the sender off its processor.
+        let no_idle = self.no_idle_processor() && self.procs.iter().all(|p| p.departing.is_none());
         let o = &mut self.sync[oi];
         let port_handoff = matches!(o.kind, SyncKind::Port { handoff: true, .. });
         if may_handoff && port_handoff && !o.blocked.is_empty() && no_idle {
@@ -1135,6 +1212,12 @@ impl Simulation {
                 switches_per_slice_per_proc: ratio(a.switches as f64, slices * np),
                 migrations: a.migrations,
                 same_processor_rate: ratio(a.same_proc as f64, a.redispatches as f64),
+                refs: a.mem.refs,
+                misses: a.mem.misses,
+                miss_rate: ratio(a.mem.misses as f64, a.mem.refs as f64),
+                invalidations: a.mem.invalidations,
+                remote: a.mem.remote,
+                stall: a.mem.stall,
             })
             .collect();
         let mut sync = SyncStats::default();
@@ -1143,6 +1226,7 @@ impl Simulation {
         }
         RunReport {
             sync,
+            memory: self.memory.total_stats(),
             elapsed_cycles: elapsed,
             events: self.events,
             utilization: ratio(total.useful as f64, machine_time),

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::ids::Cycles;
+use crate::memory::MemoryStats;
 use crate::sync::SyncStats;
 
 /// What a processor was doing during a stretch of time.
@@ -116,6 +117,18 @@ pub struct AppReport {
     pub migrations: u64,
     /// Fraction of re-dispatches that landed on the processor the thread last ran on.
     pub same_processor_rate: f64,
+    /// Memory references its threads made (atomics included).
+    pub refs: u64,
+    /// Of those, references that missed in the cache.
+    pub misses: u64,
+    /// Misses per reference (0 with no references).
+    pub miss_rate: f64,
+    /// Copies in other caches its threads' writes and atomics invalidated.
+    pub invalidations: u64,
+    /// Misses served by a remote NUMA node.
+    pub remote: u64,
+    /// Cycles its threads stalled in the memory model (equals `time.stall`).
+    pub stall: Cycles,
 }
 
 /// Everything measured in one simulation run.
@@ -135,6 +148,8 @@ pub struct RunReport {
     pub apps: Vec<AppReport>,
     /// Synchronization counters summed over every object (`max_backoffs` is the maximum).
     pub sync: SyncStats,
+    /// Memory-model counters summed over every processor.
+    pub memory: MemoryStats,
 }
 
 impl RunReport {

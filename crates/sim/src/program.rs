@@ -8,6 +8,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::memory::{AtomicKind, BulkAccess};
 use crate::sync::SyncId;
 
 /// One operation of a simulated thread.
@@ -30,6 +31,18 @@ pub enum Op {
     Clear(SyncId),
     /// A scheduling hint (Mach's `thread_switch`, Black 1990 section 5).
     Hint(Hint),
+    /// Walk a bulk memory access (a strided sweep) through the memory model. The engine runs it
+    /// in chunks of at most `memory.chunk_cycles`, charging hits as useful time and misses as
+    /// stall; the thread can be preempted between chunks. Its addresses must lie in regions
+    /// allocated with [`Simulation::memory`](crate::Simulation::memory).
+    Mem(BulkAccess),
+    /// One atomic read-modify-write at `addr` (serializes with other atomics on its line).
+    Atomic {
+        /// The address, in an allocated region.
+        addr: u64,
+        /// Which atomic instruction (all cost the same).
+        kind: AtomicKind,
+    },
     /// The thread is finished.
     Exit,
 }

@@ -9,12 +9,21 @@ use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{SimError, Simulation, TaskId};
 
 pub mod dist;
+pub mod pingpong;
+pub mod rpc;
+pub mod sweep;
 pub mod synthetic;
 
 /// An application ready to be installed into a simulation.
 pub trait Workload: Send + Sync {
     /// Threads the workload will create (checked against limits before anything is built).
     fn threads(&self) -> u64;
+
+    /// Unit operations the workload performs (synchronizations, exchanges, requests), so the lab
+    /// can report time per operation; `None` if it has no such unit.
+    fn operations(&self) -> Option<u64> {
+        None
+    }
 
     /// Creates the workload's threads (and any shared state) as task `task` of `sim`.
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError>;
@@ -38,7 +47,7 @@ pub struct WorkloadInfo {
 }
 
 /// Every workload, in the order `smpsched list` shows them.
-pub const WORKLOADS: &[WorkloadInfo] = &[synthetic::INFO];
+pub const WORKLOADS: &[WorkloadInfo] = &[synthetic::INFO, pingpong::INFO, rpc::INFO, sweep::INFO];
 
 /// The registered workload of that name.
 pub fn workload(name: &str) -> Option<&'static WorkloadInfo> {

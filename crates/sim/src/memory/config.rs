@@ -22,6 +22,10 @@ pub const MIN_LINE_BYTES: u32 = 4;
 pub const MAX_LINE_BYTES: u32 = PAGE_BYTES as u32;
 /// The largest latency (of any kind) the model accepts, in cycles.
 pub const MAX_LATENCY: Cycles = 1_000_000;
+/// Default most cycles of a bulk access the engine charges in one step.
+pub const DEFAULT_CHUNK_CYCLES: Cycles = 10_000;
+/// The largest `chunk_cycles` the model accepts.
+pub const MAX_CHUNK_CYCLES: Cycles = 1 << 40;
 /// The most processors (and NUMA nodes) the model accepts.
 pub const MAX_PROCESSORS: u32 = 65_536;
 
@@ -56,6 +60,11 @@ pub struct MemoryConfig {
     pub numa: Option<NumaConfig>,
     /// A single shared bus every miss occupies; `None` (the default) models no bus contention.
     pub bus: Option<BusConfig>,
+    /// Most cycles the engine charges a bulk access in one step (default 10,000). Finer chunks
+    /// interleave processors more faithfully (Tango's lowest-virtual-time-first rule, Gupta et
+    /// al. 1991 section 2) at the cost of more engine events; preemption and quantum expiry are
+    /// noticed between chunks.
+    pub chunk_cycles: Cycles,
 }
 
 /// Non-uniform memory access: memory is split among `nodes` nodes, each processor belongs to one
@@ -133,6 +142,7 @@ impl MemoryConfig {
             serialize_misses: true,
             numa: None,
             bus: None,
+            chunk_cycles: DEFAULT_CHUNK_CYCLES,
         }
     }
 
@@ -158,6 +168,7 @@ impl MemoryConfig {
                 mapping: NodeMapping::Blocks,
             }),
             bus: None,
+            chunk_cycles: DEFAULT_CHUNK_CYCLES,
         }
     }
 
@@ -199,6 +210,15 @@ impl MemoryConfig {
             });
         }
         latency("hit_cycles", self.hit_cycles, 1)?;
+        if self.chunk_cycles == 0 || self.chunk_cycles > MAX_CHUNK_CYCLES {
+            return Err(MemoryError::field(
+                "chunk_cycles",
+                format!(
+                    "{} is not valid; use 1 to {MAX_CHUNK_CYCLES}",
+                    self.chunk_cycles
+                ),
+            ));
+        }
         if !self.enabled {
             return Ok(());
         }

@@ -142,6 +142,11 @@ impl MemorySystem {
         self.space.alloc(bytes, home)
     }
 
+    /// Whether `addr` lies in a region allocated from this memory system.
+    pub fn is_allocated(&self, addr: u64) -> bool {
+        self.space.is_allocated(addr)
+    }
+
     /// The NUMA node of processor `p` (`None` when NUMA is off).
     pub fn node_of(&self, p: ProcId) -> Option<u32> {
         self.numa.as_ref().map(|n| n.node_of(p.index()))

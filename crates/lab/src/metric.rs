@@ -1,0 +1,79 @@
+//! Named measures of a point, for reproductions and claims: each is the mean over the point's
+//! repetitions of a number computed from the simulator's report.
+
+use smpsched_sim::RunReport;
+
+use crate::experiment::Point;
+use crate::runner::RunRecord;
+
+/// The measures every point has, with what they mean; application measures are written
+/// `NAME:APP` (e.g. `app_util:MP3D`).
+pub const METRICS: &[(&str, &str)] = &[
+    ("elapsed_cycles", "simulated time until the last thread exits"),
+    ("elapsed_ms", "the same in milliseconds at the machine's clock rate"),
+    ("us_per_op", "microseconds per unit operation (synchronization, exchange)"),
+    ("utilization", "useful work, % of machine time"),
+    ("stall", "cache-miss stall, % of machine time"),
+    ("spin", "busy-waiting, % of machine time"),
+    ("idle", "idle, % of machine time"),
+    ("switch", "context switching, % of machine time"),
+    ("kernel", "kernel work, % of machine time"),
+    ("switches_per_slice", "context switches per time slice per processor"),
+    ("blocks", "times a waiter blocked on a synchronization object"),
+    ("max_backoffs", "most failed probes in one backoff wait"),
+    ("app_util:APP", "useful work, % of the processor time the application held"),
+    ("app_share:APP", "% of machine time the application held"),
+    ("app_done_ms:APP", "milliseconds until the application's last thread exits"),
+];
+
+fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
+    let m = &point.machine;
+    let machine_time = (r.elapsed_cycles as f64 * m.processors as f64).max(1.0);
+    let pct = |c: u64| 100.0 * c as f64 / machine_time;
+    if let Some((kind, app)) = name.split_once(':') {
+        let i = point.apps.iter().position(|a| a.name == app)?;
+        let a = r.apps.get(i)?;
+        return match kind {
+            "app_util" => Some(100.0 * a.utilization),
+            "app_share" => Some(100.0 * a.machine_share),
+            "app_done_ms" => Some(m.to_us(a.completion_cycles) / 1000.0),
+            _ => None,
+        };
+    }
+    Some(match name {
+        "elapsed_cycles" => r.elapsed_cycles as f64,
+        "elapsed_ms" => m.to_us(r.elapsed_cycles) / 1000.0,
+        "us_per_op" => m.to_us(r.elapsed_cycles) / point.operations()? as f64,
+        "utilization" => 100.0 * r.utilization,
+        "stall" => pct(r.total.stall),
+        "spin" => pct(r.total.spin),
+        "idle" => pct(r.total.idle),
+        "switch" => pct(r.total.switch),
+        "kernel" => pct(r.total.kernel),
+        "switches_per_slice" => r.apps.iter().map(|a| a.switches_per_slice_per_proc).sum(),
+        "blocks" => r.sync.blocks as f64,
+        "max_backoffs" => r.sync.max_backoffs as f64,
+        _ => return None,
+    })
+}
+
+/// Mean of measure `name` over the runs of `point`; `None` if unknown or not applicable.
+pub fn value(name: &str, point: &Point, runs: &[RunRecord]) -> Option<f64> {
+    let vals: Vec<f64> = runs
+        .iter()
+        .filter(|r| r.point == point.label)
+        .map(|r| one(name, point, &r.report))
+        .collect::<Option<Vec<f64>>>()?;
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// Whether `name` is a measure (application measures are checked against the point's apps).
+pub fn is_metric(name: &str, point: &Point) -> bool {
+    match name.split_once(':') {
+        Some((kind, app)) => {
+            ["app_util", "app_share", "app_done_ms"].contains(&kind)
+                && point.apps.iter().any(|a| a.name == app)
+        }
+        None => METRICS.iter().any(|(m, _)| *m == name),
+    }
+}
