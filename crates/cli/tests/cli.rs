@@ -160,3 +160,145 @@ fn list_and_explain() {
     let o = smpsched(&["explain", "lottery"], &root);
     assert_eq!(o.status.code(), Some(2));
 }
+
+const REPRO: &str = r#"
+name = "tiny"
+seed = 1
+
+[machine]
+preset = "multimax"
+processors = 1
+
+[scheduler]
+policy = "round-robin"
+
+[[workload]]
+kind = "pingpong"
+threads = 3
+syncs = 50
+hint = "handoff"
+
+[[point]]
+name = "handoff"
+set = { "workload.0.hint" = "handoff" }
+
+[[point]]
+name = "mild"
+set = { "workload.0.hint" = "mild" }
+
+[reproduce]
+paper = "tiny"
+title = "a tiny reproduction"
+metric = "us_per_op"
+tolerance = "50%"
+plot = { kind = "bars" }
+
+[[reproduce.expect]]
+point = "handoff"
+paper = 413
+
+[[reproduce.claim]]
+claim = "us_per_op(handoff) < us_per_op(mild)"
+"#;
+
+fn repro_dir(name: &str, text: &str) -> PathBuf {
+    let dir = tempdir(name);
+    std::fs::create_dir_all(dir.join("exp/tiny")).unwrap();
+    std::fs::write(dir.join("exp/tiny/t.toml"), text).unwrap();
+    dir
+}
+
+fn reproduce(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "reproduce",
+        "tiny",
+        "--experiments",
+        "exp",
+        "--reports",
+        "rep",
+    ];
+    args.extend_from_slice(extra);
+    smpsched(&args, dir)
+}
+
+#[test]
+fn reproduce_writes_a_report_and_keeps_each_run() {
+    let dir = repro_dir("repro", REPRO);
+    let o = reproduce(&dir, &["--strict"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("1 of 1 claim holds"), "{out}");
+    let md = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
+    assert!(md.contains("| handoff |") && md.contains("413"), "{md}");
+    assert!(md.contains("tiny/t.svg"));
+    assert!(dir.join("rep/tiny/t.svg").exists());
+    assert!(std::fs::read_to_string(dir.join("rep/index.md"))
+        .unwrap()
+        .contains("tiny"));
+    // A run with another seed is kept beside the first, not over it.
+    std::fs::write(
+        dir.join("exp/tiny/t.toml"),
+        REPRO.replace("seed = 1", "seed = 2"),
+    )
+    .unwrap();
+    assert!(reproduce(&dir, &[]).status.success());
+    let runs = std::fs::read_dir(dir.join("rep/runs")).unwrap().count();
+    assert_eq!(runs, 2);
+}
+
+#[test]
+fn a_failing_claim_is_reported_and_fails_strict_mode() {
+    let text = REPRO.replace(
+        "us_per_op(handoff) < us_per_op(mild)",
+        "us_per_op(handoff) > us_per_op(mild)",
+    );
+    let dir = repro_dir("fail", &text);
+    let o = reproduce(&dir, &[]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("fails"));
+    let o = reproduce(&dir, &["--strict"]);
+    assert_eq!(o.status.code(), Some(1));
+    let known = text.replace(
+        "us_per_op(handoff) > us_per_op(mild)\"",
+        "us_per_op(handoff) > us_per_op(mild)\"\nknown_difference = \"on purpose\"",
+    );
+    std::fs::write(dir.join("exp/tiny/t.toml"), known).unwrap();
+    let o = reproduce(&dir, &["--strict"]);
+    assert!(
+        o.status.success(),
+        "a known difference does not fail --strict"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("known difference"));
+}
+
+#[test]
+fn bad_reproduction_files_name_line_and_field() {
+    for (from, to, want) in [
+        (
+            "us_per_op(handoff) <",
+            "us_per_op(handof) <",
+            "t.toml:38: field `reproduce.claim.0.claim`",
+        ),
+        (
+            "tolerance = \"50%\"",
+            "tolerance = \"50\"",
+            "t.toml:30: field `reproduce.tolerance`",
+        ),
+        (
+            "us_per_op(handoff) <",
+            "us_per_op(handoff <",
+            "t.toml:38: field `reproduce.claim.0.claim`",
+        ),
+        (
+            "point = \"handoff\"",
+            "point = \"nowhere\"",
+            "t.toml:34: field `reproduce.expect.0.point`",
+        ),
+    ] {
+        let dir = repro_dir("badrepro", &REPRO.replace(from, to));
+        let o = reproduce(&dir, &[]);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(want), "want {want} in: {err}");
+    }
+}

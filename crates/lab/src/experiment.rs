@@ -245,7 +245,11 @@ impl Experiment {
             .as_ref()
             .and_then(|r| r.get("scale"))
             .and_then(|v| v.as_array())
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
         let variants = expand(&src, &raw)?;
         let mut points = Vec::with_capacity(variants.len());

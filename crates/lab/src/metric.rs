@@ -9,21 +9,42 @@ use crate::runner::RunRecord;
 /// The measures every point has, with what they mean; application measures are written
 /// `NAME:APP` (e.g. `app_util:MP3D`).
 pub const METRICS: &[(&str, &str)] = &[
-    ("elapsed_cycles", "simulated time until the last thread exits"),
-    ("elapsed_ms", "the same in milliseconds at the machine's clock rate"),
-    ("us_per_op", "microseconds per unit operation (synchronization, exchange)"),
+    (
+        "elapsed_cycles",
+        "simulated time until the last thread exits",
+    ),
+    (
+        "elapsed_ms",
+        "the same in milliseconds at the machine's clock rate",
+    ),
+    (
+        "us_per_op",
+        "microseconds per unit operation (synchronization, exchange)",
+    ),
     ("utilization", "useful work, % of machine time"),
     ("stall", "cache-miss stall, % of machine time"),
     ("spin", "busy-waiting, % of machine time"),
     ("idle", "idle, % of machine time"),
     ("switch", "context switching, % of machine time"),
     ("kernel", "kernel work, % of machine time"),
-    ("switches_per_slice", "context switches per time slice per processor"),
-    ("blocks", "times a waiter blocked on a synchronization object"),
+    (
+        "switches_per_slice",
+        "context switches per time slice per processor",
+    ),
+    (
+        "blocks",
+        "times a waiter blocked on a synchronization object",
+    ),
     ("max_backoffs", "most failed probes in one backoff wait"),
-    ("app_util:APP", "useful work, % of the processor time the application held"),
+    (
+        "app_util:APP",
+        "useful work, % of the processor time the application held",
+    ),
     ("app_share:APP", "% of machine time the application held"),
-    ("app_done_ms:APP", "milliseconds until the application's last thread exits"),
+    (
+        "app_done_ms:APP",
+        "milliseconds until the application's last thread exits",
+    ),
 ];
 
 fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {

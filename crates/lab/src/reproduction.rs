@@ -112,8 +112,12 @@ pub struct Expect {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimSpec {
-    /// The claim.
-    pub claim: Claim,
+    /// The claim as written.
+    #[serde(rename = "claim")]
+    pub text: String,
+    /// The parsed claim (filled in when the file is checked).
+    #[serde(skip)]
+    pub parsed: Option<Claim>,
     /// If the claim does not reproduce, why (the report shows it as a known difference).
     #[serde(default)]
     pub known_difference: Option<String>,
@@ -125,7 +129,7 @@ pub(crate) fn parse_spec(
     table: toml::Table,
     points: &[Point],
 ) -> Result<Spec, InputError> {
-    let spec: Spec = toml::Value::Table(table).try_into().map_err(|e| {
+    let mut spec: Spec = toml::Value::Table(table).try_into().map_err(|e| {
         let (key, message) = split_de_error(&e);
         let field = if key.is_empty() {
             "reproduce".to_string()
@@ -152,7 +156,11 @@ pub(crate) fn parse_spec(
         let Some(p) = find(&e.point) else {
             return Err(src.error(
                 &format!("reproduce.expect.{i}.point"),
-                format!("no point is labelled `{}`; points: {} ...", e.point, known_points()),
+                format!(
+                    "no point is labelled `{}`; points: {} ...",
+                    e.point,
+                    known_points()
+                ),
             ));
         };
         let m = e.metric.as_deref().unwrap_or(&spec.metric);
@@ -169,12 +177,22 @@ pub(crate) fn parse_spec(
             ));
         }
     }
-    for (i, c) in spec.claim.iter().enumerate() {
-        for r in c.claim.references() {
+    for (i, c) in spec.claim.iter_mut().enumerate() {
+        let claim = Claim::parse(&c.text).map_err(|e| {
+            src.error(
+                &format!("reproduce.claim.{i}.claim"),
+                format!("at column {}: {}", e.column + 1, e.message),
+            )
+        })?;
+        for r in claim.references() {
             let Some(p) = find(&r.point) else {
                 return Err(src.error(
                     &format!("reproduce.claim.{i}.claim"),
-                    format!("unknown point `{}` in claim; points: {} ...", r.point, known_points()),
+                    format!(
+                        "unknown point `{}` in claim; points: {} ...",
+                        r.point,
+                        known_points()
+                    ),
                 ));
             };
             if !metric::is_metric(&r.metric, p) {
@@ -184,6 +202,7 @@ pub(crate) fn parse_spec(
                 ));
             }
         }
+        c.parsed = Some(claim);
     }
     if let Some(plot) = &spec.plot {
         match plot.kind.as_str() {
@@ -276,8 +295,9 @@ pub fn reproduce_file(
     let claims = spec
         .claim
         .iter()
-        .map(|c| {
-            let (verdict, detail) = match c.claim.evaluate(&lookup) {
+        .filter_map(|c| Some((c, c.parsed.as_ref()?)))
+        .map(|(c, claim)| {
+            let (verdict, detail) = match claim.evaluate(&lookup) {
                 Ok(o) if o.holds => (Verdict::Holds, o.detail),
                 Ok(o) => match &c.known_difference {
                     Some(reason) => (
@@ -296,7 +316,7 @@ pub fn reproduce_file(
                 ),
             };
             ClaimRow {
-                text: c.claim.to_string(),
+                text: claim.to_string(),
                 verdict,
                 detail,
             }
@@ -322,8 +342,14 @@ pub fn reproduce_file(
     let first = &exp.points[0];
     let setup = vec![
         ("machine".to_string(), first.machine.name.clone()),
-        ("processors".to_string(), first.machine.processors.to_string()),
-        ("clock".to_string(), format!("{} MHz", first.machine.clock_mhz)),
+        (
+            "processors".to_string(),
+            first.machine.processors.to_string(),
+        ),
+        (
+            "clock".to_string(),
+            format!("{} MHz", first.machine.clock_mhz),
+        ),
         ("points".to_string(), exp.points.len().to_string()),
         ("repetitions".to_string(), exp.repetitions.to_string()),
         ("seed".to_string(), exp.seed.to_string()),
@@ -360,8 +386,10 @@ fn draw(
             // One series per label with the x part removed.
             let mut ours: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
             let mut order: Vec<String> = Vec::new();
-            let paper: BTreeMap<&str, f64> =
-                rows.iter().filter_map(|r| Some((r.point.as_str(), r.paper?))).collect();
+            let paper: BTreeMap<&str, f64> = rows
+                .iter()
+                .filter_map(|r| Some((r.point.as_str(), r.paper?)))
+                .collect();
             let mut paper_series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
             for p in &exp.points {
                 let Some(xv) = p
@@ -480,7 +508,10 @@ pub const PAPERS: &[(&str, &str)] = &[
         "Black 1990: Scheduling Support for Concurrency and Parallelism in the Mach Operating \
          System",
     ),
-    ("weibel", "Weibel: Theoretical and Experimental Approach to SMP Scheduling"),
+    (
+        "weibel",
+        "Weibel: Theoretical and Experimental Approach to SMP Scheduling",
+    ),
 ];
 
 /// The folders under `dir` that hold at least one experiment file with a `[reproduce]` section.
@@ -597,9 +628,14 @@ pub fn run_paper(
         .map_err(|e| LabError::Internal(format!("report: {e}")))?;
     write_atomic(&reports.join(format!("{paper}.json")), json.as_bytes())?;
     // The index lists every paper with a report in `reports/`.
+    let mut jsons: Vec<std::path::PathBuf> = std::fs::read_dir(reports)
+        .map_err(|e| LabError::io(reports, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    jsons.sort();
     let mut index = Vec::new();
-    for (id, _) in PAPERS {
-        let path = reports.join(format!("{id}.json"));
+    for path in jsons {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };

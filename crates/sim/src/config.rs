@@ -322,7 +322,10 @@ mod tests {
         assert!(!m.memory.enabled);
         assert!(MachineConfig::tango_12().memory.enabled);
         let bbn = MachineConfig::bbn_gp1000();
-        assert_eq!(bbn.memory.numa.as_ref().map(|n| n.nodes), Some(bbn.processors));
+        assert_eq!(
+            bbn.memory.numa.as_ref().map(|n| n.nodes),
+            Some(bbn.processors)
+        );
         assert!(!MachineConfig::rpi3().memory.enabled);
     }
 }

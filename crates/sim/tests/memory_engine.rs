@@ -4,7 +4,9 @@
 
 use smpsched_sim::memory::{AccessKind, AtomicKind, BulkAccess, MemoryConfig, Placement, Region};
 use smpsched_sim::sched::{policy, Scheduler};
-use smpsched_sim::{MachineConfig, Op, RunReport, Script, SimError, Simulation, SyncKind, WaitPolicy};
+use smpsched_sim::{
+    MachineConfig, Op, RunReport, Script, SimError, Simulation, SyncKind, WaitPolicy,
+};
 
 const LINE: u64 = 16;
 /// Stall of one miss beyond the hit (Tango: miss 20, hit 1).
@@ -39,7 +41,11 @@ fn finish(sim: Simulation) -> RunReport {
     let r = sim.run().unwrap();
     r.check_conservation().unwrap();
     for a in &r.apps {
-        assert_eq!(a.stall, a.time.stall, "{}: stall charged = stall timed", a.name);
+        assert_eq!(
+            a.stall, a.time.stall,
+            "{}: stall charged = stall timed",
+            a.name
+        );
     }
     let refs: u64 = r.apps.iter().map(|a| a.refs).sum();
     assert_eq!(refs, r.memory.refs);
@@ -48,7 +54,8 @@ fn finish(sim: Simulation) -> RunReport {
 
 #[test]
 fn a_region_smaller_than_the_cache_misses_only_on_the_first_pass() {
-    let mut sim = Simulation::new(machine(1, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
+    let mut sim =
+        Simulation::new(machine(1, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
     let r = sim.memory().alloc(4096, Placement::Uma, None);
     let task = sim.add_task("fit");
     sim.spawn(
@@ -90,7 +97,8 @@ fn a_region_larger_than_a_fully_associative_lru_cache_misses_every_line_every_pa
 #[test]
 fn two_processors_alternately_writing_one_line_miss_on_every_write() {
     const ROUNDS: u32 = 20;
-    let mut sim = Simulation::new(machine(2, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
+    let mut sim =
+        Simulation::new(machine(2, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
     let line = sim.memory().alloc(LINE, Placement::Uma, None);
     let barrier = sim.create_sync(
         SyncKind::Barrier {
@@ -132,12 +140,7 @@ fn a_rescheduled_thread_reloads_only_what_the_intervening_thread_evicted() {
     // One processor, a 64-line LRU cache. A fills it, yields; B sweeps 32 lines (half the cache),
     // evicting A's 32 least recently used lines; A comes back and sweeps its resident half first
     // (all hits, which makes them most recent), then the evicted half (32 misses, evicting B's).
-    let mut sim = Simulation::new(
-        machine(1, cache_of(64)),
-        sched("round-robin", ""),
-        1,
-    )
-    .unwrap();
+    let mut sim = Simulation::new(machine(1, cache_of(64)), sched("round-robin", ""), 1).unwrap();
     let ra = sim.memory().alloc(64 * LINE, Placement::Uma, None);
     let rb = sim.memory().alloc(32 * LINE, Placement::Uma, None);
     let half = 32 * LINE;
@@ -153,8 +156,11 @@ fn a_rescheduled_thread_reloads_only_what_the_intervening_thread_evicted() {
         ])),
     )
     .unwrap();
-    sim.spawn(tb, Box::new(Script::new([sweep(rb, 4, AccessKind::Read, 1)])))
-        .unwrap();
+    sim.spawn(
+        tb,
+        Box::new(Script::new([sweep(rb, 4, AccessKind::Read, 1)])),
+    )
+    .unwrap();
     let rep = finish(sim);
     let (a, b) = (&rep.apps[0], &rep.apps[1]);
     assert_eq!(b.misses, 32);
@@ -238,7 +244,8 @@ fn with_the_model_off_references_cost_one_hit_each() {
 
 #[test]
 fn an_unallocated_address_is_an_error_not_a_panic() {
-    let mut sim = Simulation::new(machine(1, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
+    let mut sim =
+        Simulation::new(machine(1, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
     let task = sim.add_task("bad");
     sim.spawn(
         task,
@@ -259,5 +266,8 @@ fn a_bad_memory_config_names_its_field() {
     let mut m = machine(1, MemoryConfig::tango());
     m.memory.cache_bytes = 100;
     let e = Simulation::new(m, sched("batch", ""), 1).err().unwrap();
-    assert_eq!(e.to_string().split(':').next(), Some("machine.memory.cache_bytes"));
+    assert_eq!(
+        e.to_string().split(':').next(),
+        Some("machine.memory.cache_bytes")
+    );
 }

@@ -69,10 +69,11 @@ pub struct Sweep {
     /// Passes over the region each thread makes.
     #[serde(default = "default_passes")]
     pub passes: u32,
-    /// What every reference does (default read); exclusive with `write_fraction`.
+    /// What every reference does (default read); exclusive with `write_fraction`. (Named
+    /// `access` because `kind` names the workload in a `[[workload]]` table.)
     #[serde(default)]
-    pub kind: Option<SweepKind>,
-    /// Fraction of passes that write (spread evenly, the rest read); exclusive with `kind`.
+    pub access: Option<SweepKind>,
+    /// Fraction of passes that write (spread evenly, the rest read); exclusive with `access`.
     #[serde(default)]
     pub write_fraction: Option<f64>,
     /// One region for the whole task (true) or one private region per thread (false).
@@ -128,8 +129,10 @@ impl Sweep {
             ));
         }
         if let Some(f) = self.write_fraction {
-            if self.kind.is_some() {
-                return Err("write_fraction: give either kind or write_fraction, not both".into());
+            if self.access.is_some() {
+                return Err(
+                    "write_fraction: give either access or write_fraction, not both".into(),
+                );
             }
             if !(0.0..=1.0).contains(&f) {
                 return Err(format!("write_fraction: must be between 0 and 1, got {f}"));
@@ -141,7 +144,7 @@ impl Sweep {
         Ok(())
     }
 
-    /// The kind of pass `i`: `kind`, or with `write_fraction` f a write when `floor((i+1)f)`
+    /// The kind of pass `i`: `access`, or with `write_fraction` f a write when `floor((i+1)f)`
     /// exceeds `floor(i f)` (f of the passes, spread evenly), else a read.
     fn pass_kind(&self, i: u32) -> AccessKind {
         match self.write_fraction {
@@ -153,7 +156,7 @@ impl Sweep {
                     AccessKind::Read
                 }
             }
-            None => self.kind.unwrap_or(SweepKind::Read).access(),
+            None => self.access.unwrap_or(SweepKind::Read).access(),
         }
     }
 }
@@ -273,14 +276,14 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             doc: "passes each thread makes over its region",
         },
         ParamInfo {
-            name: "kind",
+            name: "access",
             default: "\"read\"",
             doc: "what each reference does: \"read\", \"write\" or \"rmw\"",
         },
         ParamInfo {
             name: "write_fraction",
             default: "none",
-            doc: "fraction of passes that write, spread evenly (instead of kind)",
+            doc: "fraction of passes that write, spread evenly (instead of access)",
         },
         ParamInfo {
             name: "shared",
@@ -346,13 +349,13 @@ mod tests {
     #[test]
     fn shared_writes_invalidate() {
         let r = run(
-            "threads = 2\nbytes = 1024\npasses = 4\nkind = \"write\"\nshared = true\n\
+            "threads = 2\nbytes = 1024\npasses = 4\naccess = \"write\"\nshared = true\n\
              compute = { dist = \"fixed\", value = 100 }",
             2,
         );
         assert!(r.apps[0].invalidations > 0);
         let p = run(
-            "threads = 2\nbytes = 1024\npasses = 4\nkind = \"write\"\n\
+            "threads = 2\nbytes = 1024\npasses = 4\naccess = \"write\"\n\
              compute = { dist = \"fixed\", value = 100 }",
             2,
         );
@@ -367,7 +370,7 @@ mod tests {
             bytes: 16,
             stride: 16,
             passes: 4,
-            kind: None,
+            access: None,
             write_fraction: Some(0.5),
             shared: false,
             compute: None,
@@ -392,12 +395,15 @@ mod tests {
             ("threads = 1\nbytes = 0", "bytes"),
             ("threads = 1\nbytes = 16\nstride = 0", "stride"),
             ("threads = 1\nbytes = 16\npasses = 0", "passes"),
-            ("threads = 1\nbytes = 16\nwrite_fraction = 1.5", "write_fraction"),
             (
-                "threads = 1\nbytes = 16\nkind = \"read\"\nwrite_fraction = 0.5",
+                "threads = 1\nbytes = 16\nwrite_fraction = 1.5",
                 "write_fraction",
             ),
-            ("threads = 1\nbytes = 16\nkind = \"modify\"", "modify"),
+            (
+                "threads = 1\nbytes = 16\naccess = \"read\"\nwrite_fraction = 0.5",
+                "write_fraction",
+            ),
+            ("threads = 1\nbytes = 16\naccess = \"modify\"", "modify"),
             ("threads = 1\nbytes = 16\nbite = 1", "bite"),
         ] {
             let e = build(src).err().unwrap().to_string();
