@@ -454,6 +454,19 @@ fn set_in(
     }
 }
 
+/// Overrides `base` with `over`, merging nested tables key by key (so `[machine.memory]` with one
+/// field keeps the preset's other memory settings).
+fn deep_merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => deep_merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
 /// Maps a deserialization error of the value at `root` to an input error with its line.
 fn de_error(src: &Source, root: &str, e: &toml::de::Error, overrides: &[Override]) -> InputError {
     let (key, message) = split_de_error(e);
@@ -536,9 +549,7 @@ fn resolve(
         Ok(toml::Value::Table(t)) => t,
         _ => return Err(src.error("machine", "internal: preset did not serialize")),
     };
-    for (k, v) in m {
-        merged.insert(k, v);
-    }
+    deep_merge(&mut merged, m);
     let machine: MachineConfig = toml::Value::Table(merged)
         .try_into()
         .map_err(|e| de_error(src, "machine", &e, overrides))?;
@@ -793,6 +804,22 @@ compute = { dist = "fixed", value = 1000 }
         let b = e.points[2].simulate(1).unwrap();
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
         a.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn nested_machine_overrides_keep_the_presets_other_fields() {
+        let text = GOOD[..GOOD.find("[sweep]").unwrap()].replace(
+            "processors = 4",
+            "processors = 4\n\n[machine.memory]\nchunk_cycles = 500",
+        );
+        let e = parse(&text).unwrap();
+        let mem = &e.points[0].machine.memory;
+        assert_eq!(mem.chunk_cycles, 500);
+        assert_eq!(mem, &{
+            let mut t = MachineConfig::tango_12().memory;
+            t.chunk_cycles = 500;
+            t
+        });
     }
 
     #[test]

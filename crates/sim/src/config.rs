@@ -41,8 +41,8 @@ pub struct MachineConfig {
     pub kernel: KernelCosts,
     /// The memory model (caches, coherence, NUMA). Absent from a file it is off
     /// ([`MemoryConfig::none`]: every reference costs one hit), so results that do not touch
-    /// memory are unchanged. A `[machine.memory]` table replaces the preset's memory settings as
-    /// a whole; fields it leaves out take [`MemoryConfig::tango`]'s values (model on).
+    /// memory are unchanged. In an experiment file, a `[machine.memory]` table overrides the
+    /// preset's memory settings field by field (the lab merges nested tables).
     #[serde(default = "MemoryConfig::none")]
     pub memory: MemoryConfig,
 }

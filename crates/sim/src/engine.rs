@@ -170,8 +170,9 @@ struct ThreadExec {
     program: Box<dyn Program>,
     /// Cycles left of the current compute operation.
     remaining: Cycles,
-    /// The bulk memory access in progress, if any (run in chunks).
-    mem: Option<BulkAccess>,
+    /// The bulk memory access in progress, if any (run in chunks; boxed to keep the record of
+    /// a thread that never touches memory small).
+    mem: Option<Box<BulkAccess>>,
     /// The synchronization wait in progress, if any.
     wait: Option<Waiting>,
     rng: ChaCha8Rng,
@@ -748,7 +749,7 @@ impl Simulation {
                 self.start_seg(p, Seg::Compute, end);
                 return Ok(Step::Busy);
             }
-            if let Some(acc) = self.texec[ti].mem.as_mut() {
+            if let Some(acc) = self.texec[ti].mem.as_deref_mut() {
                 // One chunk, ending no later than the quantum (at least one element is made).
                 let budget = (self.procs[p].quantum_end.saturating_sub(self.now))
                     .min(self.machine.memory.chunk_cycles)
@@ -786,7 +787,7 @@ impl Simulation {
                                 return Err(SimError::BadAddress { thread: t, addr });
                             }
                         }
-                        self.texec[ti].mem = Some(acc);
+                        self.texec[ti].mem = Some(Box::new(acc));
                     }
                 }
                 Op::Atomic { addr, kind } => {

@@ -16,5 +16,5 @@ pub mod sync;
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};
 pub use metrics::{AppReport, Category, RunReport, TimeSplit};
-pub use program::{Hint, Op, Program, Script, ThreadCtx};
+pub use program::{Hint, Op, Program, Repeat, Script, ThreadCtx};
 pub use sync::{SyncId, SyncKind, WaitPolicy};

@@ -110,3 +110,38 @@ impl Program for Script {
         self.ops.pop_front().unwrap_or(Op::Exit)
     }
 }
+
+/// A program that runs the same operations `times` times, then exits (a client's request loop,
+/// a server's receive loop).
+#[derive(Clone, Debug)]
+pub struct Repeat {
+    body: Vec<Op>,
+    times: u64,
+    next: usize,
+}
+
+impl Repeat {
+    /// Runs `body` `times` times.
+    pub fn new(body: Vec<Op>, times: u64) -> Self {
+        Repeat {
+            times: if body.is_empty() { 0 } else { times },
+            body,
+            next: 0,
+        }
+    }
+}
+
+impl Program for Repeat {
+    fn next(&mut self, _cx: &mut ThreadCtx<'_>) -> Op {
+        if self.times == 0 {
+            return Op::Exit;
+        }
+        let op = self.body[self.next].clone();
+        self.next += 1;
+        if self.next == self.body.len() {
+            self.next = 0;
+            self.times -= 1;
+        }
+        op
+    }
+}

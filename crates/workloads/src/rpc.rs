@@ -3,9 +3,7 @@
 
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
-use smpsched_sim::{
-    Cycles, Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx, WaitPolicy,
-};
+use smpsched_sim::{Cycles, Op, Repeat, SimError, Simulation, SyncKind, TaskId, WaitPolicy};
 
 use crate::{Workload, WorkloadInfo};
 
@@ -42,72 +40,6 @@ fn default_work() -> Cycles {
     100
 }
 
-struct Client {
-    req: SyncId,
-    reply: Option<SyncId>,
-    left: u64,
-    step: u8,
-    work: Cycles,
-}
-
-impl Program for Client {
-    fn next(&mut self, _cx: &mut ThreadCtx<'_>) -> Op {
-        loop {
-            match self.step {
-                0 if self.left == 0 => return Op::Exit,
-                0 => {
-                    self.step = 1;
-                    return Op::Compute(self.work);
-                }
-                1 => {
-                    self.step = 2;
-                    return Op::Signal(self.req);
-                }
-                _ => {
-                    self.step = 0;
-                    self.left -= 1;
-                    if let Some(r) = self.reply {
-                        return Op::Wait(r);
-                    }
-                }
-            }
-        }
-    }
-}
-
-struct Server {
-    req: SyncId,
-    reply: Option<SyncId>,
-    left: u64,
-    step: u8,
-    work: Cycles,
-}
-
-impl Program for Server {
-    fn next(&mut self, _cx: &mut ThreadCtx<'_>) -> Op {
-        loop {
-            match self.step {
-                0 if self.left == 0 => return Op::Exit,
-                0 => {
-                    self.step = 1;
-                    return Op::Wait(self.req);
-                }
-                1 => {
-                    self.step = 2;
-                    return Op::Compute(self.work);
-                }
-                _ => {
-                    self.step = 0;
-                    self.left -= 1;
-                    if let Some(r) = self.reply {
-                        return Op::Signal(r);
-                    }
-                }
-            }
-        }
-    }
-}
-
 impl Workload for Rpc {
     fn threads(&self) -> u64 {
         2
@@ -130,26 +62,14 @@ impl Workload for Rpc {
         };
         let req = port(sim);
         let reply = (self.mode == Mode::Rpc).then(|| port(sim));
-        sim.spawn(
-            task,
-            Box::new(Server {
-                req,
-                reply,
-                left: self.exchanges,
-                step: 0,
-                work: self.server_cycles,
-            }),
-        )?;
-        sim.spawn(
-            task,
-            Box::new(Client {
-                req,
-                reply,
-                left: self.exchanges,
-                step: 0,
-                work: self.client_cycles,
-            }),
-        )?;
+        let mut server = vec![Op::Wait(req), Op::Compute(self.server_cycles)];
+        let mut client = vec![Op::Compute(self.client_cycles), Op::Signal(req)];
+        if let Some(r) = reply {
+            server.push(Op::Signal(r));
+            client.push(Op::Wait(r));
+        }
+        sim.spawn(task, Box::new(Repeat::new(server, self.exchanges)))?;
+        sim.spawn(task, Box::new(Repeat::new(client, self.exchanges)))?;
         Ok(())
     }
 }
