@@ -28,7 +28,7 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
-use crate::memory::{BulkAccess, Charge, MemorySystem};
+use crate::memory::{AccessKind, AtomicKind, BulkAccess, Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, Category, RunReport, TimeSplit};
 use crate::program::{Hint, Op, Program, ThreadCtx};
 use crate::rng::{stream_rng, Stream};
@@ -108,6 +108,15 @@ struct Event {
     kind: EventKind,
 }
 
+impl Seg {
+    /// Fixed charges in this order (at most four).
+    fn fixed(parts: &[(Category, Cycles)]) -> Seg {
+        let mut out = [(Category::Kernel, 0); 4];
+        out[..parts.len()].copy_from_slice(parts);
+        Seg::Fixed(out)
+    }
+}
+
 /// A processor's current stretch of activity.
 #[derive(Clone, Copy, Debug)]
 enum Seg {
@@ -117,7 +126,7 @@ enum Seg {
     /// Busy-waiting on a synchronization object (interruptible).
     Spin,
     /// Fixed charges in order (e.g. kernel then switch), not interruptible.
-    Fixed([(Category, Cycles); 2]),
+    Fixed([(Category, Cycles); 4]),
 }
 
 struct Proc {
@@ -317,9 +326,30 @@ impl Simulation {
         self.idle_handoff = on;
     }
 
-    /// Creates a synchronization object.
+    /// Creates a synchronization object; with the memory model on, its variable gets a line of
+    /// its own.
     pub fn create_sync(&mut self, kind: SyncKind, policy: WaitPolicy) -> SyncId {
-        self.sync.push(SyncObject::new(kind, policy));
+        let mut obj = SyncObject::new(kind, policy);
+        if self.machine.memory.enabled {
+            let bytes = self.memory.line_bytes();
+            obj.line = Some(self.memory.alloc(bytes, Placement::Uma, None).base);
+        }
+        self.sync.push(obj);
+        SyncId(self.sync.len() as u32 - 1)
+    }
+
+    /// Creates a synchronization object whose variable lives at `addr` (e.g. beside the data it
+    /// protects, to study false sharing), or, with `None`, one that costs a fixed
+    /// `kernel.sync_op` and causes no memory traffic (an idealized primitive).
+    pub fn create_sync_at(
+        &mut self,
+        kind: SyncKind,
+        policy: WaitPolicy,
+        addr: Option<u64>,
+    ) -> SyncId {
+        let mut obj = SyncObject::new(kind, policy);
+        obj.line = addr.filter(|_| self.machine.memory.enabled);
+        self.sync.push(obj);
         SyncId(self.sync.len() as u32 - 1)
     }
 
@@ -487,7 +517,7 @@ impl Simulation {
             }
             Seg::Fixed(parts) => {
                 let mut left = e;
-                let mut charged = [(Category::Kernel, 0); 2];
+                let mut charged = [(Category::Kernel, 0); 4];
                 for (part, out) in parts.iter_mut().zip(charged.iter_mut()) {
                     let c = part.1.min(left);
                     part.1 -= c;
@@ -535,7 +565,7 @@ impl Simulation {
         self.apps[task].mem += charge;
         self.start_seg(
             p,
-            Seg::Fixed([
+            Seg::fixed(&[
                 (Category::Useful, charge.useful),
                 (Category::Stall, charge.stall),
             ]),
@@ -544,14 +574,50 @@ impl Simulation {
         Step::Busy
     }
 
-    /// Starts fixed charges on `p` for its thread: `useful` cycles then `kernel` cycles.
-    fn start_charge(&mut self, p: usize, useful: Cycles, kernel: Cycles) -> Step {
+    /// Starts fixed charges on `p` for its thread: a synchronization variable's access (useful
+    /// and stall), then `kernel` cycles.
+    fn start_charge(&mut self, p: usize, c: Charge, kernel: Cycles) -> Step {
         self.start_seg(
             p,
-            Seg::Fixed([(Category::Useful, useful), (Category::Kernel, kernel)]),
-            self.now + useful + kernel,
+            Seg::fixed(&[
+                (Category::Useful, c.useful),
+                (Category::Stall, c.stall),
+                (Category::Kernel, kernel),
+            ]),
+            self.now + c.total() + kernel,
         );
         Step::Busy
+    }
+
+    /// The cost to `t` on `p` of touching `obj`'s variable at `at`: an atomic test-and-set to
+    /// acquire (a read for events and barriers), a write to release. Without the memory model it
+    /// is the fixed `kernel.sync_op`.
+    fn sync_access(
+        &mut self,
+        p: usize,
+        t: ThreadId,
+        obj: SyncId,
+        at: Cycles,
+        release: bool,
+    ) -> Charge {
+        let o = &self.sync[obj.0 as usize];
+        let Some(line) = o.line else {
+            return Charge {
+                useful: self.machine.kernel.sync_op,
+                ..Charge::default()
+            };
+        };
+        let pid = ProcId(p as u32);
+        let c = if release {
+            self.memory.access(pid, at, line, AccessKind::Write)
+        } else if o.wakes_all() {
+            self.memory.access(pid, at, line, AccessKind::Read)
+        } else {
+            self.memory.atomic(pid, at, line, AtomicKind::TestAndSet)
+        };
+        let task = self.tinfo[t.index()].task.index();
+        self.apps[task].mem += c;
+        c
     }
 
     fn set_idle(&mut self, p: usize) {
@@ -654,7 +720,7 @@ impl Simulation {
         if overhead > 0 {
             self.start_seg(
                 p,
-                Seg::Fixed([(Category::Kernel, kernel), (Category::Switch, switch)]),
+                Seg::fixed(&[(Category::Kernel, kernel), (Category::Switch, switch)]),
                 self.now + overhead,
             );
             Dispatch::Overhead
@@ -698,7 +764,7 @@ impl Simulation {
                         proc.charge_to = Some(prev);
                         self.start_seg(
                             p,
-                            Seg::Fixed([(Category::Kernel, cost), (Category::Kernel, 0)]),
+                            Seg::fixed(&[(Category::Kernel, cost), (Category::Kernel, 0)]),
                             self.now + cost,
                         );
                         return Ok(());
@@ -852,15 +918,16 @@ impl Simulation {
                     } else {
                         0
                     };
+                    // The releasing write comes first: it invalidates the spinners' copies.
+                    let c = self.sync_access(p, t, obj, self.now, true);
                     let (wake_cost, handoff) = self.release_waiters(obj, true);
                     if let Some(r) = handoff {
                         self.leave(p, t);
                         self.make_ready(t, Enqueue::Yielded);
                         return Ok(left(msg, Some(r)));
                     }
-                    let sync_op = self.machine.kernel.sync_op;
-                    if sync_op + msg + wake_cost > 0 {
-                        return Ok(self.start_charge(p, sync_op, msg + wake_cost));
+                    if c.total() + msg + wake_cost > 0 {
+                        return Ok(self.start_charge(p, c, msg + wake_cost));
                     }
                 }
                 Op::Clear(obj) => {
@@ -925,11 +992,11 @@ impl Simulation {
                 } else {
                     0
                 };
-                let sync_op = self.machine.kernel.sync_op;
-                if sync_op + msg + wake_cost == 0 {
+                let c = self.sync_access(p, t, w.obj, self.now, false);
+                if c.total() + msg + wake_cost == 0 {
                     return Ok(None);
                 }
-                Ok(Some(self.start_charge(p, sync_op, msg + wake_cost)))
+                Ok(Some(self.start_charge(p, c, msg + wake_cost)))
             }
             Attempt::Wait(arrived) => {
                 let policy = self.sync[oi].policy;
@@ -1021,7 +1088,7 @@ impl Simulation {
             } else {
                 0
             };
-            self.grant_spinner(s, at, msg);
+            self.grant_spinner(obj, s, at, msg);
             granted = true;
             if !all {
                 break;
@@ -1056,19 +1123,53 @@ impl Simulation {
         (n as Cycles * self.machine.kernel.wake, None)
     }
 
-    /// A spinner was granted the object: it notices at `at` plus the notice delay, then pays the
-    /// acquiring operation, and goes on with its program.
-    fn grant_spinner(&mut self, s: Spinner, at: Cycles, extra_kernel: Cycles) {
+    /// A spinner was granted `obj`: it probes at `at`, pays for the variable's line (with the
+    /// memory model: behind the other spinners' re-reads of the invalidated line, which is the
+    /// hot spot of a contended lock), and goes on with its program. Waiting, including that
+    /// stall, is spin time.
+    fn grant_spinner(&mut self, obj: SyncId, s: Spinner, at: Cycles, extra_kernel: Cycles) {
         let p = s.proc.index();
         debug_assert_eq!(self.procs[p].thread, Some(s.thread));
         self.settle(p);
         self.texec[s.thread.index()].wait = None;
-        let spin = at - self.now + self.machine.kernel.spin_notice;
-        let op = self.machine.kernel.sync_op + extra_kernel;
+        let oi = obj.0 as usize;
+        let c = match self.sync[oi].line {
+            None => Charge {
+                useful: self.machine.kernel.sync_op,
+                stall: self.machine.kernel.spin_notice,
+                ..Charge::default()
+            },
+            Some(line) => {
+                if self.sync[oi].policy.probe == crate::sync::Probe::Continuous {
+                    // Test-and-test-and-set: every spinner re-reads the line once it is
+                    // invalidated; those reads serialize on it.
+                    let others: Vec<Spinner> = self.sync[oi].spinners.clone();
+                    for o in others {
+                        let mut c = self.memory.access(o.proc, self.now, line, AccessKind::Read);
+                        // The re-read's stall overlaps the spinning already charged.
+                        c.stall = 0;
+                        let task = self.tinfo[o.thread.index()].task.index();
+                        self.apps[task].mem += c;
+                    }
+                }
+                self.sync_access(p, s.thread, obj, at, false)
+            }
+        };
+        // Without the memory model the notice delay is spinning, not a charged miss.
+        let (notice, stall) = match self.sync[oi].line {
+            None => (c.stall, 0),
+            Some(_) => (0, c.stall),
+        };
+        let wait = at - self.now + notice;
         self.start_seg(
             p,
-            Seg::Fixed([(Category::Spin, spin), (Category::Useful, op)]),
-            self.now + spin + op,
+            Seg::fixed(&[
+                (Category::Spin, wait),
+                (Category::Stall, stall),
+                (Category::Useful, c.useful),
+                (Category::Kernel, extra_kernel),
+            ]),
+            self.now + wait + stall + c.useful + extra_kernel,
         );
     }
 
@@ -1109,7 +1210,7 @@ impl Simulation {
                 self.settle(p);
                 self.texec[t.index()].epoch = self.texec[t.index()].epoch.wrapping_add(1);
                 if let Dispatch::Immediate = self.start_thread(p, t, None, 0, false) {
-                    self.start_seg(p, Seg::Fixed([(Category::Kernel, 0); 2]), self.now);
+                    self.start_seg(p, Seg::fixed(&[]), self.now);
                 }
                 return;
             }
@@ -1123,7 +1224,7 @@ impl Simulation {
                 if matches!(self.procs[pi].seg, Seg::Compute | Seg::Spin) {
                     // Interrupt now; the processor's event notices need_resched.
                     self.settle(pi);
-                    self.start_seg(pi, Seg::Fixed([(Category::Kernel, 0); 2]), self.now);
+                    self.start_seg(pi, Seg::fixed(&[]), self.now);
                 }
             }
         }

@@ -205,6 +205,10 @@ pub struct SyncObject {
     pub blocked: VecDeque<ThreadId>,
     /// Counters.
     pub stats: SyncStats,
+    /// Address of the object's synchronization variable when the memory model is on: acquiring
+    /// is an atomic test-and-set on its line, releasing a write, so contention on the line and
+    /// the invalidations of spinners' copies come from the memory model.
+    pub line: Option<u64>,
 }
 
 /// Why a signal is invalid.
@@ -227,6 +231,7 @@ impl SyncObject {
             spinners: Vec::new(),
             blocked: VecDeque::new(),
             stats: SyncStats::default(),
+            line: None,
         }
     }
 

@@ -100,13 +100,15 @@ fn two_processors_alternately_writing_one_line_miss_on_every_write() {
     let mut sim =
         Simulation::new(machine(2, MemoryConfig::tango()), sched("batch", ""), 1).unwrap();
     let line = sim.memory().alloc(LINE, Placement::Uma, None);
-    let barrier = sim.create_sync(
+    // An idealized barrier (no memory traffic of its own), so only the data line is counted.
+    let barrier = sim.create_sync_at(
         SyncKind::Barrier {
             parties: 2,
             arrived: 0,
             generation: 0,
         },
         WaitPolicy::SPIN,
+        None,
     );
     let task = sim.add_task("pingpong");
     for me in 0..2 {

@@ -409,3 +409,55 @@ fn handoff_switches_less_than_mild_discouragement() {
     assert!(handoff.elapsed_cycles <= mild.elapsed_cycles);
     assert!(handoff.apps[0].context_switches <= mild.apps[0].context_switches);
 }
+
+/// With the memory model on, a contended lock is a hot spot: the lock's line is invalidated at
+/// each release and the waiters' re-reads and test-and-sets miss and serialize on it, so more
+/// spinners make each hand-over slower. Nothing in the lock code says so; the memory model does.
+#[test]
+fn a_contended_lock_is_a_memory_hot_spot() {
+    let handover = |threads: u32, memory: bool| {
+        let mut m = machine(threads);
+        m.memory.enabled = memory;
+        let mut sim = Simulation::new(m, sched("round-robin"), 5).unwrap();
+        let lock = sim.create_sync(SyncKind::Lock { holder: None }, WaitPolicy::SPIN);
+        let task = sim.add_task("lockers");
+        let (inside, worst, passes) = (
+            Rc::new(Cell::new(0)),
+            Rc::new(Cell::new(0)),
+            Rc::new(Cell::new(0)),
+        );
+        for _ in 0..threads {
+            sim.spawn(
+                task,
+                Box::new(Locker {
+                    lock,
+                    iters: 20,
+                    state: 0,
+                    inside: inside.clone(),
+                    worst: worst.clone(),
+                    passes: passes.clone(),
+                }),
+            )
+            .unwrap();
+        }
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        assert!(worst.get() <= 1);
+        r
+    };
+    let off = handover(8, false);
+    assert_eq!(off.memory.invalidations, 0);
+    let two = handover(2, true);
+    let eight = handover(8, true);
+    assert!(eight.memory.invalidations > two.memory.invalidations);
+    assert!(eight.memory.misses > two.memory.misses);
+    assert!(eight.total.stall > 0);
+    // Waiting per acquisition grows with the number of spinners hammering the line.
+    let per = |r: &RunReport, n: u64| r.total.spin as f64 / (n * 20) as f64;
+    assert!(
+        per(&eight, 8) > per(&two, 2),
+        "{} vs {}",
+        per(&eight, 8),
+        per(&two, 2)
+    );
+}
