@@ -31,13 +31,13 @@ enum Command {
     Run {
         /// The experiment file (TOML), e.g. experiments/quickstart.toml.
         file: PathBuf,
-        /// Folder for the results [default: results/<experiment name>].
+        /// Folder for the results [default: `results/NAME`, NAME being the experiment's name].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Base seed, overriding the file's `seed`.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
-        /// Runs in parallel [default: all cores].
+        /// Runs in parallel (0: one per core).
         #[arg(long, value_name = "N", default_value_t = 0)]
         jobs: usize,
         /// No table and no progress bar; only the paths written.
@@ -55,7 +55,7 @@ enum Command {
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
         #[arg(long, value_name = "F", default_value_t = 1.0)]
         scale: f64,
-        /// Runs in parallel [default: all cores].
+        /// Runs in parallel (0: one per core).
         #[arg(long, value_name = "N", default_value_t = 0)]
         jobs: usize,
         /// Exit with code 1 if any claim fails (known differences excepted).
