@@ -28,6 +28,9 @@ pub struct Params {
     pub decay_interval: Cycles,
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
     pub quantum: Option<Cycles>,
+    /// Count usage by clock-tick sampling, as Unix and Mach do: at each machine tick the thread
+    /// running on each processor is charged a whole tick. `false` counts exact cycles.
+    pub sampled: bool,
 }
 
 impl Default for Params {
@@ -36,6 +39,7 @@ impl Default for Params {
             decay: DEFAULT_DECAY,
             decay_interval: DEFAULT_DECAY_INTERVAL,
             quantum: None,
+            sampled: false,
         }
     }
 }
@@ -52,6 +56,8 @@ pub struct Priority {
     key: Vec<Option<(u64, u64)>>,
     seq: u64,
     depressed: Depressed,
+    /// Next time usage decays (sampled mode ticks more often than it decays).
+    next_decay: Cycles,
 }
 
 impl Priority {
@@ -73,6 +79,7 @@ impl Priority {
             key: Vec::new(),
             seq: 0,
             depressed: Depressed::default(),
+            next_decay: 0,
         })
     }
 
@@ -151,15 +158,34 @@ impl Scheduler for Priority {
     }
 
     fn charge(&mut self, t: ThreadId, cycles: Cycles) {
-        self.slot(t);
-        self.usage[t.index()] += cycles;
+        if !self.params.sampled {
+            self.slot(t);
+            self.usage[t.index()] += cycles;
+        }
     }
 
-    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
-        Some(self.params.decay_interval)
+    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
+        Some(if self.params.sampled {
+            machine.tick_cycles.min(self.params.decay_interval)
+        } else {
+            self.params.decay_interval
+        })
     }
 
-    fn tick(&mut self, _cx: &SchedCtx<'_>, _preempt: &mut Vec<ProcId>) {
+    fn tick(&mut self, cx: &SchedCtx<'_>, _preempt: &mut Vec<ProcId>) {
+        if self.params.sampled {
+            for t in cx.running.iter().flatten() {
+                self.slot(*t);
+                self.usage[t.index()] += cx.machine.tick_cycles;
+            }
+            if self.next_decay == 0 {
+                self.next_decay = self.params.decay_interval;
+            }
+            if cx.now < self.next_decay {
+                return;
+            }
+            self.next_decay += self.params.decay_interval;
+        }
         let f = self.params.decay;
         for u in &mut self.usage {
             *u = decay_usage(*u, f);
@@ -198,6 +224,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
             name: "quantum",
             default: "machine slice_cycles",
             doc: "time slice in cycles",
+        },
+        ParamInfo {
+            name: "sampled",
+            default: "false",
+            doc: "charge usage by sampling the running thread at each clock tick (Unix, Mach)",
         },
     ],
     build: |t| {
