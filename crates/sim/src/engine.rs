@@ -1140,12 +1140,18 @@ impl Simulation {
                 ..Charge::default()
             },
             Some(line) => {
-                if self.sync[oi].policy.probe == crate::sync::Probe::Continuous {
-                    // Test-and-test-and-set: every spinner re-reads the line once it is
-                    // invalidated; those reads serialize on it.
+                let probe = self.sync[oi].policy.probe;
+                if !matches!(probe, crate::sync::Probe::Backoff { .. }) {
+                    // At a release every spinner probes the invalidated line at once: a re-read
+                    // (test-and-test-and-set) or an atomic (test-and-set); they serialize on it.
                     let others: Vec<Spinner> = self.sync[oi].spinners.clone();
                     for o in others {
-                        let mut c = self.memory.access(o.proc, self.now, line, AccessKind::Read);
+                        let mut c = if probe == crate::sync::Probe::TestAndSet {
+                            self.memory
+                                .atomic(o.proc, self.now, line, AtomicKind::TestAndSet)
+                        } else {
+                            self.memory.access(o.proc, self.now, line, AccessKind::Read)
+                        };
                         // The re-read's stall overlaps the spinning already charged.
                         c.stall = 0;
                         let task = self.tinfo[o.thread.index()].task.index();

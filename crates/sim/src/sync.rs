@@ -56,6 +56,9 @@ pub enum Spin {
 pub enum Probe {
     /// Spin on a cached copy and race when it changes (test-and-test-and-set).
     Continuous,
+    /// Spin with atomic test-and-set on the variable itself: every probe is a read-modify-write
+    /// of the line, so at a release the spinners' atomics, not reads, serialize on it.
+    TestAndSet,
     /// Test-and-set with exponential backoff: probe after `base`, then double the wait up to
     /// `cap` cycles between probes. Failed probes are counted as backoffs.
     Backoff {
@@ -352,7 +355,7 @@ pub enum Attempt {
 /// and how many probes failed before then. Pure arithmetic, so backoff costs no events.
 pub fn next_probe(probe: Probe, since: Cycles, t: Cycles) -> (Cycles, u64) {
     match probe {
-        Probe::Continuous => (t, 0),
+        Probe::Continuous | Probe::TestAndSet => (t, 0),
         Probe::Backoff { base, cap } => {
             let base = base.max(1);
             let cap = cap.max(base);

@@ -415,11 +415,15 @@ fn handoff_switches_less_than_mild_discouragement() {
 /// spinners make each hand-over slower. Nothing in the lock code says so; the memory model does.
 #[test]
 fn a_contended_lock_is_a_memory_hot_spot() {
-    let handover = |threads: u32, memory: bool| {
+    let handover = |threads: u32, memory: bool, probe: Probe| {
         let mut m = machine(threads);
         m.memory.enabled = memory;
         let mut sim = Simulation::new(m, sched("round-robin"), 5).unwrap();
-        let lock = sim.create_sync(SyncKind::Lock { holder: None }, WaitPolicy::SPIN);
+        let wait = WaitPolicy {
+            probe,
+            ..WaitPolicy::SPIN
+        };
+        let lock = sim.create_sync(SyncKind::Lock { holder: None }, wait);
         let task = sim.add_task("lockers");
         let (inside, worst, passes) = (
             Rc::new(Cell::new(0)),
@@ -445,10 +449,10 @@ fn a_contended_lock_is_a_memory_hot_spot() {
         assert!(worst.get() <= 1);
         r
     };
-    let off = handover(8, false);
+    let off = handover(8, false, Probe::Continuous);
     assert_eq!(off.memory.invalidations, 0);
-    let two = handover(2, true);
-    let eight = handover(8, true);
+    let two = handover(2, true, Probe::Continuous);
+    let eight = handover(8, true, Probe::Continuous);
     assert!(eight.memory.invalidations > two.memory.invalidations);
     assert!(eight.memory.misses > two.memory.misses);
     assert!(eight.total.stall > 0);
