@@ -101,11 +101,58 @@ enum EventKind {
     Tick,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+impl EventKind {
+    /// Packs into 64 bits: a 2-bit tag, a 30-bit processor or thread (both are bounded well
+    /// below 2^30), a 32-bit epoch. Keeps queue entries at 24 bytes.
+    #[inline]
+    fn pack(self) -> u64 {
+        match self {
+            EventKind::Proc { p, epoch } => (u64::from(p) << 32) | u64::from(epoch),
+            EventKind::Wake { t, epoch } => (1 << 62) | (u64::from(t) << 32) | u64::from(epoch),
+            EventKind::Tick => 2 << 62,
+        }
+    }
+
+    #[inline]
+    fn unpack(x: u64) -> Self {
+        let id = ((x >> 32) & ((1 << 30) - 1)) as u32;
+        let epoch = x as u32;
+        match x >> 62 {
+            0 => EventKind::Proc { p: id, epoch },
+            1 => EventKind::Wake { t: id, epoch },
+            _ => EventKind::Tick,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Event {
     time: Cycles,
     seq: u64,
-    kind: EventKind,
+    /// An [`EventKind`], packed.
+    kind: u64,
+}
+
+impl Event {
+    /// The order key: time, then arrival. `seq` is unique, so `kind` never decides.
+    #[inline]
+    fn key(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.seq)
+    }
+}
+
+impl Ord for Event {
+    #[inline]
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&o.key())
+    }
+}
+
+impl PartialOrd for Event {
+    #[inline]
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
 }
 
 impl Seg {
@@ -419,7 +466,7 @@ impl Simulation {
             debug_assert!(ev.time >= self.now);
             self.now = ev.time;
             self.events += 1;
-            match ev.kind {
+            match EventKind::unpack(ev.kind) {
                 EventKind::Proc { p, epoch } => {
                     self.pending_work -= 1;
                     let pi = p as usize;
@@ -453,7 +500,7 @@ impl Simulation {
         self.heap.push(Reverse(Event {
             time,
             seq: self.seq,
-            kind,
+            kind: kind.pack(),
         }));
     }
 

@@ -114,8 +114,10 @@ impl Scheduler for Priority {
     }
 
     fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
-        for t in self.depressed.expire(cx.now) {
-            self.insert(t);
+        if !self.depressed.is_empty() {
+            for t in self.depressed.expire(cx.now) {
+                self.insert(t);
+            }
         }
         match self.queue.pop_first() {
             Some((_, _, t)) => {
@@ -148,8 +150,10 @@ impl Scheduler for Priority {
     }
 
     fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
-        for w in self.depressed.expire(cx.now) {
-            self.insert(w);
+        if !self.depressed.is_empty() {
+            for w in self.depressed.expire(cx.now) {
+                self.insert(w);
+            }
         }
         match self.queue.first() {
             Some(&(waiting, _, _)) => should_preempt_at_quantum(waiting, self.usage(t)),

@@ -46,7 +46,9 @@ impl Scheduler for RoundRobin {
     }
 
     fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
-        self.queue.extend(self.depressed.expire(cx.now));
+        if !self.depressed.is_empty() {
+            self.queue.extend(self.depressed.expire(cx.now));
+        }
         self.queue.pop_front().or_else(|| self.depressed.pop())
     }
 
@@ -72,7 +74,9 @@ impl Scheduler for RoundRobin {
     }
 
     fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
-        self.queue.extend(self.depressed.expire(cx.now));
+        if !self.depressed.is_empty() {
+            self.queue.extend(self.depressed.expire(cx.now));
+        }
         !self.queue.is_empty()
             || (!self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now))
     }
