@@ -70,7 +70,19 @@ fn lock_run(
     threads: u32,
     seed: u64,
 ) -> (RunReport, u32, u64) {
-    let mut sim = Simulation::new(machine(procs), sched(policy_name), seed).unwrap();
+    lock_run_on(machine(procs), policy_name, wait, threads, seed)
+}
+
+/// `threads` lockers on machine `m`: the report, the most threads ever inside at once, and the
+/// number of passes through the critical section.
+fn lock_run_on(
+    m: MachineConfig,
+    policy_name: &str,
+    wait: WaitPolicy,
+    threads: u32,
+    seed: u64,
+) -> (RunReport, u32, u64) {
+    let mut sim = Simulation::new(m, sched(policy_name), seed).unwrap();
     let lock = sim.create_sync(SyncKind::Lock { holder: None }, wait);
     let task = sim.add_task("lockers");
     let inside = Rc::new(Cell::new(0));
@@ -418,35 +430,13 @@ fn a_contended_lock_is_a_memory_hot_spot() {
     let handover = |threads: u32, memory: bool, probe: Probe| {
         let mut m = machine(threads);
         m.memory.enabled = memory;
-        let mut sim = Simulation::new(m, sched("round-robin"), 5).unwrap();
         let wait = WaitPolicy {
             probe,
             ..WaitPolicy::SPIN
         };
-        let lock = sim.create_sync(SyncKind::Lock { holder: None }, wait);
-        let task = sim.add_task("lockers");
-        let (inside, worst, passes) = (
-            Rc::new(Cell::new(0)),
-            Rc::new(Cell::new(0)),
-            Rc::new(Cell::new(0)),
-        );
-        for _ in 0..threads {
-            sim.spawn(
-                task,
-                Box::new(Locker {
-                    lock,
-                    iters: 20,
-                    state: 0,
-                    inside: inside.clone(),
-                    worst: worst.clone(),
-                    passes: passes.clone(),
-                }),
-            )
-            .unwrap();
-        }
-        let r = sim.run().unwrap();
-        r.check_conservation().unwrap();
-        assert!(worst.get() <= 1);
+        let (r, worst, passes) = lock_run_on(m, "round-robin", wait, threads, 5);
+        assert!(worst <= 1);
+        assert_eq!(passes, u64::from(threads) * 20);
         r
     };
     let off = handover(8, false, Probe::Continuous);
