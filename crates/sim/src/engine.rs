@@ -809,11 +809,7 @@ impl Simulation {
                         let proc = &mut self.procs[p];
                         proc.departing = Some(Departure { prev, handoff });
                         proc.charge_to = Some(prev);
-                        self.start_seg(
-                            p,
-                            Seg::fixed(&[(Category::Kernel, cost), (Category::Kernel, 0)]),
-                            self.now + cost,
-                        );
+                        self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.now + cost);
                         return Ok(());
                     }
                     match self.dispatch(p, Some(prev), handoff) {
