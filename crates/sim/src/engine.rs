@@ -4,10 +4,10 @@
 //! # Invariants
 //!
 //! * Time is a `u64` cycle count; nothing reads the wall clock.
-//! * Events are ordered by `(time, seq)`: `seq` is a global counter, so two events at the same
-//!   cycle are handled in the order they were scheduled and a run is deterministic. This is
-//!   Tango's rule (Gupta et al. 1991, section 2): when several processors could touch shared
-//!   state, the one with the lowest virtual time goes first.
+//! * Events are handled earliest first and, at the same cycle, in the order they were
+//!   scheduled (the [`EventQueue`] guarantees both), so a run is deterministic. This is Tango's
+//!   rule (Gupta et al. 1991, section 2): when several processors could touch shared state, the
+//!   one with the lowest virtual time goes first.
 //! * A processor is always in exactly one *segment* (idle, computing, or a fixed charge such as a
 //!   context switch) that began at `seg_start`. Every change of segment first *settles* the old
 //!   one, charging its cycles to one category; so a processor's categories sum to elapsed time.
@@ -20,13 +20,11 @@
 //!   fixed segment of useful (hit) then stall (miss) cycles; preemption and quantum expiry are
 //!   checked between chunks, so processors interleave in virtual-time order.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
+use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::memory::{AccessKind, AtomicKind, BulkAccess, Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, Category, RunReport, TimeSplit};
@@ -103,7 +101,7 @@ enum EventKind {
 
 impl EventKind {
     /// Packs into 64 bits: a 2-bit tag, a 30-bit processor or thread (both are bounded well
-    /// below 2^30), a 32-bit epoch. Keeps queue entries at 24 bytes.
+    /// below 2^30), a 32-bit epoch. Keeps queue entries at 16 bytes.
     #[inline]
     fn pack(self) -> u64 {
         match self {
@@ -122,36 +120,6 @@ impl EventKind {
             1 => EventKind::Wake { t: id, epoch },
             _ => EventKind::Tick,
         }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Event {
-    time: Cycles,
-    seq: u64,
-    /// An [`EventKind`], packed.
-    kind: u64,
-}
-
-impl Event {
-    /// The order key: time, then arrival. `seq` is unique, so `kind` never decides.
-    #[inline]
-    fn key(&self) -> u128 {
-        (u128::from(self.time) << 64) | u128::from(self.seq)
-    }
-}
-
-impl Ord for Event {
-    #[inline]
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.key().cmp(&o.key())
-    }
-}
-
-impl PartialOrd for Event {
-    #[inline]
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
     }
 }
 
@@ -231,7 +199,6 @@ struct ThreadExec {
     mem: Option<Box<BulkAccess>>,
     /// The synchronization wait in progress, if any.
     wait: Option<Waiting>,
-    rng: ChaCha8Rng,
     epoch: u32,
 }
 
@@ -263,14 +230,16 @@ pub struct Simulation {
     machine: MachineConfig,
     seed: u64,
     now: Cycles,
-    seq: u64,
-    heap: BinaryHeap<Reverse<Event>>,
-    /// Events in the heap other than ticks (to detect deadlock).
+    /// Pending events, earliest first.
+    agenda: EventQueue,
+    /// Events in the agenda other than ticks (to detect deadlock).
     pending_work: u64,
     procs: Vec<Proc>,
     running: Vec<Option<ThreadId>>,
     tinfo: Vec<ThreadInfo>,
     texec: Vec<ThreadExec>,
+    /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
+    rngs: Vec<ChaCha8Rng>,
     tasks: Vec<TaskInfo>,
     apps: Vec<AppAcc>,
     sched: Box<dyn Scheduler>,
@@ -329,13 +298,13 @@ impl Simulation {
             machine,
             seed,
             now: 0,
-            seq: 0,
-            heap: BinaryHeap::new(),
+            agenda: EventQueue::default(),
             pending_work: 0,
             procs,
             running: vec![None; n],
             tinfo: Vec::new(),
             texec: Vec::new(),
+            rngs: Vec::new(),
             tasks: Vec::new(),
             apps: Vec::new(),
             sched,
@@ -438,9 +407,10 @@ impl Simulation {
             remaining: 0,
             mem: None,
             wait: None,
-            rng: stream_rng(self.seed, Stream::Thread, t.0 as u64),
             epoch: 0,
         });
+        self.rngs
+            .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
         self.live += 1;
         self.sched.enqueue(t, Enqueue::New, &cx!(self));
         self.poll_idle = true;
@@ -454,19 +424,19 @@ impl Simulation {
         }
         self.poll_idle_processors()?;
         while self.live > 0 {
-            let Some(Reverse(ev)) = self.heap.pop() else {
+            let Some((time, kind)) = self.agenda.pop() else {
                 return Err(self.deadlock());
             };
-            if ev.time > self.time_limit {
+            if time > self.time_limit {
                 return Err(SimError::TimeLimit {
                     limit: self.time_limit,
                     live: self.live,
                 });
             }
-            debug_assert!(ev.time >= self.now);
-            self.now = ev.time;
+            debug_assert!(time >= self.now);
+            self.now = time;
             self.events += 1;
-            match EventKind::unpack(ev.kind) {
+            match EventKind::unpack(kind) {
                 EventKind::Proc { p, epoch } => {
                     self.pending_work -= 1;
                     let pi = p as usize;
@@ -493,15 +463,10 @@ impl Simulation {
     }
 
     fn push(&mut self, time: Cycles, kind: EventKind) {
-        self.seq += 1;
         if !matches!(kind, EventKind::Tick) {
             self.pending_work += 1;
         }
-        self.heap.push(Reverse(Event {
-            time,
-            seq: self.seq,
-            kind: kind.pack(),
-        }));
+        self.agenda.push(time, kind.pack());
     }
 
     fn deadlock(&self) -> SimError {
@@ -563,22 +528,29 @@ impl Simulation {
                 self.charge_thread(t, Category::Spin, e);
             }
             Seg::Fixed(parts) => {
+                // Parts are consumed in order; the thread (if any) is charged each part's share
+                // in its category.
+                let app = who.map(|t| self.tinfo[t.index()].task.index());
                 let mut left = e;
-                let mut charged = [(Category::Kernel, 0); 4];
-                for (part, out) in parts.iter_mut().zip(charged.iter_mut()) {
+                for part in parts.iter_mut() {
                     let c = part.1.min(left);
+                    if c == 0 {
+                        if left == 0 {
+                            break;
+                        }
+                        continue;
+                    }
                     part.1 -= c;
                     left -= c;
                     proc.time.add(part.0, c);
-                    *out = (part.0, c);
+                    if let Some(a) = app {
+                        self.apps[a].time.add(part.0, c);
+                    }
                 }
                 debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
                 if let Some(t) = who {
-                    for (cat, c) in charged {
-                        if c > 0 {
-                            self.charge_thread(t, cat, c);
-                        }
-                    }
+                    self.tinfo[t.index()].cpu_cycles += e;
+                    self.sched.charge(t, e);
                 }
             }
         }
@@ -885,7 +857,7 @@ impl Simulation {
                 rank: info.rank,
                 processor: pid,
                 now: self.now,
-                rng: &mut exec.rng,
+                rng: &mut self.rngs[ti],
             };
             match exec.program.next(&mut ctx) {
                 Op::Compute(n) => exec.remaining = n,

@@ -7,6 +7,7 @@ pub mod memory;
 pub use ids::{Cycles, ProcId, TaskId, ThreadId};
 pub mod config;
 pub mod engine;
+pub mod event_queue;
 pub mod metrics;
 pub mod program;
 pub mod rng;

@@ -1,0 +1,289 @@
+//! The engine's pending events: a hierarchical timing wheel (Varghese and Lauck 1987) used as a
+//! radix-64 heap over event times. Events come out earliest first and, at the same cycle, in
+//! the order they were scheduled: the engine's determinism rule, Tango's lowest-time-first
+//! (Gupta et al. 1991, section 2).
+//!
+//! An event sits on level `k` when its time first differs from the time of the last event taken
+//! (`last`) in base-64 digit `k`, in the slot named by its digit there; level 0 holds only
+//! events in `last`'s block of 64 cycles, one exact time per slot. A push is a `leading_zeros`,
+//! a shift and an append. A pop takes the front of the lowest non-empty level-0 slot; when
+//! level 0 is empty it looks at the lowest non-empty slot of the lowest non-empty level, takes
+//! a lone event there directly, and otherwise *spreads* that slot over the (empty) levels below
+//! it. An event moves at most once per level, and fewer than twice in all at the spreads of
+//! time a simulation makes; no siblings are compared, so a pop has neither a binary heap's
+//! unpredictable branches nor its chain of dependent loads, and its cost does not grow with the
+//! number of events queued (see `benches/event_queue.rs`).
+//!
+//! Order within a slot is push order, and that is all the tie-breaking needed: a slot is only
+//! ever appended to by a push (the newest event) or filled, while empty, by spreading a slot
+//! that was itself in push order; so every slot stays in push order, and events of one time
+//! leave level 0 first-scheduled first. No sequence numbers are kept.
+
+use crate::ids::Cycles;
+
+/// Bits per level.
+const BITS: u32 = 6;
+/// Slots per level.
+const SLOTS: usize = 1 << BITS;
+/// Levels needed for 64-bit times.
+const LEVELS: usize = 64_usize.div_ceil(BITS as usize);
+
+/// The level of each highest differing bit.
+const LEVEL_OF_BIT: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut b = 0;
+    while b < 64 {
+        t[b] = (b as u32 / BITS) as u8;
+        b += 1;
+    }
+    t
+};
+
+/// A first-in first-out list that only ever empties completely: appends at the back, takes
+/// from `head`, and rewinds when the last is taken (cheaper than a ring buffer).
+#[derive(Default)]
+struct Slot {
+    events: Vec<(Cycles, u64)>,
+    head: usize,
+}
+
+impl Slot {
+    #[inline]
+    fn len(&self) -> usize {
+        self.events.len() - self.head
+    }
+
+    #[inline]
+    fn take_front(&mut self) -> (Cycles, u64) {
+        let e = self.events[self.head];
+        self.head += 1;
+        if self.head == self.events.len() {
+            self.events.clear();
+            self.head = 0;
+        }
+        e
+    }
+}
+
+/// A min-priority queue of `(time, payload)` pairs, earliest first, ties in push order, whose
+/// pushes never go before the last time popped.
+pub struct EventQueue {
+    /// `slots[level * SLOTS + digit]`: the events on `level` whose digit there is `digit`.
+    slots: Vec<Slot>,
+    /// Per level, bit `d` set when slot `d` is non-empty.
+    occupied: [u64; LEVELS],
+    /// Time of the last event popped (0 before the first).
+    last: Cycles,
+    len: usize,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            slots: (0..LEVELS * SLOTS).map(|_| Slot::default()).collect(),
+            occupied: [0; LEVELS],
+            last: 0,
+            len: 0,
+        }
+    }
+}
+
+/// The level and slot of an event at `time` (at or after `last`).
+#[inline]
+fn place(last: Cycles, time: Cycles) -> (usize, usize) {
+    let diff = time ^ last;
+    let level = LEVEL_OF_BIT[(63 - (diff | 1).leading_zeros()) as usize] as usize;
+    let digit = ((time >> (BITS as usize * level)) as usize) & (SLOTS - 1);
+    (level, digit)
+}
+
+impl EventQueue {
+    /// Number of events queued.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no event is queued.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Queues `payload` to fire at `time`, after everything already queued for `time`.
+    ///
+    /// # Panics
+    /// If `time` is before the last event popped (the engine never schedules into its past).
+    #[inline]
+    pub fn push(&mut self, time: Cycles, payload: u64) {
+        assert!(
+            time >= self.last,
+            "event at {time} scheduled before {}",
+            self.last
+        );
+        self.put(time, payload);
+        self.len += 1;
+    }
+
+    #[inline]
+    fn put(&mut self, time: Cycles, payload: u64) {
+        let (level, digit) = place(self.last, time);
+        self.slots[level * SLOTS + digit]
+            .events
+            .push((time, payload));
+        self.occupied[level] |= 1 << digit;
+    }
+
+    /// Removes and returns the earliest event.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Cycles, u64)> {
+        let (level, digit) = if self.occupied[0] != 0 {
+            (0, self.occupied[0].trailing_zeros() as usize)
+        } else {
+            let level = self.occupied.iter().position(|&b| b != 0)?;
+            let digit = self.occupied[level].trailing_zeros() as usize;
+            if self.slots[level * SLOTS + digit].len() > 1 {
+                self.spread(level, digit);
+                (0, self.occupied[0].trailing_zeros() as usize)
+            } else {
+                // A lone event in the lowest slot is the earliest: take it where it lies.
+                (level, digit)
+            }
+        };
+        let slot = &mut self.slots[level * SLOTS + digit];
+        let e = slot.take_front();
+        if slot.len() == 0 {
+            self.occupied[level] &= !(1 << digit);
+        }
+        self.last = e.0;
+        self.len -= 1;
+        Some(e)
+    }
+
+    /// Moves slot `digit` of `level` (the lowest non-empty slot of the lowest non-empty level)
+    /// down: `last` becomes its earliest time, and each of its events goes, in order, to its
+    /// place below.
+    fn spread(&mut self, level: usize, digit: usize) {
+        self.occupied[level] &= !(1 << digit);
+        let idx = level * SLOTS + digit;
+        let events = &self.slots[idx].events[self.slots[idx].head..];
+        let (min, max) = events
+            .iter()
+            .fold((Cycles::MAX, 0), |(lo, hi), e| (lo.min(e.0), hi.max(e.0)));
+        self.last = min;
+        if min == max {
+            // Simultaneous events (identical threads): the whole slot becomes the level-0 slot
+            // of their time, which is empty, by swapping the two lists.
+            let to = (min as usize) & (SLOTS - 1);
+            self.slots.swap(idx, to);
+            self.occupied[0] |= 1 << to;
+            return;
+        }
+        let mut moving = std::mem::take(&mut self.slots[idx]);
+        for &(time, payload) in &moving.events[moving.head..] {
+            self.put(time, payload);
+        }
+        // Keep the emptied slot's allocation for its next use.
+        moving.events.clear();
+        moving.head = 0;
+        self.slots[idx] = moving;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    fn drain(q: &mut EventQueue) -> Vec<(Cycles, u64)> {
+        std::iter::from_fn(|| q.pop()).collect()
+    }
+
+    #[test]
+    fn ties_in_time_pop_in_push_order() {
+        let mut q = EventQueue::default();
+        for payload in 1..=3 {
+            q.push(100, payload);
+        }
+        q.push(50, 4);
+        q.push(100, 5);
+        q.push(100, 6);
+        assert_eq!(q.len(), 6);
+        let order: Vec<u64> = drain(&mut q).into_iter().map(|e| e.1).collect();
+        assert_eq!(order, [4, 1, 2, 3, 5, 6]);
+        assert_eq!(q.len(), 0);
+    }
+
+    #[test]
+    fn a_run_drained_and_restarted_keeps_order() {
+        let mut q = EventQueue::default();
+        q.push(10, 1);
+        q.push(10, 2);
+        assert_eq!(q.pop(), Some((10, 1)));
+        assert_eq!(q.pop(), Some((10, 2)));
+        assert_eq!(q.pop(), None);
+        q.push(10, 3);
+        q.push(20, 4);
+        q.push(10, 5);
+        assert_eq!(drain(&mut q), [(10, 3), (10, 5), (20, 4)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "scheduled before")]
+    fn a_push_into_the_past_is_refused() {
+        let mut q = EventQueue::default();
+        q.push(100, 1);
+        q.pop();
+        q.push(99, 2);
+    }
+
+    #[test]
+    fn extreme_times_are_ordered() {
+        let mut q = EventQueue::default();
+        q.push(u64::MAX, 1);
+        q.push(0, 2);
+        q.push(1 << 63, 3);
+        let order: Vec<u64> = drain(&mut q).into_iter().map(|e| e.0).collect();
+        assert_eq!(order, [0, 1 << 63, u64::MAX]);
+    }
+
+    proptest! {
+        /// Interleaved pushes (never into the past, with many ties) and pops agree, event for
+        /// event, with a binary heap ordered by (time, push number).
+        #[test]
+        fn agrees_with_a_binary_heap(
+            ops in proptest::collection::vec((0u64..3, 0u64..1_000_000, 0u32..4), 1..400)
+        ) {
+            let mut q = EventQueue::default();
+            let mut h = BinaryHeap::new();
+            let (mut now, mut n) = (0u64, 0u64);
+            for (pops, delay, pushes) in ops {
+                for _ in 0..pushes {
+                    n += 1;
+                    // Ties (zero and repeated delays), near and far events, so every level and
+                    // the lone-event shortcut are exercised.
+                    let time = now + match delay % 5 {
+                        0 => 0,
+                        1 => delay % 64,
+                        2 => delay / 5 % 3 * 1000,
+                        3 => delay * 1000,
+                        _ => delay << 24,
+                    };
+                    q.push(time, n);
+                    h.push(Reverse((time, n)));
+                }
+                for _ in 0..pops {
+                    let a = q.pop();
+                    let b = h.pop().map(|Reverse(e)| e);
+                    prop_assert_eq!(a, b);
+                    if let Some((time, _)) = a {
+                        now = time;
+                    }
+                }
+                prop_assert_eq!(q.len(), h.len());
+            }
+        }
+    }
+}
