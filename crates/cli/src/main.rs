@@ -10,7 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::reproduce::report::render_terminal;
 use smpsched_lab::reproduction::{papers, run_paper};
 use smpsched_lab::{
-    catalog, run_experiment, terminal_table, write_results, Experiment, InputError, LabError,
+    catalog, plan_jobs, run_experiment, terminal_table, write_results, Experiment, InputError,
+    LabError,
 };
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
@@ -37,7 +38,8 @@ enum Command {
         /// Base seed, overriding the file's `seed`.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
-        /// Runs in parallel (0: one per core).
+        /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
+        /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0)]
         jobs: usize,
         /// No table and no progress bar; only the paths written.
@@ -55,7 +57,8 @@ enum Command {
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
         #[arg(long, value_name = "F", default_value_t = 1.0)]
         scale: f64,
-        /// Runs in parallel (0: one per core).
+        /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
+        /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0)]
         jobs: usize,
         /// Exit with code 1 if any claim fails (known differences excepted).
@@ -169,6 +172,9 @@ fn run(
     if let Some(s) = seed {
         exp.seed = s;
     }
+    if let Some(note) = plan_jobs(&exp, jobs).note() {
+        eprintln!("{note}");
+    }
     let total = exp.points.len() * exp.repetitions as usize;
     let bar = progress_bar(total, quiet);
     let runs = run_experiment(&exp, jobs, &|done, _| bar.set_position(done as u64));
@@ -216,6 +222,9 @@ fn reproduce(
             jobs,
             reports,
             &|exp| {
+                if let Some(note) = plan_jobs(exp, jobs).note() {
+                    bar.println(note);
+                }
                 bar.reset();
                 bar.set_length((exp.points.len() * exp.repetitions as usize) as u64);
                 bar.set_message(exp.name.clone());

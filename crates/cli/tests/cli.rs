@@ -5,11 +5,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn smpsched(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smpsched"))
-        .args(args)
+    smpsched_with_memory(args, cwd, None)
+}
+
+/// Runs the binary with `SMPSCHED_MEMORY` set to `memory` (or unset).
+fn smpsched_with_memory(args: &[&str], cwd: &Path, memory: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_smpsched"));
+    cmd.args(args)
         .current_dir(cwd)
-        .output()
-        .expect("smpsched runs")
+        .env_remove("SMPSCHED_MEMORY");
+    if let Some(m) = memory {
+        cmd.env("SMPSCHED_MEMORY", m);
+    }
+    cmd.output().expect("smpsched runs")
 }
 
 fn tempdir(name: &str) -> PathBuf {
@@ -117,6 +125,50 @@ fn bad_input_exits_2_naming_file_line_and_field() {
     assert_eq!(o.status.code(), Some(2));
     let o = smpsched(&["run"], &dir);
     assert_eq!(o.status.code(), Some(2), "clap usage errors exit 2");
+}
+
+#[test]
+fn a_point_too_big_for_memory_is_refused_and_parallel_runs_are_capped() {
+    let dir = tempdir("memory");
+    let exp = |threads: u64| {
+        format!(
+            "name = \"mem\"\n[machine]\npreset = \"tango-12\"\n[scheduler]\n\
+             policy = \"round-robin\"\n[[workload]]\nkind = \"synthetic\"\n\
+             threads = {threads}\nbursts = 1\ncompute = {{ dist = \"fixed\", value = 1000 }}\n\
+             [sweep]\n\"machine.processors\" = [2, 4, 8, 16]\n"
+        )
+    };
+    // A million threads take hundreds of megabytes: refused, before anything runs, when only
+    // 64 MiB may be used; the error names the file, line and field.
+    std::fs::write(dir.join("big.toml"), exp(1_000_000)).unwrap();
+    let o = smpsched_with_memory(&["run", "big.toml", "--quiet"], &dir, Some("64M"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("big.toml:8: field `workload.0.threads`"),
+        "{err}"
+    );
+    assert!(err.contains("64.0 MiB available"), "{err}");
+    assert!(!dir.join("results").exists());
+
+    // Runs of 20,000 threads (about 30 MiB each): with 70 MiB, two at a time, not four; the
+    // results are those of an unconstrained run.
+    std::fs::write(dir.join("exp.toml"), exp(20_000)).unwrap();
+    let args = |out| ["run", "exp.toml", "--quiet", "--jobs", "4", "--out", out];
+    let o = smpsched_with_memory(&args("capped"), &dir, Some("70M"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let note = String::from_utf8_lossy(&o.stderr);
+    assert!(note.contains("running 2 at a time instead of 4"), "{note}");
+    let o = smpsched_with_memory(&args("free"), &dir, Some("1T"));
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("note:"));
+    let read = |d: &str| std::fs::read(dir.join(d).join("results.json")).unwrap();
+    assert_eq!(read("capped"), read("free"));
+
+    // A value that is not a size is bad input.
+    let o = smpsched_with_memory(&["run", "exp.toml"], &dir, Some("plenty"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SMPSCHED_MEMORY: must be"));
 }
 
 #[test]

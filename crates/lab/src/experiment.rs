@@ -41,6 +41,8 @@ use smpsched_sim::sched::{self, PolicyInfo};
 use smpsched_sim::{Cycles, MachineConfig, RunReport, SimError, Simulation};
 use smpsched_workloads::{self as workloads, Workload, WorkloadInfo};
 
+use crate::budget;
+
 use crate::error::{InputError, LabError};
 use crate::source::{split_de_error, Source};
 
@@ -641,6 +643,23 @@ fn resolve(
                 src,
                 &format!("{root}.threads"),
                 format!("the experiment would create more than {MAX_THREADS} threads"),
+                overrides,
+            ));
+        }
+        let need = budget::run_bytes(threads, machine.processors);
+        if let Some(avail) = budget::available()?.filter(|&a| need > a) {
+            return Err(located(
+                src,
+                &format!("{root}.threads"),
+                format!(
+                    "a run of this point would need about {} of memory for its {threads} \
+                     threads on {} processors, more than the {} available (set {} to state \
+                     the memory smpsched may use)",
+                    budget::human(need),
+                    machine.processors,
+                    budget::human(avail),
+                    budget::MEMORY_ENV,
+                ),
                 overrides,
             ));
         }

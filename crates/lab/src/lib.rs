@@ -5,6 +5,7 @@
 //! [`run_experiment`] (all points and repetitions in parallel, each deterministic), then
 //! [`write_results`] and [`terminal_table`].
 
+pub mod budget;
 pub mod catalog;
 pub mod error;
 pub mod experiment;
@@ -17,5 +18,5 @@ pub mod source;
 pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};
 pub use results::{terminal_table, write_results};
-pub use runner::{run_experiment, RunRecord};
+pub use runner::{plan_jobs, run_experiment, JobPlan, RunRecord};
 pub mod reproduce;

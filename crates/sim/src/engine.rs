@@ -39,6 +39,18 @@ use crate::sync::{
 /// Most operations a processor may perform at one instant before the engine calls it a livelock.
 const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
 
+/// Bytes the engine holds per thread: its records and random stream, plus an allowance of 160
+/// bytes for the program's own state and the allocator (a synthetic-workload thread measured
+/// about 510 bytes in all). For budgeting memory before a run; a program that keeps large
+/// state of its own needs more.
+pub const THREAD_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<ThreadInfo>()
+    + std::mem::size_of::<ThreadExec>()
+    + std::mem::size_of::<ChaCha8Rng>()
+    + 160) as u64;
+
+/// Bytes the engine holds per processor (its record, and its share of the run-queue indexes).
+pub const PROC_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<Proc>() + 64) as u64;
+
 /// Why a simulation could not complete.
 #[derive(Debug, Error)]
 pub enum SimError {
