@@ -1,5 +1,6 @@
 //! Engine throughput: events per second for 10,000 threads on 64 processors under round-robin
-//! (issue 2's target: at least 20 million events per second on one core).
+//! (issue 2's target: at least 20 million events per second on one core), and how it holds up
+//! from 16 to 1,024 processors (`engine_scaling`).
 //!
 //! Two loads of the same shape (40 operations per thread: computes with a sleep every fourth):
 //!
@@ -48,13 +49,17 @@ impl Program for Chunky {
 }
 
 fn build(random: bool) -> Simulation {
+    build_sized(random, 64, 10_000)
+}
+
+fn build_sized(random: bool, processors: u32, threads: u64) -> Simulation {
     let mut m = MachineConfig::tango_12();
-    m.processors = 64;
+    m.processors = processors;
     m.slice_cycles = 100_000;
     let sched = (policy("round-robin").unwrap().build)(toml::Table::new()).unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let task = sim.add_task("bench");
-    for i in 0..10_000 {
+    for i in 0..threads {
         let random = random.then_some(i);
         sim.spawn(task, Box::new(Chunky { left: 40, random }))
             .unwrap();
@@ -79,5 +84,28 @@ fn engine(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, engine);
+/// Cost grows linearly with the machine (the design's target): 100 threads per processor, random
+/// demands, from 16 to 1,024 processors; events per second should stay about flat.
+fn scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("engine_scaling");
+    g.sample_size(10);
+    for processors in [16u32, 64, 256, 1024] {
+        let threads = u64::from(processors) * 100;
+        let events = build_sized(true, processors, threads).run().unwrap().events;
+        g.throughput(Throughput::Elements(events));
+        g.bench_function(
+            format!("random/{processors}_procs_{threads}_threads"),
+            |b| {
+                b.iter_batched(
+                    || build_sized(true, processors, threads),
+                    |sim| sim.run().unwrap(),
+                    criterion::BatchSize::LargeInput,
+                )
+            },
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, engine, scaling);
 criterion_main!(benches);
