@@ -77,9 +77,10 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "experiments")]
         dir: PathBuf,
     },
-    /// Explain a scheduling policy or workload: what it does, its parameters, its paper section.
+    /// Explain a scheduling policy or workload (what it does, its parameters, its paper section)
+    /// or a machine preset (every field it sets).
     Explain {
-        /// A name shown by `smpsched list`, e.g. `priority`.
+        /// A name shown by `smpsched list`, e.g. `priority` or `tango-12`.
         name: String,
     },
 }

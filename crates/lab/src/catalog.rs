@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use smpsched_sim::sched::{ParamInfo, POLICIES};
+use smpsched_sim::MachineConfig;
 use smpsched_workloads::WORKLOADS;
 
 use crate::error::LabError;
@@ -91,14 +92,13 @@ pub fn listing(dir: &Path) -> Result<String, LabError> {
     for w in WORKLOADS {
         let _ = writeln!(out, "  {:<16} {}", w.name, w.summary);
     }
+    let _ = writeln!(out, "\nMachine presets ([machine] preset = ...):");
+    for p in MachineConfig::PRESETS {
+        let _ = writeln!(out, "  {:<16} {}", p.name, p.summary);
+    }
     let _ = writeln!(
         out,
-        "\nMachine presets ([machine] preset = ...): {}",
-        smpsched_sim::MachineConfig::PRESETS.join(", ")
-    );
-    let _ = writeln!(
-        out,
-        "\n`smpsched explain NAME` describes a policy or workload."
+        "\n`smpsched explain NAME` describes a policy, a workload or a machine preset."
     );
     Ok(out)
 }
@@ -114,7 +114,8 @@ fn params_text(out: &mut String, params: &[ParamInfo]) {
     }
 }
 
-/// The text of `smpsched explain NAME`, or `None` if no policy or workload has that name.
+/// The text of `smpsched explain NAME`, or `None` if no policy, workload or machine preset has
+/// that name.
 pub fn explain(name: &str) -> Option<String> {
     let mut out = String::new();
     if let Some(p) = smpsched_sim::sched::policy(name) {
@@ -123,6 +124,17 @@ pub fn explain(name: &str) -> Option<String> {
         let _ = writeln!(out, "Source: {}\n", p.paper);
         params_text(&mut out, p.params);
         let _ = writeln!(out, "\nUse: [scheduler] policy = \"{}\"", p.name);
+        return Some(out);
+    }
+    if let Some(p) = MachineConfig::PRESETS.iter().find(|p| p.name == name) {
+        let _ = writeln!(out, "{} — machine preset: {}\n", p.name, p.summary);
+        let _ = writeln!(
+            out,
+            "What `[machine] preset = \"{}\"` stands for; an experiment file may override any \
+             of these fields (times in cycles, the clock in MHz).\n",
+            p.name
+        );
+        out.push_str(&preset_toml(&(p.build)()));
         return Some(out);
     }
     if let Some(w) = smpsched_workloads::workload(name) {
@@ -136,11 +148,51 @@ pub fn explain(name: &str) -> Option<String> {
     None
 }
 
+/// A machine configuration as the `[machine]` section of an experiment file.
+fn preset_toml(m: &MachineConfig) -> String {
+    let mut table = match toml::Value::try_from(m) {
+        Ok(toml::Value::Table(t)) => t,
+        _ => return format!("{m:?}\n"),
+    };
+    table.remove("name");
+    let mut section = toml::Table::new();
+    section.insert("preset".into(), toml::Value::String(m.name.clone()));
+    section.extend(table);
+    let mut doc = toml::Table::new();
+    doc.insert("machine".into(), toml::Value::Table(section));
+    toml::to_string(&doc).unwrap_or_else(|e| format!("({e})\n"))
+}
+
 /// Every name `explain` knows, for error messages.
 pub fn explainable() -> Vec<&'static str> {
     POLICIES
         .iter()
         .map(|p| p.name)
         .chain(WORKLOADS.iter().map(|w| w.name))
+        .chain(MachineConfig::PRESETS.iter().map(|p| p.name))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preset_is_explained_by_every_field_it_sets() {
+        for p in MachineConfig::PRESETS {
+            let text = explain(p.name).expect("presets are explainable");
+            assert!(text.contains(p.summary), "{text}");
+            // The TOML shown is the whole preset: read back, it is the same machine.
+            let toml_part = &text[text.find("\n[machine]\n").expect("a [machine] section")..];
+            let mut doc: toml::Table = toml::from_str(toml_part).unwrap();
+            let mut machine = doc.remove("machine").unwrap();
+            let section = machine.as_table_mut().unwrap();
+            let preset = section.remove("preset").unwrap();
+            assert_eq!(preset.as_str(), Some(p.name));
+            section.insert("name".into(), preset);
+            let back: MachineConfig = machine.try_into().unwrap();
+            assert_eq!(back, (p.build)(), "{}", p.name);
+        }
+        assert!(explainable().contains(&"bbn-gp1000"));
+    }
 }

@@ -542,7 +542,7 @@ fn resolve(
             "machine.preset",
             format!(
                 "unknown preset `{preset_name}`; valid presets: {}",
-                MachineConfig::PRESETS.join(", ")
+                MachineConfig::preset_names().join(", ")
             ),
             overrides,
         )

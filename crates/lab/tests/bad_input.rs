@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use smpsched_lab::{Experiment, LabError};
+use smpsched_lab::{catalog, Experiment, LabError};
 
 /// Values a careless or hostile file might hold.
 const JUNK: &[&str] = &[
@@ -37,19 +37,7 @@ const JUNK: &[&str] = &[
 
 fn experiment_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let mut out = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let out = catalog::experiment_files(&root).unwrap();
     assert!(out.len() >= 4, "experiment files found: {out:?}");
     out
 }

@@ -174,25 +174,49 @@ impl MachineConfig {
         }
     }
 
-    /// Names of the built-in presets, for listings and error messages.
-    pub const PRESETS: &'static [&'static str] = &[
-        "tango-12",
-        "multimax",
-        "sequent-symmetry",
-        "bbn-gp1000",
-        "rpi3",
+    /// The built-in machines, in the order listings show them.
+    pub const PRESETS: &'static [Preset] = &[
+        Preset {
+            name: "tango-12",
+            summary: "Gupta, Tucker and Urushibara 1991 (Tango): 12 processors at 25 MHz, 64 KB \
+                      caches of 16-byte lines (hit 1, miss 20 cycles), 10 ms slice",
+            build: MachineConfig::tango_12,
+        },
+        Preset {
+            name: "multimax",
+            summary: "Black 1990: an Encore Multimax, 16 processors at about 2 MIPS (a cycle is \
+                      an instruction), 100 ms quantum, Mach kernel costs",
+            build: MachineConfig::multimax,
+        },
+        Preset {
+            name: "sequent-symmetry",
+            summary: "DiBella et al. 1992: a 16-processor Sequent Symmetry (80386 at 16 MHz)",
+            build: MachineConfig::sequent_symmetry,
+        },
+        Preset {
+            name: "bbn-gp1000",
+            summary: "George 1990: a BBN Butterfly GP1000 (68020 at 16 MHz), NUMA with remote \
+                      references 5 times local",
+            build: MachineConfig::bbn_gp1000,
+        },
+        Preset {
+            name: "rpi3",
+            summary: "Weibel: a Raspberry Pi 3, four Cortex-A53 cores at 1.2 GHz, 1 ms tick",
+            build: MachineConfig::rpi3,
+        },
     ];
 
     /// The preset of that name, if there is one.
     pub fn preset(name: &str) -> Option<Self> {
-        Some(match name {
-            "tango-12" => Self::tango_12(),
-            "multimax" => Self::multimax(),
-            "sequent-symmetry" => Self::sequent_symmetry(),
-            "bbn-gp1000" => Self::bbn_gp1000(),
-            "rpi3" => Self::rpi3(),
-            _ => return None,
-        })
+        Self::PRESETS
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| (p.build)())
+    }
+
+    /// Names of the built-in presets, for listings and error messages.
+    pub fn preset_names() -> Vec<&'static str> {
+        Self::PRESETS.iter().map(|p| p.name).collect()
     }
 
     /// Cycles in `ms` milliseconds at this machine's clock rate.
@@ -273,15 +297,26 @@ impl ConfigError {
     }
 }
 
+/// A built-in machine: its name, the paper and machine it models, and how to build it.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// The name used in `[machine] preset = ...`.
+    pub name: &'static str,
+    /// The paper and the machine it models, in one line.
+    pub summary: &'static str,
+    /// Builds the configuration.
+    pub build: fn() -> MachineConfig,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_preset_is_valid_and_named() {
-        for name in MachineConfig::PRESETS {
-            let m = MachineConfig::preset(name).unwrap();
-            assert_eq!(&m.name, name);
+        for p in MachineConfig::PRESETS {
+            let m = MachineConfig::preset(p.name).unwrap();
+            assert_eq!(m.name, p.name);
             m.validate().unwrap();
         }
         assert!(MachineConfig::preset("cray").is_none());
