@@ -28,7 +28,8 @@ struct Cli {
 enum Command {
     /// Run an experiment file: every point of its sweep and every repetition, in parallel.
     ///
-    /// Prints a table of means per point and writes DIR/results.csv and DIR/results.json.
+    /// Prints a table of means per point and writes DIR/results.csv, DIR/results.json and
+    /// DIR/time-split.svg (where the machine's time went, per point).
     Run {
         /// The experiment file (TOML), e.g. experiments/quickstart.toml.
         file: PathBuf,

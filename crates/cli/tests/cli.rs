@@ -50,14 +50,17 @@ block = { dist = "uniform", min = 1000, max = 90000 }
 "scheduler.policy" = ["batch", "round-robin", "priority"]
 "#;
 
-fn run_to(dir: &Path, out: &str, extra: &[&str]) -> (String, String) {
+fn run_to(dir: &Path, out: &str, extra: &[&str]) -> (String, String, String) {
     let mut args = vec!["run", "exp.toml", "--out", out, "--quiet"];
     args.extend_from_slice(extra);
     let o = smpsched(&args, dir);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let csv = std::fs::read_to_string(dir.join(out).join("results.csv")).unwrap();
-    let json = std::fs::read_to_string(dir.join(out).join("results.json")).unwrap();
-    (csv, json)
+    let read = |f: &str| std::fs::read_to_string(dir.join(out).join(f)).unwrap();
+    (
+        read("results.csv"),
+        read("results.json"),
+        read("time-split.svg"),
+    )
 }
 
 #[test]
@@ -69,6 +72,11 @@ fn same_seed_gives_byte_identical_results_and_another_seed_changes_them() {
     assert_eq!(a, b, "same seed, different parallelism: results differ");
     let c = run_to(&dir, "c", &["--seed", "6"]);
     assert_ne!(a.0, c.0, "a different seed must change random demands");
+    // The time-split chart has a bar per point, labelled.
+    assert!(a.2.starts_with("<svg"), "{}", &a.2[..a.2.len().min(200)]);
+    for label in ["policy=batch", "policy=round-robin", "policy=priority"] {
+        assert!(a.2.contains(label), "{label} missing from the chart");
+    }
     // 3 points x 2 repetitions x (machine row + 1 app row) + header.
     assert_eq!(a.0.lines().count(), 1 + 3 * 2 * 2);
     let json: serde_json::Value = serde_json::from_str(&a.1).unwrap();
@@ -175,7 +183,7 @@ fn a_point_too_big_for_memory_is_refused_and_parallel_runs_are_capped() {
 fn a_failed_run_keeps_earlier_results() {
     let dir = tempdir("keep");
     std::fs::write(dir.join("exp.toml"), EXP).unwrap();
-    let (csv, _) = run_to(&dir, "r", &[]);
+    let (csv, _, _) = run_to(&dir, "r", &[]);
     std::fs::write(
         dir.join("exp.toml"),
         EXP.replace("seed = 5", "seed = 5\ntime_limit_cycles = 1000"),

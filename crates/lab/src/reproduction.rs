@@ -30,8 +30,7 @@ use crate::error::{InputError, LabError};
 use crate::experiment::{Experiment, Point};
 use crate::metric;
 use crate::reproduce::plot::{
-    grouped_bars, line_chart, stacked_bars, BarGroup, GroupedBars, LineChart, Series, SeriesStyle,
-    StackedBar, StackedBars,
+    grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle,
 };
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::reproduce::{Claim, Tolerance};
@@ -459,31 +458,7 @@ fn draw(
                 .collect(),
         })
         .map_err(plot_err),
-        _ => {
-            let cats = ["useful", "stall", "spin", "idle", "switch", "kernel"];
-            let bars = exp
-                .points
-                .iter()
-                .map(|p| StackedBar {
-                    label: p.label.clone(),
-                    values: cats
-                        .iter()
-                        .map(|c| {
-                            let m = if *c == "useful" { "utilization" } else { c };
-                            metric::value(m, p, runs).unwrap_or(0.0)
-                        })
-                        .collect(),
-                    style: SeriesStyle::Ours,
-                })
-                .collect();
-            stacked_bars(&StackedBars {
-                title: spec.title.clone(),
-                y_label: "% of machine time".into(),
-                categories: cats.iter().map(|c| c.to_string()).collect(),
-                bars,
-            })
-            .map_err(plot_err)
-        }
+        _ => crate::results::time_split_chart(&spec.title, exp, runs),
     }
 }
 

@@ -1,5 +1,7 @@
 //! Results on disk and on the terminal: `results.json` (everything, per run), `results.csv` (one
-//! row per run and application, plus a machine row), and a readable table of means per point.
+//! row per run and application, plus a machine row), `time-split.svg` (where the machine's time
+//! went, per point: Gupta et al. 1991's utilization breakdown), and a readable table of means per
+//! point.
 //!
 //! Output is a pure function of the records: no timestamps, no absolute paths, no hash-map
 //! order, so the same experiment and seed give byte-identical files.
@@ -11,6 +13,8 @@ use serde::Serialize;
 
 use crate::error::LabError;
 use crate::experiment::Experiment;
+use crate::metric;
+use crate::reproduce::plot::{stacked_bars, SeriesStyle, StackedBar, StackedBars};
 use crate::runner::RunRecord;
 
 #[derive(Serialize)]
@@ -152,9 +156,11 @@ pub fn write_results(
     runs: &[RunRecord],
 ) -> Result<Vec<PathBuf>, LabError> {
     std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
+    let title = format!("{}: where the machine's time went", exp.name);
     let files = [
         ("results.json", to_json(exp, runs)),
         ("results.csv", to_csv(runs)),
+        ("time-split.svg", time_split_chart(&title, exp, runs)?),
     ];
     let mut written = Vec::new();
     for (name, body) in files {
@@ -163,6 +169,38 @@ pub fn write_results(
         written.push(path);
     }
     Ok(written)
+}
+
+/// A stacked bar per point (means over repetitions) of the machine's time split into useful,
+/// stall, spin, idle, switch and kernel, as an SVG document.
+pub fn time_split_chart(
+    title: &str,
+    exp: &Experiment,
+    runs: &[RunRecord],
+) -> Result<String, LabError> {
+    let cats = ["useful", "stall", "spin", "idle", "switch", "kernel"];
+    let bars = exp
+        .points
+        .iter()
+        .map(|p| StackedBar {
+            label: p.label.clone(),
+            values: cats
+                .iter()
+                .map(|c| {
+                    let m = if *c == "useful" { "utilization" } else { c };
+                    metric::value(m, p, runs).map_or(0.0, |v| v.max(0.0))
+                })
+                .collect(),
+            style: SeriesStyle::Ours,
+        })
+        .collect();
+    stacked_bars(&StackedBars {
+        title: title.to_string(),
+        y_label: "% of machine time".into(),
+        categories: cats.iter().map(|c| c.to_string()).collect(),
+        bars,
+    })
+    .map_err(|e| LabError::Internal(format!("plot: {e}")))
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
