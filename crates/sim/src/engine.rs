@@ -43,10 +43,8 @@ const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
 /// bytes for the program's own state and the allocator (a synthetic-workload thread measured
 /// about 510 bytes in all). For budgeting memory before a run; a program that keeps large
 /// state of its own needs more.
-pub const THREAD_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<ThreadInfo>()
-    + std::mem::size_of::<ThreadExec>()
-    + std::mem::size_of::<ChaCha8Rng>()
-    + 160) as u64;
+pub const THREAD_FOOTPRINT_BYTES: u64 =
+    (std::mem::size_of::<ThreadSlot>() + std::mem::size_of::<ChaCha8Rng>() + 160) as u64;
 
 /// Bytes the engine holds per processor (its record, and its share of the run-queue indexes).
 pub const PROC_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<Proc>() + 64) as u64;
@@ -202,6 +200,13 @@ struct Waiting {
     contended: bool,
 }
 
+/// Everything about one thread, in one record so that a dispatch touches one place: what the
+/// policies see ([`ThreadInfo`]) and the engine's own state.
+pub(crate) struct ThreadSlot {
+    pub(crate) info: ThreadInfo,
+    exec: ThreadExec,
+}
+
 struct ThreadExec {
     program: Box<dyn Program>,
     /// Cycles left of the current compute operation.
@@ -248,8 +253,7 @@ pub struct Simulation {
     pending_work: u64,
     procs: Vec<Proc>,
     running: Vec<Option<ThreadId>>,
-    tinfo: Vec<ThreadInfo>,
-    texec: Vec<ThreadExec>,
+    threads: Vec<ThreadSlot>,
     /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
     rngs: Vec<ChaCha8Rng>,
     tasks: Vec<TaskInfo>,
@@ -271,7 +275,7 @@ macro_rules! cx {
         SchedCtx {
             now: $s.now,
             machine: &$s.machine,
-            threads: &$s.tinfo,
+            threads: &$s.threads,
             tasks: &$s.tasks,
             running: &$s.running,
         }
@@ -314,8 +318,7 @@ impl Simulation {
             pending_work: 0,
             procs,
             running: vec![None; n],
-            tinfo: Vec::new(),
-            texec: Vec::new(),
+            threads: Vec::new(),
             rngs: Vec::new(),
             tasks: Vec::new(),
             apps: Vec::new(),
@@ -399,27 +402,29 @@ impl Simulation {
 
     /// Creates a thread of `task` running `program`; it is ready at time 0 (or now, if running).
     pub fn spawn(&mut self, task: TaskId, program: Box<dyn Program>) -> Result<ThreadId, SimError> {
-        if self.tinfo.len() as u64 >= MAX_THREADS {
+        if self.threads.len() as u64 >= MAX_THREADS {
             return Err(SimError::TooManyThreads);
         }
-        let t = ThreadId(self.tinfo.len() as u32);
+        let t = ThreadId(self.threads.len() as u32);
         let info = &mut self.tasks[task.index()];
         let rank = info.threads;
         info.threads += 1;
         info.live += 1;
-        self.tinfo.push(ThreadInfo {
-            task,
-            rank,
-            state: ThreadState::Ready,
-            last_proc: None,
-            cpu_cycles: 0,
-        });
-        self.texec.push(ThreadExec {
-            program,
-            remaining: 0,
-            mem: None,
-            wait: None,
-            epoch: 0,
+        self.threads.push(ThreadSlot {
+            info: ThreadInfo {
+                task,
+                rank,
+                state: ThreadState::Ready,
+                last_proc: None,
+                cpu_cycles: 0,
+            },
+            exec: ThreadExec {
+                program,
+                remaining: 0,
+                mem: None,
+                wait: None,
+                epoch: 0,
+            },
         });
         self.rngs
             .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
@@ -460,7 +465,8 @@ impl Simulation {
                 EventKind::Wake { t, epoch } => {
                     self.pending_work -= 1;
                     let ti = t as usize;
-                    if self.texec[ti].epoch == epoch && self.tinfo[ti].state == ThreadState::Blocked
+                    if self.threads[ti].exec.epoch == epoch
+                        && self.threads[ti].info.state == ThreadState::Blocked
                     {
                         self.make_ready(ThreadId(t), Enqueue::Woken);
                     }
@@ -482,8 +488,8 @@ impl Simulation {
     }
 
     fn deadlock(&self) -> SimError {
-        let blocked: Vec<usize> = (0..self.tinfo.len())
-            .filter(|&t| self.tinfo[t].state == ThreadState::Blocked)
+        let blocked: Vec<usize> = (0..self.threads.len())
+            .filter(|&t| self.threads[t].info.state == ThreadState::Blocked)
             .collect();
         SimError::Deadlock {
             at: self.now,
@@ -531,7 +537,7 @@ impl Simulation {
             Seg::Compute => {
                 proc.time.useful += e;
                 let t = who.expect("computing processor has a thread");
-                self.texec[t.index()].remaining -= e;
+                self.threads[t.index()].exec.remaining -= e;
                 self.charge_thread(t, Category::Useful, e);
             }
             Seg::Spin => {
@@ -542,7 +548,7 @@ impl Simulation {
             Seg::Fixed(parts) => {
                 // Parts are consumed in order; the thread (if any) is charged each part's share
                 // in its category.
-                let app = who.map(|t| self.tinfo[t.index()].task.index());
+                let app = who.map(|t| self.threads[t.index()].info.task.index());
                 let mut left = e;
                 for part in parts.iter_mut() {
                     let c = part.1.min(left);
@@ -561,7 +567,7 @@ impl Simulation {
                 }
                 debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
                 if let Some(t) = who {
-                    self.tinfo[t.index()].cpu_cycles += e;
+                    self.threads[t.index()].info.cpu_cycles += e;
                     self.sched.charge(t, e);
                 }
             }
@@ -570,7 +576,7 @@ impl Simulation {
 
     #[inline]
     fn charge_thread(&mut self, t: ThreadId, cat: Category, c: Cycles) {
-        let info = &mut self.tinfo[t.index()];
+        let info = &mut self.threads[t.index()].info;
         info.cpu_cycles += c;
         self.apps[info.task.index()].time.add(cat, c);
         self.sched.charge(t, c);
@@ -592,7 +598,7 @@ impl Simulation {
     /// Books a memory charge to `t`'s application and starts its segment on `p`: the hits as
     /// useful time, then the misses as stall.
     fn start_mem(&mut self, p: usize, t: ThreadId, charge: Charge) -> Step {
-        let task = self.tinfo[t.index()].task.index();
+        let task = self.threads[t.index()].info.task.index();
         self.apps[task].mem += charge;
         self.start_seg(
             p,
@@ -646,7 +652,7 @@ impl Simulation {
         } else {
             self.memory.atomic(pid, at, line, AtomicKind::TestAndSet)
         };
-        let task = self.tinfo[t.index()].task.index();
+        let task = self.threads[t.index()].info.task.index();
         self.apps[task].mem += c;
         c
     }
@@ -675,11 +681,11 @@ impl Simulation {
     ) -> Dispatch {
         if let Some(h) = handoff {
             let hi = h.index();
-            let taken = match self.tinfo[hi].state {
+            let taken = match self.threads[hi].info.state {
                 ThreadState::Ready => self.sched.remove(h, &cx!(self)),
                 // A blocked receiver handed a message (Black, Table 3): woken by the handoff.
                 ThreadState::Blocked => {
-                    self.texec[hi].epoch = self.texec[hi].epoch.wrapping_add(1);
+                    self.threads[hi].exec.epoch = self.threads[hi].exec.epoch.wrapping_add(1);
                     true
                 }
                 _ => false,
@@ -709,13 +715,13 @@ impl Simulation {
     ) -> Dispatch {
         let ti = t.index();
         debug_assert_ne!(
-            self.tinfo[ti].state,
+            self.threads[ti].info.state,
             ThreadState::Exited,
             "dispatching exited {t}"
         );
         self.idle[p / 64] &= !(1 << (p % 64));
         let pid = ProcId(p as u32);
-        let info = &mut self.tinfo[ti];
+        let info = &mut self.threads[ti].info;
         info.state = ThreadState::Running(pid);
         let app = &mut self.apps[info.task.index()];
         if let Some(last) = info.last_proc {
@@ -829,27 +835,27 @@ impl Simulation {
                 let q = self.sched.quantum(t, pid, &cx!(self));
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.now + q.max(1));
             }
-            if let Some(w) = self.texec[ti].wait {
+            if let Some(w) = self.threads[ti].exec.wait {
                 match self.wait_step(p, t, w)? {
                     None => {}
                     Some(step) => return Ok(step),
                 }
                 continue;
             }
-            let rem = self.texec[ti].remaining;
+            let rem = self.threads[ti].exec.remaining;
             if rem > 0 {
                 let end = (self.now + rem).min(self.procs[p].quantum_end);
                 self.start_seg(p, Seg::Compute, end);
                 return Ok(Step::Busy);
             }
-            if let Some(acc) = self.texec[ti].mem.as_deref_mut() {
+            if let Some(acc) = self.threads[ti].exec.mem.as_deref_mut() {
                 // One chunk, ending no later than the quantum (at least one element is made).
                 let budget = (self.procs[p].quantum_end.saturating_sub(self.now))
                     .min(self.machine.memory.chunk_cycles)
                     .max(1);
                 let charge = self.memory.run(pid, self.now, acc, budget);
                 if charge.done {
-                    self.texec[ti].mem = None;
+                    self.threads[ti].exec.mem = None;
                 }
                 if charge.total() > 0 {
                     return Ok(self.start_mem(p, t, charge));
@@ -861,8 +867,7 @@ impl Simulation {
                 return Err(SimError::NoProgress(t));
             }
             let k = self.machine.kernel;
-            let info = &self.tinfo[ti];
-            let exec = &mut self.texec[ti];
+            let ThreadSlot { info, exec } = &mut self.threads[ti];
             let mut ctx = ThreadCtx {
                 thread: t,
                 task: info.task,
@@ -880,7 +885,7 @@ impl Simulation {
                                 return Err(SimError::BadAddress { thread: t, addr });
                             }
                         }
-                        self.texec[ti].mem = Some(Box::new(acc));
+                        self.threads[ti].exec.mem = Some(Box::new(acc));
                     }
                 }
                 Op::Atomic { addr, kind } => {
@@ -916,8 +921,8 @@ impl Simulation {
                 Op::Hint(Hint::Handoff(to)) => {
                     let cost = k.yield_call;
                     let target = (to != t
-                        && to.index() < self.tinfo.len()
-                        && self.tinfo[to.index()].state == ThreadState::Ready)
+                        && to.index() < self.threads.len()
+                        && self.threads[to.index()].info.state == ThreadState::Ready)
                         .then_some(to);
                     self.leave(p, t);
                     self.make_ready(t, Enqueue::Yielded);
@@ -925,7 +930,7 @@ impl Simulation {
                 }
                 Op::Wait(obj) => {
                     self.check_sync(t, obj)?;
-                    self.texec[ti].wait = Some(Waiting {
+                    self.threads[ti].exec.wait = Some(Waiting {
                         obj,
                         arrived: None,
                         since: None,
@@ -969,8 +974,8 @@ impl Simulation {
                 }
                 Op::Exit => {
                     self.leave(p, t);
-                    self.tinfo[ti].state = ThreadState::Exited;
-                    let task = self.tinfo[ti].task.index();
+                    self.threads[ti].info.state = ThreadState::Exited;
+                    let task = self.threads[ti].info.task.index();
                     self.tasks[task].live -= 1;
                     if self.tasks[task].live == 0 {
                         self.apps[task].completion = self.now;
@@ -1013,7 +1018,7 @@ impl Simulation {
                 } else {
                     0
                 };
-                self.texec[ti].wait = None;
+                self.threads[ti].exec.wait = None;
                 let wake_cost = if attempt == Attempt::PassAndRelease {
                     self.release_waiters(w.obj, false).0
                 } else {
@@ -1031,7 +1036,7 @@ impl Simulation {
                 if !w.contended {
                     self.sync[oi].stats.contended += 1;
                 }
-                self.texec[ti].wait = Some(Waiting {
+                self.threads[ti].exec.wait = Some(Waiting {
                     obj: w.obj,
                     arrived,
                     since: Some(since),
@@ -1062,10 +1067,10 @@ impl Simulation {
                 let handoff = match policy.after {
                     AfterSpin::HandoffToHolder => o
                         .holder()
-                        .filter(|h| self.tinfo[h.index()].state == ThreadState::Ready),
+                        .filter(|h| self.threads[h.index()].info.state == ThreadState::Ready),
                     AfterSpin::Block => None,
                 };
-                if let Some(Waiting { since, .. }) = &mut self.texec[ti].wait {
+                if let Some(Waiting { since, .. }) = &mut self.threads[ti].exec.wait {
                     *since = None;
                 }
                 self.block(p, t);
@@ -1100,7 +1105,10 @@ impl Simulation {
                 })
                 .expect("spinners is not empty");
             let s = self.sync[oi].spinners[i];
-            let arrived = self.texec[s.thread.index()].wait.and_then(|w| w.arrived);
+            let arrived = self.threads[s.thread.index()]
+                .exec
+                .wait
+                .and_then(|w| w.arrived);
             match self.sync[oi].try_pass(s.thread, arrived) {
                 Attempt::Wait(_) => break,
                 Attempt::Pass | Attempt::PassAndRelease => {}
@@ -1132,7 +1140,7 @@ impl Simulation {
         if may_handoff && port_handoff && !o.blocked.is_empty() && no_idle {
             let r = o.blocked.pop_front().expect("not empty");
             o.stats.wakeups += 1;
-            if let Some(w) = &mut self.texec[r.index()].wait {
+            if let Some(w) = &mut self.threads[r.index()].exec.wait {
                 w.since = None;
             }
             return (0, Some(r));
@@ -1158,7 +1166,7 @@ impl Simulation {
         let p = s.proc.index();
         debug_assert_eq!(self.procs[p].thread, Some(s.thread));
         self.settle(p);
-        self.texec[s.thread.index()].wait = None;
+        self.threads[s.thread.index()].exec.wait = None;
         let oi = obj.0 as usize;
         let c = match self.sync[oi].line {
             None => Charge {
@@ -1181,7 +1189,7 @@ impl Simulation {
                         };
                         // The re-read's stall overlaps the spinning already charged.
                         c.stall = 0;
-                        let task = self.tinfo[o.thread.index()].task.index();
+                        let task = self.threads[o.thread.index()].info.task.index();
                         self.apps[task].mem += c;
                     }
                 }
@@ -1211,22 +1219,22 @@ impl Simulation {
         debug_assert_eq!(self.procs[p].thread, Some(t));
         self.procs[p].thread = None;
         self.running[p] = None;
-        if let Some(w) = self.texec[t.index()].wait {
+        if let Some(w) = self.threads[t.index()].exec.wait {
             self.sync[w.obj.0 as usize].remove_spinner(t);
         }
     }
 
     fn sleep(&mut self, p: usize, t: ThreadId, n: Cycles) {
         self.block(p, t);
-        let epoch = self.texec[t.index()].epoch;
+        let epoch = self.threads[t.index()].exec.epoch;
         self.push(self.now + n, EventKind::Wake { t: t.0, epoch });
     }
 
     fn block(&mut self, p: usize, t: ThreadId) {
         self.leave(p, t);
         let ti = t.index();
-        self.tinfo[ti].state = ThreadState::Blocked;
-        self.texec[ti].epoch = self.texec[ti].epoch.wrapping_add(1);
+        self.threads[ti].info.state = ThreadState::Blocked;
+        self.threads[ti].exec.epoch = self.threads[ti].exec.epoch.wrapping_add(1);
         self.sched.stopped(t, Stop::Blocked, &cx!(self));
     }
 
@@ -1236,12 +1244,13 @@ impl Simulation {
     }
 
     fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
-        self.tinfo[t.index()].state = ThreadState::Ready;
+        self.threads[t.index()].info.state = ThreadState::Ready;
         if self.idle_handoff && matches!(why, Enqueue::Woken | Enqueue::New) {
             if let Some(p) = self.next_idle(0) {
                 // Black 3.1: the idle processor picks the thread up without a run-queue search.
                 self.settle(p);
-                self.texec[t.index()].epoch = self.texec[t.index()].epoch.wrapping_add(1);
+                self.threads[t.index()].exec.epoch =
+                    self.threads[t.index()].exec.epoch.wrapping_add(1);
                 if let Dispatch::Immediate = self.start_thread(p, t, None, 0, false) {
                     self.start_seg(p, Seg::fixed(&[]), self.now);
                 }

@@ -84,8 +84,8 @@ pub struct SchedCtx<'a> {
     pub now: Cycles,
     /// The machine being simulated.
     pub machine: &'a MachineConfig,
-    /// Every thread, indexed by `ThreadId`.
-    pub threads: &'a [ThreadInfo],
+    /// Every thread, indexed by `ThreadId` (read through [`SchedCtx::thread`]).
+    pub(crate) threads: &'a [crate::engine::ThreadSlot],
     /// Every task, indexed by `TaskId`.
     pub tasks: &'a [TaskInfo],
     /// The thread running on each processor, indexed by `ProcId`.
@@ -96,7 +96,7 @@ impl SchedCtx<'_> {
     /// The information about thread `t`.
     #[inline]
     pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
-        &self.threads[t.index()]
+        &self.threads[t.index()].info
     }
 }
 
