@@ -1,0 +1,132 @@
+//! The guide to experiment files (`docs/experiment-files.md`) stays true: its example file loads
+//! into the points it says, its reproduction section, claims and tolerances parse, and every
+//! measure, machine preset, machine field and top-level field of the code is documented.
+
+use std::path::Path;
+
+use smpsched_lab::metric::METRICS;
+use smpsched_lab::reproduce::{Claim, Tolerance};
+use smpsched_lab::Experiment;
+use smpsched_sim::MachineConfig;
+
+fn guide() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/experiment-files.md");
+    std::fs::read_to_string(path).expect("docs/experiment-files.md exists")
+}
+
+/// The fenced blocks of language `lang`, in order.
+fn blocks(text: &str, lang: &str) -> Vec<String> {
+    let open = format!("```{lang}\n");
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(&open) {
+        let body = &rest[i + open.len()..];
+        let end = body.find("```").expect("closed block");
+        out.push(body[..end].to_string());
+        rest = &body[end..];
+    }
+    out
+}
+
+#[test]
+fn the_example_file_loads_into_the_points_the_guide_says() {
+    let text = guide();
+    let toml_blocks = blocks(&text, "toml");
+    let dir = std::env::temp_dir().join(format!("smpsched-docs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two-apps.toml");
+    std::fs::write(&file, &toml_blocks[0]).unwrap();
+    let exp = Experiment::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(exp.points.len(), 8, "the guide says 8 points");
+    assert_eq!(exp.repetitions, 3);
+    assert_eq!(
+        exp.points[0].label,
+        "short-slice/policy=round-robin/processors=4"
+    );
+    assert!(text.contains("`short-slice/policy=priority/processors=8`"));
+    let m = &exp.points[0].machine;
+    assert_eq!(m.slice_cycles, 50_000);
+    assert_eq!(m.memory.cache_bytes, 32_768);
+    assert_eq!(
+        m.memory.line_bytes, 16,
+        "the rest of the preset's memory stays"
+    );
+    assert_eq!(exp.points[7].machine.slice_cycles, 1_000_000);
+}
+
+#[test]
+fn the_reproduction_section_claims_and_tolerances_parse() {
+    let text = guide();
+    let repro: toml::Table = toml::from_str(&blocks(&text, "toml")[1]).unwrap();
+    let r = repro["reproduce"].as_table().unwrap();
+    for key in [
+        "paper",
+        "title",
+        "metric",
+        "tolerance",
+        "scale",
+        "notes",
+        "plot",
+    ] {
+        assert!(r.contains_key(key), "{key}");
+    }
+    r["tolerance"]
+        .as_str()
+        .unwrap()
+        .parse::<Tolerance>()
+        .unwrap();
+    let claim = r["claim"][0]["claim"].as_str().unwrap();
+    claim.parse::<Claim>().unwrap();
+    for line in blocks(&text, "text")[0].lines() {
+        line.parse::<Claim>()
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+    for t in ["10%", "±2", "+-2", "2 abs"] {
+        t.parse::<Tolerance>().unwrap();
+        assert!(text.contains(&format!("`{t}`")), "{t}");
+    }
+}
+
+#[test]
+fn every_measure_preset_and_field_is_documented() {
+    let text = guide();
+    for (m, _) in METRICS {
+        assert!(
+            text.contains(&format!("| `{m}` |")),
+            "measure `{m}` undocumented"
+        );
+    }
+    for p in MachineConfig::PRESETS {
+        assert!(text.contains(p.name), "preset `{}` undocumented", p.name);
+    }
+    let machine = toml::Value::try_from(MachineConfig::bbn_gp1000()).unwrap();
+    let machine = machine.as_table().unwrap();
+    for (k, v) in machine {
+        if k == "name" {
+            continue;
+        }
+        match v.as_table() {
+            Some(t) => {
+                for sub in t.keys() {
+                    assert!(text.contains(&format!("`{sub}`")), "machine.{k}.{sub}");
+                }
+            }
+            None => assert!(text.contains(&format!("`{k}`")), "machine.{k}"),
+        }
+    }
+    for field in [
+        "name",
+        "description",
+        "seed",
+        "repetitions",
+        "time_limit_cycles",
+        "machine",
+        "scheduler",
+        "workload",
+        "sweep",
+        "point",
+        "reproduce",
+    ] {
+        assert!(text.contains(&format!("| `{field}` |")), "field `{field}`");
+    }
+}
