@@ -474,7 +474,12 @@ impl Simulation {
                 EventKind::Tick => self.tick()?,
             }
             if self.poll_idle {
-                self.poll_idle_processors()?;
+                if self.idle.iter().all(|&w| w == 0) {
+                    // Every processor is busy: nobody to offer the change to.
+                    self.poll_idle = false;
+                } else {
+                    self.poll_idle_processors()?;
+                }
             }
         }
         Ok(self.finish())
