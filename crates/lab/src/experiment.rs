@@ -254,6 +254,9 @@ impl Experiment {
             })
             .unwrap_or_default();
         let variants = expand(&src, &raw)?;
+        // Asked once per file: reading the machine's memory is not free, and a sweep may have
+        // many points.
+        let memory = budget::available()?;
         let mut points = Vec::with_capacity(variants.len());
         for (label, overrides) in variants {
             let mut doc = base.clone();
@@ -266,7 +269,7 @@ impl Experiment {
                     crate::reproduction::scale_path(&mut doc, path, scale);
                 }
             }
-            points.push(resolve(&src, doc, label, &overrides)?);
+            points.push(resolve(&src, doc, label, &overrides, memory)?);
         }
         let mut seen = std::collections::BTreeSet::new();
         for p in &points {
@@ -525,12 +528,14 @@ fn section(
     }
 }
 
-/// Turns one point's document into a validated [`Point`].
+/// Turns one point's document into a validated [`Point`] whose runs fit in `memory` bytes (when
+/// known).
 fn resolve(
     src: &Source,
     mut doc: toml::Table,
     label: String,
     overrides: &[Override],
+    memory: Option<u64>,
 ) -> Result<Point, InputError> {
     // Machine: a preset, then the file's overrides.
     let mut m = section(src, &mut doc, "machine", overrides)?;
@@ -647,7 +652,7 @@ fn resolve(
             ));
         }
         let need = budget::run_bytes(threads, machine.processors);
-        if let Some(avail) = budget::available()?.filter(|&a| need > a) {
+        if let Some(avail) = memory.filter(|&a| need > a) {
             return Err(located(
                 src,
                 &format!("{root}.threads"),
