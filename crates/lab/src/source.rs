@@ -148,6 +148,11 @@ pub fn split_de_error(e: &toml::de::Error) -> (String, String) {
             return (rest[..end].to_string(), message);
         }
     }
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        if let Some(end) = rest.find('`') {
+            return (rest[..end].to_string(), "required, but missing".into());
+        }
+    }
     if let Some((field, rest)) = message.split_once(": ") {
         let is_key = !field.is_empty()
             && field
@@ -201,6 +206,9 @@ mod tests {
             .into();
         let e = S::deserialize_from(v);
         assert_eq!(split_de_error(&e).0, "b");
+        let v: toml::Value = toml::Table::new().into();
+        let e = S::deserialize_from(v);
+        assert_eq!(split_de_error(&e).0, "a", "a missing field is named");
     }
 
     trait From2: Sized {

@@ -107,9 +107,10 @@ fn load_and_run(dir: &Path, name: &str, text: &str) -> Result<(), TestCaseError>
     match loaded {
         Err(LabError::Input(e)) => {
             prop_assert!(
-                !e.field.is_empty() || e.line.is_some() || !e.message.is_empty(),
-                "an error that says nothing: {e:?}"
+                !e.field.is_empty() || e.line.is_some(),
+                "an error that names neither a field nor a line: {e}"
             );
+            prop_assert!(!e.message.is_empty(), "an error without a message: {e:?}");
             prop_assert!(e.file.ends_with(name), "{e}");
         }
         Err(other) => prop_assert!(false, "not an input error: {other}"),
