@@ -7,12 +7,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use smpsched_lab::output::folder_name;
 use smpsched_lab::reproduce::report::render_terminal;
 use smpsched_lab::reproduction::{papers, run_paper};
 use smpsched_lab::{
-    catalog, plan_jobs, run_experiment, terminal_table, write_results, Experiment, InputError,
-    LabError,
+    catalog, plan_jobs, run_experiment_observed, stopped_error, terminal_table, Destination,
+    Experiment, InputError, LabError, Outbox,
 };
+use smpsched_sim::Progress;
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
 /// multiprogrammed multiprocessor, the kernel policies and ready queues of five classic papers,
@@ -28,14 +30,22 @@ struct Cli {
 enum Command {
     /// Run an experiment file: every point of its sweep and every repetition, in parallel.
     ///
-    /// Prints a table of means per point and writes DIR/results.csv, DIR/results.json and
-    /// DIR/time-split.svg (where the machine's time went, per point).
+    /// Prints a table of means per point and writes results.csv, results.json and
+    /// time-split.svg (where the machine's time went, per point) into a fresh folder
+    /// results/NAME/seedS-HASH/, with results/NAME/latest pointing at it: earlier results are
+    /// kept. Files are written whole and renamed into place, so an interrupted run leaves no
+    /// partial file. Every run is bounded (`time_limit_cycles`, `event_limit` in the file); a
+    /// run that reaches a bound is kept in the results, marked, and the command exits with 2.
     Run {
         /// The experiment file (TOML), e.g. experiments/quickstart.toml.
         file: PathBuf,
-        /// Folder for the results [default: `results/NAME`, NAME being the experiment's name].
+        /// Write the results into exactly this folder, which must be new or empty (see --force)
+        /// [default: a fresh folder under results/NAME/].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// With --out: replace the results already in DIR (whole, in one step).
+        #[arg(long, requires = "out")]
+        force: bool,
         /// Base seed, overriding the file's `seed`.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
@@ -50,9 +60,12 @@ enum Command {
     /// Re-run a paper's tables and figures and write a report with our numbers beside the
     /// paper's, each claim's verdict, and plots.
     ///
-    /// Writes reports/PAPER.md (the latest) and keeps the run in reports/runs/PAPER-HASH/.
+    /// Keeps the run whole in reports/runs/PAPER-HASH/ (report, JSON and plots, never
+    /// overwritten) and points reports/PAPER.md at it as the latest (reports/PAPER-scale-F.md
+    /// for another --scale).
     Reproduce {
-        /// A paper (a folder under experiments/, e.g. black90) or `all`.
+        /// A paper (a folder under experiments/, e.g. black90), or `all` (the default) for
+        /// every reproduction.
         #[arg(default_value = "all")]
         paper: String,
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
@@ -92,10 +105,11 @@ fn main() -> ExitCode {
         Command::Run {
             file,
             out,
+            force,
             seed,
             jobs,
             quiet,
-        } => run(&file, out, seed, jobs, quiet),
+        } => run(&file, out, force, seed, jobs, quiet),
         Command::Reproduce {
             paper,
             scale,
@@ -130,42 +144,40 @@ fn main() -> ExitCode {
     }
 }
 
-/// A folder name made of the experiment's name.
-fn folder_name(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if s.is_empty() {
-        "experiment".into()
-    } else {
-        s
-    }
-}
-
 fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     // Draws on stderr only when it is a terminal.
     let bar = ProgressBar::new(total as u64);
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} runs")
-    {
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, about {eta} left {wide_msg}",
+    ) {
         bar.set_style(style);
     }
     bar
 }
 
+/// A line on how far a long run has come: events so far, simulated time, and how near it is
+/// to its bound.
+fn running_message(exp: &Experiment, point: &str, p: Progress) -> String {
+    let clock = exp
+        .points
+        .iter()
+        .find(|x| x.label == point)
+        .map_or(1.0, |x| x.machine.clock_mhz);
+    format!(
+        "| {point}: {:.1} M events, {:.3} s simulated, {:.0}% of its limit",
+        p.events as f64 / 1e6,
+        p.now as f64 / clock / 1e6,
+        100.0 * p.fraction_of_limit()
+    )
+}
+
 fn run(
     file: &Path,
     out: Option<PathBuf>,
+    force: bool,
     seed: Option<u64>,
     jobs: usize,
     quiet: bool,
@@ -174,23 +186,43 @@ fn run(
     if let Some(s) = seed {
         exp.seed = s;
     }
+    // The output is checked (and a staging folder made) before anything runs.
+    let dest = match out {
+        Some(dir) => Destination::Exactly {
+            dir,
+            replace: force,
+        },
+        None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
+    };
+    let outbox = Outbox::prepare(dest)?;
     if let Some(note) = plan_jobs(&exp, jobs).note() {
         eprintln!("{note}");
     }
     let total = exp.points.len() * exp.repetitions as usize;
     let bar = progress_bar(total, quiet);
-    let runs = run_experiment(&exp, jobs, &|done, _| bar.set_position(done as u64));
+    let runs = run_experiment_observed(
+        &exp,
+        jobs,
+        &|done, _| bar.set_position(done as u64),
+        &|point, p| bar.set_message(running_message(&exp, point, p)),
+    );
     bar.finish_and_clear();
     let runs = runs?;
-    let dir = out.unwrap_or_else(|| Path::new("results").join(folder_name(&exp.name)));
-    let written = write_results(&dir, &exp, &runs)?;
+    let written = outbox.deliver(&exp, &runs)?;
     if !quiet {
         println!("{}", terminal_table(&exp, &runs));
     }
-    for w in written {
+    for w in &written.files {
         println!("wrote {}", w.display());
     }
-    Ok(())
+    if let Some(latest) = &written.latest {
+        println!("latest: {} -> {}", latest.display(), written.dir.display());
+    }
+    // Runs that stopped at a bound are in the results, marked; the command says so and fails.
+    match stopped_error(&exp, &runs) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn reproduce(
@@ -210,7 +242,13 @@ fn reproduce(
         })));
     }
     let list = if paper == "all" {
-        papers(experiments)?
+        let all = papers(experiments)?;
+        eprintln!(
+            "reproducing every paper under {}: {} (name one to reproduce only it)",
+            experiments.display(),
+            all.join(", ")
+        );
+        all
     } else {
         vec![paper.to_string()]
     };

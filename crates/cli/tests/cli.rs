@@ -2,30 +2,11 @@
 //! error messages for bad input, listing and explaining.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn smpsched(args: &[&str], cwd: &Path) -> Output {
-    smpsched_with_memory(args, cwd, None)
-}
+mod common;
 
-/// Runs the binary with `SMPSCHED_MEMORY` set to `memory` (or unset).
-fn smpsched_with_memory(args: &[&str], cwd: &Path, memory: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_smpsched"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env_remove("SMPSCHED_MEMORY");
-    if let Some(m) = memory {
-        cmd.env("SMPSCHED_MEMORY", m);
-    }
-    cmd.output().expect("smpsched runs")
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("smpsched-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{read_csv_strict, smpsched, smpsched_with_memory, tempdir};
 
 const EXP: &str = r#"
 name = "cli test"
@@ -55,6 +36,7 @@ fn run_to(dir: &Path, out: &str, extra: &[&str]) -> (String, String, String) {
     args.extend_from_slice(extra);
     let o = smpsched(&args, dir);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    read_csv_strict(&dir.join(out).join("results.csv"));
     let read = |f: &str| std::fs::read_to_string(dir.join(out).join(f)).unwrap();
     (
         read("results.csv"),
@@ -159,14 +141,17 @@ fn a_point_too_big_for_memory_is_refused_and_parallel_runs_are_capped() {
     assert!(err.contains("64.0 MiB available"), "{err}");
     assert!(!dir.join("results").exists());
 
-    // Runs of 20,000 threads (about 30 MiB each): with 70 MiB, two at a time, not four; the
-    // results are those of an unconstrained run.
+    // Runs of 20,000 threads (about 30 MiB each): with 45 MiB, one at a time, not one per
+    // core; the results are those of an unconstrained run.
     std::fs::write(dir.join("exp.toml"), exp(20_000)).unwrap();
     let args = |out| ["run", "exp.toml", "--quiet", "--jobs", "4", "--out", out];
-    let o = smpsched_with_memory(&args("capped"), &dir, Some("70M"));
+    let o = smpsched_with_memory(&args("capped"), &dir, Some("45M"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let note = String::from_utf8_lossy(&o.stderr);
-    assert!(note.contains("running 2 at a time instead of 4"), "{note}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 1 {
+        assert!(note.contains("running 1 at a time instead of"), "{note}");
+    }
     let o = smpsched_with_memory(&args("free"), &dir, Some("1T"));
     assert!(o.status.success());
     assert!(!String::from_utf8_lossy(&o.stderr).contains("note:"));
@@ -177,25 +162,6 @@ fn a_point_too_big_for_memory_is_refused_and_parallel_runs_are_capped() {
     let o = smpsched_with_memory(&["run", "exp.toml"], &dir, Some("plenty"));
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("SMPSCHED_MEMORY: must be"));
-}
-
-#[test]
-fn a_failed_run_keeps_earlier_results() {
-    let dir = tempdir("keep");
-    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
-    let (csv, _, _) = run_to(&dir, "r", &[]);
-    std::fs::write(
-        dir.join("exp.toml"),
-        EXP.replace("seed = 5", "seed = 5\ntime_limit_cycles = 1000"),
-    )
-    .unwrap();
-    let o = smpsched(&["run", "exp.toml", "--out", "r", "--quiet"], &dir);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("time limit"));
-    assert_eq!(
-        std::fs::read_to_string(dir.join("r/results.csv")).unwrap(),
-        csv
-    );
 }
 
 #[test]
@@ -290,8 +256,22 @@ fn reproduce_writes_a_report_and_keeps_each_run() {
     assert!(out.contains("1 of 1 claim holds"), "{out}");
     let md = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
     assert!(md.contains("| handoff |") && md.contains("413"), "{md}");
-    assert!(md.contains("tiny/t.svg"));
-    assert!(dir.join("rep/tiny/t.svg").exists());
+    // The latest report draws its plot from the run folder, which holds the whole run.
+    let plot = md
+        .split(['(', ')'])
+        .find(|p| p.starts_with("runs/tiny-") && p.ends_with("/tiny/t.svg"))
+        .unwrap_or_else(|| panic!("no plot link into runs/: {md}"));
+    assert!(dir.join("rep").join(plot).exists(), "{plot}");
+    let run = dir
+        .join("rep")
+        .join(plot)
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    assert!(run.join("tiny.md").exists() && run.join("tiny.json").exists());
+    common::check_files_well_formed(&dir.join("rep"));
     assert!(std::fs::read_to_string(dir.join("rep/index.md"))
         .unwrap()
         .contains("tiny"));

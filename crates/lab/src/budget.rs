@@ -19,11 +19,24 @@ const BASE_BYTES: u64 = 16 << 20;
 /// `K`, `M`, `G` or `T` suffix (powers of 1,024), overriding what the machine reports.
 pub const MEMORY_ENV: &str = "SMPSCHED_MEMORY";
 
-/// Estimated bytes for one run of a point with `threads` threads on `processors` processors.
+/// Estimated bytes for one run of a point with `threads` threads on `processors` processors,
+/// besides its memory model ([`smpsched_sim::memory::footprint_bytes`]).
 pub fn run_bytes(threads: u64, processors: u32) -> u64 {
     BASE_BYTES
         .saturating_add(threads.saturating_mul(THREAD_FOOTPRINT_BYTES))
         .saturating_add(u64::from(processors).saturating_mul(PROC_FOOTPRINT_BYTES))
+}
+
+/// Estimated bytes the results of `runs` runs hold until they are written: each run's report
+/// (a time split per processor and measures per application) and its record.
+pub fn records_bytes(runs: u64, processors: u32, apps: usize) -> u64 {
+    const RECORD_BYTES: u64 = 1024;
+    const PER_PROCESSOR: u64 = std::mem::size_of::<smpsched_sim::TimeSplit>() as u64;
+    const PER_APP: u64 = std::mem::size_of::<smpsched_sim::AppReport>() as u64 + 64;
+    let one = RECORD_BYTES
+        .saturating_add(u64::from(processors).saturating_mul(PER_PROCESSOR))
+        .saturating_add((apps as u64).saturating_mul(PER_APP));
+    runs.saturating_mul(one)
 }
 
 /// How many runs may go at once: at most `jobs`, and no more than fit in `available` bytes
@@ -127,6 +140,15 @@ mod tests {
         // Ten million threads take gigabytes (about 510 bytes each were measured).
         assert!(big > 4 << 30 && big < 8 << 30, "{big}");
         assert_eq!(run_bytes(u64::MAX, u32::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn results_held_in_memory_grow_with_runs_and_processors() {
+        let small = records_bytes(10, 4, 1);
+        assert!(small < 1 << 20, "{small}");
+        // A billion runs of a 1,024-processor machine cannot be held.
+        assert!(records_bytes(1_000_000_000, 1024, 2) > 1 << 40);
+        assert_eq!(records_bytes(u64::MAX, u32::MAX, usize::MAX), u64::MAX);
     }
 
     #[test]

@@ -74,7 +74,7 @@ impl LabError {
         match self {
             LabError::Input(_) => 2,
             LabError::Run {
-                source: smpsched_sim::SimError::TimeLimit { .. },
+                source: smpsched_sim::SimError::Limit { .. },
                 ..
             } => 2,
             _ => 1,

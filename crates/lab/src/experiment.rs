@@ -38,7 +38,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use smpsched_sim::config::MAX_THREADS;
 use smpsched_sim::sched::{self, PolicyInfo};
-use smpsched_sim::{Cycles, MachineConfig, RunReport, SimError, Simulation};
+use smpsched_sim::{Cycles, Limits, MachineConfig, Progress, RunReport, SimError, Simulation};
 use smpsched_workloads::{self as workloads, Workload, WorkloadInfo};
 
 use crate::budget;
@@ -67,6 +67,8 @@ struct RawFile {
     repetitions: u32,
     #[serde(default)]
     time_limit_cycles: Option<Cycles>,
+    #[serde(default)]
+    event_limit: Option<u64>,
     #[serde(default)]
     machine: toml::Table,
     scheduler: toml::Table,
@@ -130,8 +132,9 @@ pub struct Point {
     pub policy_params: toml::Table,
     /// The applications, in task order.
     pub apps: Vec<App>,
-    /// Simulated-time limit, if any.
-    pub time_limit: Option<Cycles>,
+    /// Bounds on simulated time and events (`time_limit_cycles`, `event_limit`), defaults
+    /// applied.
+    pub limits: Limits,
     /// Dispatch threads that become ready straight to idle processors (Black 1990, 3.1); a
     /// `[scheduler]` key common to every policy.
     pub idle_handoff: bool,
@@ -152,18 +155,27 @@ impl Point {
 impl Point {
     /// Builds and runs the simulation of this point with `seed`.
     pub fn simulate(&self, seed: u64) -> Result<RunReport, SimError> {
+        self.simulate_observed(seed, u64::MAX, &mut |_| {})
+    }
+
+    /// Builds and runs the simulation of this point with `seed`, showing `observe` the run's
+    /// progress every `every` events.
+    pub fn simulate_observed(
+        &self,
+        seed: u64,
+        every: u64,
+        observe: &mut dyn FnMut(Progress),
+    ) -> Result<RunReport, SimError> {
         let sched = (self.policy.build)(self.policy_params.clone())
             .expect("policy parameters were validated when the experiment was loaded");
         let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
-        if let Some(limit) = self.time_limit {
-            sim.set_time_limit(limit);
-        }
+        sim.set_limits(self.limits);
         sim.set_idle_handoff(self.idle_handoff);
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());
             app.workload.install(&mut sim, task)?;
         }
-        sim.run()
+        sim.run_observed(every, observe)
     }
 }
 
@@ -174,8 +186,12 @@ pub struct Experiment {
     pub name: String,
     /// What it is about.
     pub description: String,
-    /// The file it was read from.
+    /// The file it was read from, as given (for messages).
     pub path: PathBuf,
+    /// The file as recorded in results and reports: relative to the repository (the nearest
+    /// folder above it with a `.git` or `Cargo.toml`), else its bare name, so the same file
+    /// reached by another path gives the same bytes.
+    pub recorded_path: String,
     /// Base seed; repetition `r > 0` derives its own seed from it.
     pub seed: u64,
     /// Runs per point.
@@ -264,11 +280,19 @@ impl Experiment {
                 set_path(&mut doc, &o.path, o.value.clone())
                     .map_err(|m| src.error_at(o.line, &o.path, m))?;
             }
-            if scale != 1.0 {
-                for path in &scaled {
-                    crate::reproduction::scale_path(&mut doc, path, scale);
-                }
-            }
+            // Checked at every scale; on a refused scale, every point's document is asked for.
+            crate::reproduce::scale::scale_paths(&src, &mut doc, &scaled, scale, &label, || {
+                let every = expand(&src, &raw).unwrap_or_default().into_iter();
+                every
+                    .map(|(name, sets)| {
+                        let mut d = base.clone();
+                        for o in sets {
+                            let _ = set_path(&mut d, &o.path, o.value);
+                        }
+                        (name, d)
+                    })
+                    .collect()
+            })?;
             points.push(resolve(&src, doc, label, &overrides, memory)?);
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -287,10 +311,34 @@ impl Experiment {
             Some(t) => Some(crate::reproduction::parse_spec(&src, t, &points)?),
             None => None,
         };
+        let runs = (points.len() as u64).saturating_mul(u64::from(raw.repetitions));
+        let widest = points
+            .iter()
+            .map(|p| p.machine.processors)
+            .max()
+            .unwrap_or(1);
+        let apps = points.iter().map(|p| p.apps.len()).max().unwrap_or(1);
+        let need = budget::records_bytes(runs, widest, apps);
+        if let Some(avail) = memory.filter(|&a| need > a) {
+            return Err(src.error(
+                "repetitions",
+                format!(
+                    "the results of {runs} runs ({} points x {} repetitions) would need about \
+                     {} of memory, more than the {} available; run fewer points or repetitions \
+                     (or set {} to state the memory smpsched may use)",
+                    points.len(),
+                    raw.repetitions,
+                    budget::human(need),
+                    budget::human(avail),
+                    budget::MEMORY_ENV,
+                ),
+            ));
+        }
         Ok(Experiment {
             reproduce,
             name: raw.name,
             description: raw.description,
+            recorded_path: recorded_path(path),
             path: path.to_path_buf(),
             seed: raw.seed,
             repetitions: raw.repetitions,
@@ -309,6 +357,30 @@ impl Experiment {
                 r as u64,
             )
         }
+    }
+}
+
+/// `path` as results record it: relative to the repository that holds it (the nearest folder
+/// above it with a `.git` or a `Cargo.toml`), `/`-separated; else the file's bare name.
+fn recorded_path(path: &Path) -> String {
+    let name = || {
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().to_string())
+    };
+    let Ok(full) = path.canonicalize() else {
+        return name();
+    };
+    let root = full
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join(".git").exists() || d.join("Cargo.toml").exists());
+    match root.and_then(|r| full.strip_prefix(r).ok()) {
+        Some(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect::<Vec<_>>()
+            .join("/"),
+        None => name(),
     }
 }
 
@@ -612,8 +684,9 @@ fn resolve(
         _ => return Err(src.error("workload", "must be a list of [[workload]] tables")),
     };
     let kinds: Vec<&str> = workloads::WORKLOADS.iter().map(|w| w.name).collect();
-    let mut apps = Vec::with_capacity(list.len());
+    let mut apps: Vec<App> = Vec::with_capacity(list.len());
     let mut threads: u64 = 0;
+    let mut touched: u64 = 0;
     for (i, w) in list.into_iter().enumerate() {
         let root = format!("workload.{i}");
         let mut t = match w {
@@ -641,6 +714,17 @@ fn resolve(
         })?;
         let name = take_string(src, &mut t, &root, "name", overrides)?
             .unwrap_or_else(|| format!("{kind_name}-{i}"));
+        if let Some(j) = apps.iter().position(|a| a.name == name) {
+            return Err(located(
+                src,
+                &format!("{root}.name"),
+                format!(
+                    "workload {j} is already called `{name}`; each application needs its own \
+                     name (results and measures such as `app_util:{name}` are per name)"
+                ),
+                overrides,
+            ));
+        }
         let workload = (kind.build)(t).map_err(|e| de_error(src, &root, &e, overrides))?;
         threads = threads.saturating_add(workload.threads());
         if threads > MAX_THREADS {
@@ -651,17 +735,30 @@ fn resolve(
                 overrides,
             ));
         }
-        let need = budget::run_bytes(threads, machine.processors);
+        touched = touched.saturating_add(workload.memory_bytes());
+        let engine = budget::run_bytes(threads, machine.processors);
+        let model =
+            smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched);
+        let need = engine.saturating_add(model);
         if let Some(avail) = memory.filter(|&a| need > a) {
+            let field = if model > engine && workload.memory_bytes() > 0 {
+                root.clone()
+            } else {
+                format!("{root}.threads")
+            };
             return Err(located(
                 src,
-                &format!("{root}.threads"),
+                &field,
                 format!(
-                    "a run of this point would need about {} of memory for its {threads} \
-                     threads on {} processors, more than the {} available (set {} to state \
-                     the memory smpsched may use)",
+                    "a run of this point would need about {} of memory ({} for {threads} \
+                     threads on {} processors, {} for the memory model: caches and the \
+                     directory of {} of regions), more than the {} available (set {} to \
+                     state the memory smpsched may use)",
                     budget::human(need),
+                    budget::human(engine),
                     machine.processors,
+                    budget::human(model),
+                    budget::human(touched),
                     budget::human(avail),
                     budget::MEMORY_ENV,
                 ),
@@ -674,24 +771,31 @@ fn resolve(
             workload: Arc::from(workload),
         });
     }
-    let time_limit = match doc.remove("time_limit_cycles") {
-        None => None,
-        Some(toml::Value::Integer(n)) if n > 0 => Some(n as Cycles),
-        Some(v) => {
-            return Err(located(
-                src,
-                "time_limit_cycles",
-                format!("must be a positive number of cycles, got {v}"),
-                overrides,
-            ))
-        }
+    let limits = Limits {
+        cycles: positive(
+            src,
+            &mut doc,
+            "time_limit_cycles",
+            Limits::DEFAULT_CYCLES,
+            MAX_TIME_LIMIT,
+            overrides,
+        )?,
+        events: positive(
+            src,
+            &mut doc,
+            "event_limit",
+            Limits::DEFAULT_EVENTS,
+            u64::MAX >> 1,
+            overrides,
+        )?,
     };
     if let Some((k, _)) = doc.iter().next() {
         return Err(located(
             src,
             k,
             "unknown field; valid top-level fields: name, description, seed, repetitions, \
-             time_limit_cycles, machine, scheduler, workload, sweep, point, reproduce"
+             time_limit_cycles, event_limit, machine, scheduler, workload, sweep, point, \
+             reproduce"
                 .into(),
             overrides,
         ));
@@ -706,9 +810,33 @@ fn resolve(
         policy,
         policy_params: s,
         apps,
-        time_limit,
+        limits,
         idle_handoff,
     })
+}
+
+/// Largest `time_limit_cycles` (2^62): sums of processor times stay far from overflow.
+pub const MAX_TIME_LIMIT: Cycles = 1 << 62;
+
+/// A whole number between 1 and `max` at top-level `key`, or `default` when absent.
+fn positive(
+    src: &Source,
+    doc: &mut toml::Table,
+    key: &str,
+    default: u64,
+    max: u64,
+    overrides: &[Override],
+) -> Result<u64, InputError> {
+    match doc.remove(key) {
+        None => Ok(default),
+        Some(toml::Value::Integer(n)) if n > 0 && (n as u64) <= max => Ok(n as u64),
+        Some(v) => Err(located(
+            src,
+            key,
+            format!("must be a whole number between 1 and {max}, got {v}"),
+            overrides,
+        )),
+    }
 }
 
 #[cfg(test)]

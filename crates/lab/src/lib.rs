@@ -3,13 +3,15 @@
 //!
 //! The flow is [`Experiment::load`] (parse and validate every point up front), then
 //! [`run_experiment`] (all points and repetitions in parallel, each deterministic), then
-//! [`write_results`] and [`terminal_table`].
+//! [`Outbox::deliver`] (results written whole into a fresh folder) and [`terminal_table`].
 
 pub mod budget;
 pub mod catalog;
 pub mod error;
 pub mod experiment;
 pub mod metric;
+pub mod output;
+pub mod papers;
 pub mod reproduction;
 pub mod results;
 pub mod runner;
@@ -17,6 +19,8 @@ pub mod source;
 
 pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};
-pub use results::{terminal_table, write_results};
-pub use runner::{plan_jobs, run_experiment, JobPlan, RunRecord};
+pub use results::{terminal_table, Delivered, Destination, Outbox};
+pub use runner::{
+    plan_jobs, run_experiment, run_experiment_observed, stopped_error, JobPlan, RunRecord, Stopped,
+};
 pub mod reproduce;

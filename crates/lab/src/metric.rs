@@ -88,13 +88,65 @@ pub fn value(name: &str, point: &Point, runs: &[RunRecord]) -> Option<f64> {
     (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
 }
 
-/// Whether `name` is a measure (application measures are checked against the point's apps).
-pub fn is_metric(name: &str, point: &Point) -> bool {
+/// Kinds of application measures, written `KIND:APP`.
+const APP_KINDS: [&str; 3] = ["app_util", "app_share", "app_done_ms"];
+
+/// Whether `name` is a measure at all: one of [`METRICS`], or `KIND:APP` with a known kind.
+pub fn is_known(name: &str) -> bool {
     match name.split_once(':') {
-        Some((kind, app)) => {
-            ["app_util", "app_share", "app_done_ms"].contains(&kind)
-                && point.apps.iter().any(|a| a.name == app)
-        }
+        Some((kind, app)) => APP_KINDS.contains(&kind) && !app.is_empty(),
         None => METRICS.iter().any(|(m, _)| *m == name),
     }
+}
+
+/// Checks that measure `name` is known and defined for `point`: `us_per_op` needs workloads
+/// that count unit operations, application measures need the application. The error says why,
+/// naming the point.
+pub fn check(name: &str, point: &Point) -> Result<(), String> {
+    if !is_known(name) {
+        let names: Vec<&str> = METRICS.iter().map(|(m, _)| *m).collect();
+        return Err(format!(
+            "unknown measure `{name}`; measures: {} (see `smpsched list`)",
+            names.join(", ")
+        ));
+    }
+    if let Some((_, app)) = name.split_once(':') {
+        if !point.apps.iter().any(|a| a.name == app) {
+            let apps: Vec<String> = point.apps.iter().map(|a| format!("`{}`", a.name)).collect();
+            return Err(format!(
+                "`{name}` names no application of point `{}`; its applications: {}",
+                point.label,
+                apps.join(", ")
+            ));
+        }
+    }
+    if name == "us_per_op" {
+        match point.operations() {
+            Some(n) if n > 0 => {}
+            ops => {
+                let mut kinds: Vec<&str> = Vec::new();
+                for a in &point.apps {
+                    if !kinds.contains(&a.kind.name) {
+                        kinds.push(a.kind.name);
+                    }
+                }
+                let what = if ops.is_some() {
+                    "its workloads count 0 unit operations"
+                } else {
+                    "none of its workloads counts unit operations (synchronizations, exchanges)"
+                };
+                return Err(format!(
+                    "`us_per_op` is not defined for point `{}`: {what}; its workload kinds: {}",
+                    point.label,
+                    kinds.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` is a measure defined for `point` (see [`check`]).
+pub fn is_metric(name: &str, point: &Point) -> bool {
+    check(name, point).is_ok()
 }

@@ -145,11 +145,24 @@ pub(crate) fn parse_spec(
     let Some(first) = points.first() else {
         return Err(src.error("reproduce", "the experiment has no points"));
     };
-    if !metric::is_metric(&spec.metric, first) {
-        return Err(src.error(
-            "reproduce.metric",
-            format!("unknown measure `{}`; see `smpsched list`", spec.metric),
-        ));
+    // The section's measure must be defined wherever it is shown: on every point for a line
+    // plot or a table without expected values, else on the points of the expected values that
+    // do not name their own.
+    let line_plot = spec.plot.as_ref().is_some_and(|p| p.kind == "line");
+    let mut metric_points: Vec<&Point> = if line_plot || spec.expect.is_empty() {
+        points.iter().collect()
+    } else {
+        spec.expect
+            .iter()
+            .filter(|e| e.metric.is_none())
+            .filter_map(|e| find(&e.point))
+            .collect()
+    };
+    if metric_points.is_empty() {
+        metric_points.push(first);
+    }
+    for p in metric_points {
+        metric::check(&spec.metric, p).map_err(|m| src.error("reproduce.metric", m))?;
     }
     for (i, e) in spec.expect.iter().enumerate() {
         let Some(p) = find(&e.point) else {
@@ -162,12 +175,9 @@ pub(crate) fn parse_spec(
                 ),
             ));
         };
-        let m = e.metric.as_deref().unwrap_or(&spec.metric);
-        if !metric::is_metric(m, p) {
-            return Err(src.error(
-                &format!("reproduce.expect.{i}.metric"),
-                format!("unknown measure `{m}`"),
-            ));
+        if let Some(m) = &e.metric {
+            metric::check(m, p)
+                .map_err(|m| src.error(&format!("reproduce.expect.{i}.metric"), m))?;
         }
         if e.tolerance.is_none() && spec.tolerance.is_none() {
             return Err(src.error(
@@ -194,21 +204,19 @@ pub(crate) fn parse_spec(
                     ),
                 ));
             };
-            if !metric::is_metric(&r.metric, p) {
-                return Err(src.error(
+            metric::check(&r.metric, p).map_err(|m| {
+                src.error(
                     &format!("reproduce.claim.{i}.claim"),
-                    format!("unknown measure `{}` in claim", r.metric),
-                ));
-            }
+                    format!("in the claim: {m}"),
+                )
+            })?;
         }
         c.parsed = Some(claim);
     }
     if let Some(plot) = &spec.plot {
         match plot.kind.as_str() {
-            "line" if plot.x.is_none() => {
-                return Err(src.error("reproduce.plot.x", "a line plot needs `x`"))
-            }
-            "line" | "bars" | "stacked" => {}
+            "line" => check_plot_x(src, plot.x.as_deref(), points)?,
+            "bars" | "stacked" => {}
             other => {
                 return Err(src.error(
                     "reproduce.plot.kind",
@@ -220,23 +228,53 @@ pub(crate) fn parse_spec(
     Ok(spec)
 }
 
-/// Multiplies the integer at dotted `path` of `doc` by `factor` (at least 1), if present.
-pub(crate) fn scale_path(doc: &mut toml::Table, path: &str, factor: f64) {
-    let mut node: Option<&mut toml::Value> = None;
-    for (i, seg) in path.split('.').enumerate() {
-        node = if i == 0 {
-            doc.get_mut(seg)
-        } else {
-            match node {
-                Some(toml::Value::Table(t)) => t.get_mut(seg),
-                Some(toml::Value::Array(a)) => seg.parse::<usize>().ok().and_then(|j| a.get_mut(j)),
-                _ => None,
+/// A line plot's `x` must be a parameter the points set (a swept path) with numeric values.
+fn check_plot_x(src: &Source, x: Option<&str>, points: &[Point]) -> Result<(), InputError> {
+    let mut swept: Vec<&str> = Vec::new();
+    for p in points {
+        for (k, _) in &p.params {
+            if !swept.contains(&k.as_str()) {
+                swept.push(k);
             }
-        };
+        }
     }
-    if let Some(toml::Value::Integer(v)) = node {
-        *v = ((*v as f64 * factor).round() as i64).max(1);
+    let listed = || {
+        if swept.is_empty() {
+            "this file sweeps no parameter (add a [sweep] or [[point]] `set`)".to_string()
+        } else {
+            let quoted: Vec<String> = swept.iter().map(|k| format!("`{k}`")).collect();
+            format!("swept parameters: {}", quoted.join(", "))
+        }
+    };
+    let Some(x) = x else {
+        return Err(src.error(
+            "reproduce.plot.x",
+            format!("a line plot needs `x`; {}", listed()),
+        ));
+    };
+    if !swept.contains(&x) {
+        return Err(src.error(
+            "reproduce.plot.x",
+            format!(
+                "`{x}` is not a swept parameter, so the plot would have no points; {}",
+                listed()
+            ),
+        ));
     }
+    let numeric = points
+        .iter()
+        .flat_map(|p| &p.params)
+        .any(|(k, v)| k == x && v.parse::<f64>().is_ok());
+    if !numeric {
+        return Err(src.error(
+            "reproduce.plot.x",
+            format!(
+                "`{x}` takes no numeric value, so it cannot be an axis; {}",
+                listed()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// One reproduced file: its report, plots (file name, SVG) and whether every claim held.
@@ -260,6 +298,10 @@ pub fn reproduce_file(
         .as_ref()
         .ok_or_else(|| LabError::Internal(format!("{} has no [reproduce] section", exp.name)))?;
     let runs = run_experiment(exp, jobs, progress)?;
+    // A run that stopped at a bound measured only part of the experiment: no verdicts on it.
+    if let Some(e) = crate::runner::stopped_error(exp, &runs) {
+        return Err(e);
+    }
     let point = |label: &str| exp.points.iter().find(|p| p.label == label);
     let lookup = |m: &str, p: &str| point(p).and_then(|pt| metric::value(m, pt, &runs));
 
@@ -358,7 +400,7 @@ pub fn reproduce_file(
         report: ReportFile {
             title: spec.title.clone(),
             source_paper: spec.paper.clone(),
-            experiment_file: exp.path.display().to_string(),
+            experiment_file: exp.recorded_path.clone(),
             setup,
             points: rows,
             claims,
@@ -462,171 +504,4 @@ fn draw(
     }
 }
 
-/// Papers of the project, by the folder name of their experiments.
-pub const PAPERS: &[(&str, &str)] = &[
-    (
-        "dibella92",
-        "DiBella, Ramamritham, Chrysanthis, Raghuram 1992: Scheduling Algorithms and their \
-         Performance on Shared Memory Multiprocessors",
-    ),
-    (
-        "gupta91",
-        "Gupta, Tucker, Urushibara 1991: The Impact of Operating System Scheduling Policies and \
-         Synchronization Methods on the Performance of Parallel Applications",
-    ),
-    (
-        "george90",
-        "George 1990: A Scheduling Strategy for Shared Memory Multiprocessors",
-    ),
-    (
-        "black90",
-        "Black 1990: Scheduling Support for Concurrency and Parallelism in the Mach Operating \
-         System",
-    ),
-    (
-        "weibel",
-        "Weibel: Theoretical and Experimental Approach to SMP Scheduling",
-    ),
-];
-
-/// The folders under `dir` that hold at least one experiment file with a `[reproduce]` section.
-pub fn papers(dir: &std::path::Path) -> Result<Vec<String>, LabError> {
-    let mut out = Vec::new();
-    for f in crate::catalog::experiment_files(dir)? {
-        let text = std::fs::read_to_string(&f).map_err(|e| LabError::io(&f, e))?;
-        let is_repro = toml::from_str::<toml::Table>(&text)
-            .map(|t| t.contains_key("reproduce"))
-            .unwrap_or(false);
-        if let (true, Some(parent)) = (is_repro, f.parent().and_then(|p| p.file_name())) {
-            let name = parent.to_string_lossy().to_string();
-            if !out.contains(&name) {
-                out.push(name);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// What one paper's reproduction produced.
-pub struct PaperOutcome {
-    /// The paper's report.
-    pub report: crate::reproduce::report::PaperReport,
-    /// The latest report, `REPORTS/PAPER.md`.
-    pub latest: std::path::PathBuf,
-    /// The folder where this run's report is kept (`REPORTS/runs/PAPER-HASH/`).
-    pub run_dir: std::path::PathBuf,
-}
-
-impl PaperOutcome {
-    /// Claims that fail (known differences excluded).
-    pub fn failed_claims(&self) -> usize {
-        self.report
-            .files
-            .iter()
-            .flat_map(|f| &f.claims)
-            .filter(|c| matches!(c.verdict, Verdict::Fails | Verdict::Error { .. }))
-            .count()
-    }
-}
-
-/// FNV-1a, for content-addressed run folders.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// Runs every reproduction file of `paper` under `exp_dir` at `scale` and writes the report:
-/// the run is kept in `reports/runs/PAPER-HASH/` (content-addressed, so a re-run never
-/// overwrites another result) and copied to `reports/PAPER.md` as the latest, with
-/// `reports/index.md` listing every paper reproduced so far.
-pub fn run_paper(
-    exp_dir: &std::path::Path,
-    paper: &str,
-    scale: f64,
-    jobs: usize,
-    reports: &std::path::Path,
-    on_file: &dyn Fn(&Experiment),
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<PaperOutcome, LabError> {
-    use crate::reproduce::report::{render_index, render_paper, PaperReport};
-    use crate::results::write_atomic;
-
-    let dir = exp_dir.join(paper);
-    if !dir.is_dir() {
-        return Err(LabError::Input(Box::new(InputError {
-            file: dir.clone(),
-            line: None,
-            field: String::new(),
-            message: format!(
-                "no reproduction folder for `{paper}`; reproductions: {}",
-                papers(exp_dir)?.join(", ")
-            ),
-        })));
-    }
-    let mut files = Vec::new();
-    let mut plots = Vec::new();
-    for f in crate::catalog::experiment_files(&dir)? {
-        let exp = Experiment::load_scaled(&f, scale)?;
-        if exp.reproduce.is_none() {
-            continue;
-        }
-        on_file(&exp);
-        let r = reproduce_file(&exp, jobs, paper, progress)?;
-        files.push(r.report);
-        plots.extend(r.plots);
-    }
-    let title = PAPERS
-        .iter()
-        .find(|(id, _)| *id == paper)
-        .map(|(_, t)| t.to_string())
-        .unwrap_or_else(|| paper.to_string());
-    let report = PaperReport {
-        paper_id: paper.to_string(),
-        paper_title: title,
-        files,
-        generated_by: format!("smpsched reproduce {paper} --scale {scale}"),
-    };
-    let md = render_paper(&report);
-    let hash = fnv(md.as_bytes()) ^ plots.iter().fold(0, |h, (_, s)| h ^ fnv(s.as_bytes()));
-    let run_dir = reports.join("runs").join(format!("{paper}-{hash:016x}"));
-    for base in [run_dir.as_path(), reports] {
-        let plot_dir = base.join(paper);
-        std::fs::create_dir_all(&plot_dir).map_err(|e| LabError::io(&plot_dir, e))?;
-        for (name, svg) in &plots {
-            write_atomic(&plot_dir.join(name), svg.as_bytes())?;
-        }
-        write_atomic(&base.join(format!("{paper}.md")), md.as_bytes())?;
-    }
-    let json = serde_json::to_string_pretty(&report)
-        .map_err(|e| LabError::Internal(format!("report: {e}")))?;
-    write_atomic(&reports.join(format!("{paper}.json")), json.as_bytes())?;
-    // The index lists every paper with a report in `reports/`.
-    let mut jsons: Vec<std::path::PathBuf> = std::fs::read_dir(reports)
-        .map_err(|e| LabError::io(reports, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    jsons.sort();
-    let mut index = Vec::new();
-    for path in jsons {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        if let Ok(r) = serde_json::from_str::<PaperReport>(&text) {
-            index.push((
-                r.paper_id.clone(),
-                r.paper_title.clone(),
-                r.summary().to_string(),
-                format!("{}.md", r.paper_id),
-            ));
-        }
-    }
-    write_atomic(&reports.join("index.md"), render_index(&index).as_bytes())?;
-    Ok(PaperOutcome {
-        latest: reports.join(format!("{paper}.md")),
-        report,
-        run_dir,
-    })
-}
+pub use crate::papers::{papers, run_paper, PaperOutcome, PAPERS};

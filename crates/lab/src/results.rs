@@ -4,18 +4,21 @@
 //! point.
 //!
 //! Output is a pure function of the records: no timestamps, no absolute paths, no hash-map
-//! order, so the same experiment and seed give byte-identical files.
+//! order, so the same experiment and seed give byte-identical files. The files of a run are
+//! written together into a fresh folder and renamed into place whole ([`crate::output`]): by
+//! default `results/NAME/seedS-HASH/` with `results/NAME/latest` pointing at it, so earlier
+//! results are never replaced.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::metric;
+use crate::output::{self, Staging};
 use crate::reproduce::plot::{stacked_bars, SeriesStyle, StackedBar, StackedBars};
-use crate::runner::RunRecord;
+use crate::runner::{RunRecord, Stopped};
 
 #[derive(Serialize)]
 struct JsonFile<'a> {
@@ -33,6 +36,8 @@ struct JsonRun<'a> {
     params: serde_json::Map<String, serde_json::Value>,
     repetition: u32,
     seed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<&'a Stopped>,
     #[serde(flatten)]
     report: &'a smpsched_sim::RunReport,
 }
@@ -42,7 +47,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
     let doc = JsonFile {
         experiment: &exp.name,
         description: &exp.description,
-        file: exp.path.display().to_string(),
+        file: exp.recorded_path.clone(),
         seed: exp.seed,
         repetitions: exp.repetitions,
         runs: runs
@@ -56,6 +61,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
                     .collect(),
                 repetition: r.repetition,
                 seed: r.seed,
+                stopped: r.stopped.as_ref(),
                 report: &r.report,
             })
             .collect(),
@@ -65,17 +71,32 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
     s
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+/// The measure columns of `results.csv`, after the run's and the point's columns.
+const CSV_MEASURES: [&str; 17] = [
+    "app",
+    "elapsed_cycles",
+    "completion_cycles",
+    "useful",
+    "stall",
+    "spin",
+    "idle",
+    "switch",
+    "kernel",
+    "utilization",
+    "machine_share",
+    "context_switches",
+    "switches_per_slice_per_proc",
+    "migrations",
+    "same_processor_rate",
+    "stopped",
+    "events",
+];
 
 /// The CSV table of an experiment's runs: one row per run and application, and one row per run
-/// for the whole machine (`app` = `*`).
-pub fn to_csv(runs: &[RunRecord]) -> String {
+/// for the whole machine (`app` = `*`, with the per-application columns empty). Every row has
+/// the header's width (the `csv` writer refuses anything else). `stopped` says why a run did
+/// not finish (empty when it did).
+pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
     let mut param_cols: Vec<&str> = Vec::new();
     for r in runs {
         for (k, _) in &r.params {
@@ -84,91 +105,175 @@ pub fn to_csv(runs: &[RunRecord]) -> String {
             }
         }
     }
-    let mut out = String::from("point,repetition,seed");
-    for c in &param_cols {
-        out.push(',');
-        out.push_str(&csv_field(c));
-    }
-    out.push_str(
-        ",app,elapsed_cycles,completion_cycles,useful,stall,spin,idle,switch,kernel,\
-         utilization,machine_share,context_switches,switches_per_slice_per_proc,migrations,\
-         same_processor_rate\n",
-    );
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let fail = |e: csv::Error| LabError::Internal(format!("results.csv: {e}"));
+    let mut header: Vec<&str> = vec!["point", "repetition", "seed"];
+    header.extend(&param_cols);
+    header.extend(CSV_MEASURES);
+    w.write_record(&header).map_err(fail)?;
     for r in runs {
-        let mut prefix = format!("{},{},{}", csv_field(&r.point), r.repetition, r.seed);
+        let mut prefix = vec![
+            r.point.clone(),
+            r.repetition.to_string(),
+            r.seed.to_string(),
+        ];
         for c in &param_cols {
             let v = r
                 .params
                 .iter()
                 .find(|(k, _)| k == c)
-                .map(|(_, v)| v.as_str())
-                .unwrap_or("");
-            prefix.push(',');
-            prefix.push_str(&csv_field(v));
+                .map(|(_, v)| v.as_str());
+            prefix.push(v.unwrap_or("").to_string());
         }
         let rep = &r.report;
-        let t = &rep.total;
-        let _ = writeln!(
-            out,
-            "{prefix},*,{},{},{},{},{},{},{},{},{},{},,,,,",
-            rep.elapsed_cycles,
-            rep.elapsed_cycles,
-            t.useful,
-            t.stall,
-            t.spin,
-            t.idle,
-            t.switch,
-            t.kernel,
-            rep.utilization,
-            1.0
-        );
+        let stopped = r
+            .stopped
+            .as_ref()
+            .map_or_else(String::new, Stopped::describe);
+        let split = |t: &smpsched_sim::TimeSplit| {
+            [t.useful, t.stall, t.spin, t.idle, t.switch, t.kernel].map(|c| c.to_string())
+        };
+        let mut row = prefix.clone();
+        row.extend([
+            "*".to_string(),
+            rep.elapsed_cycles.to_string(),
+            rep.elapsed_cycles.to_string(),
+        ]);
+        row.extend(split(&rep.total));
+        row.extend([rep.utilization.to_string(), 1.0f64.to_string()]);
+        row.extend(["", "", "", ""].map(String::from));
+        row.extend([stopped.clone(), rep.events.to_string()]);
+        w.write_record(&row).map_err(fail)?;
         for a in &rep.apps {
-            let t = &a.time;
-            let _ = writeln!(
-                out,
-                "{prefix},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                csv_field(&a.name),
-                rep.elapsed_cycles,
-                a.completion_cycles,
-                t.useful,
-                t.stall,
-                t.spin,
-                t.idle,
-                t.switch,
-                t.kernel,
-                a.utilization,
-                a.machine_share,
-                a.context_switches,
-                a.switches_per_slice_per_proc,
-                a.migrations,
-                a.same_processor_rate
-            );
+            let mut row = prefix.clone();
+            row.extend([
+                a.name.clone(),
+                rep.elapsed_cycles.to_string(),
+                a.completion_cycles.to_string(),
+            ]);
+            row.extend(split(&a.time));
+            row.extend([
+                a.utilization.to_string(),
+                a.machine_share.to_string(),
+                a.context_switches.to_string(),
+                a.switches_per_slice_per_proc.to_string(),
+                a.migrations.to_string(),
+                a.same_processor_rate.to_string(),
+                stopped.clone(),
+                String::new(),
+            ]);
+            w.write_record(&row).map_err(fail)?;
         }
     }
-    out
+    let bytes = w
+        .into_inner()
+        .map_err(|e| LabError::Internal(format!("results.csv: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| LabError::Internal(format!("results.csv: {e}")))
 }
 
-/// Writes `results.json` and `results.csv` into `dir` (created if needed). Each file is written
-/// to a temporary name first and renamed, so a failure never leaves a half-written result.
-pub fn write_results(
-    dir: &Path,
+/// The files of an experiment's results, by name, in the order they are listed.
+pub fn result_files(
     exp: &Experiment,
     runs: &[RunRecord],
-) -> Result<Vec<PathBuf>, LabError> {
-    std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
+) -> Result<Vec<(String, Vec<u8>)>, LabError> {
     let title = format!("{}: where the machine's time went", exp.name);
-    let files = [
-        ("results.json", to_json(exp, runs)),
-        ("results.csv", to_csv(runs)),
-        ("time-split.svg", time_split_chart(&title, exp, runs)?),
-    ];
-    let mut written = Vec::new();
-    for (name, body) in files {
-        let path = dir.join(name);
-        write_atomic(&path, body.as_bytes())?;
-        written.push(path);
+    Ok(vec![
+        ("results.json".into(), to_json(exp, runs).into_bytes()),
+        ("results.csv".into(), to_csv(runs)?.into_bytes()),
+        (
+            "time-split.svg".into(),
+            time_split_chart(&title, exp, runs)?.into_bytes(),
+        ),
+    ])
+}
+
+/// Where `smpsched run` puts an experiment's results.
+#[derive(Clone, Debug)]
+pub enum Destination {
+    /// A fresh folder `seedS-HASH` under this one (`results/NAME` by default), with `latest`
+    /// pointing at it: earlier results are kept.
+    Under(PathBuf),
+    /// Exactly this folder (`--out DIR`): it must be absent or empty, unless `replace` is set
+    /// (`--force`), when earlier results there are replaced whole.
+    Exactly {
+        /// The folder.
+        dir: PathBuf,
+        /// Replace earlier results there.
+        replace: bool,
+    },
+}
+
+/// A destination checked, and a staging folder made in it, before any run starts.
+pub struct Outbox {
+    staging: Staging,
+    dest: Destination,
+}
+
+/// What [`Outbox::deliver`] wrote.
+#[derive(Debug)]
+pub struct Delivered {
+    /// The results folder.
+    pub dir: PathBuf,
+    /// `latest` beside it, for a [`Destination::Under`].
+    pub latest: Option<PathBuf>,
+    /// The files in it.
+    pub files: Vec<PathBuf>,
+}
+
+impl Outbox {
+    /// Checks that results can be written at `dest` (creating folders as needed): an unusable
+    /// place, or an `--out` folder holding earlier results without `--force`, is bad input
+    /// naming the path.
+    pub fn prepare(dest: Destination) -> Result<Outbox, LabError> {
+        let (parent, named) = match &dest {
+            Destination::Under(dir) => (dir.clone(), dir.clone()),
+            Destination::Exactly { dir, replace } => {
+                if dir.exists() && !dir.is_dir() {
+                    return Err(output::unusable(
+                        dir,
+                        "--out",
+                        "it exists and is not a folder",
+                    ));
+                }
+                if !replace && !output::is_absent_or_empty(dir) {
+                    return Err(output::unusable(
+                        dir,
+                        "--out",
+                        "it holds earlier results; name a new folder, leave out --out (each \
+                         run then gets a folder of its own under results/), or add --force to \
+                         replace them",
+                    ));
+                }
+                let parent = match dir.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                (parent, dir.clone())
+            }
+        };
+        let staging = Staging::new(&parent, "--out", &named)?;
+        Ok(Outbox { staging, dest })
     }
-    Ok(written)
+
+    /// Writes the results of `runs` and renames them into place whole.
+    pub fn deliver(self, exp: &Experiment, runs: &[RunRecord]) -> Result<Delivered, LabError> {
+        let files = result_files(exp, runs)?;
+        self.staging.write_all(&files)?;
+        let (dir, latest) = match &self.dest {
+            Destination::Under(parent) => {
+                let name = format!(
+                    "seed{}-{:012x}",
+                    exp.seed,
+                    output::content_hash(&files) >> 16
+                );
+                let dir = self.staging.commit(&name)?;
+                (dir, Some(output::set_latest(parent, &name)?))
+            }
+            Destination::Exactly { dir, .. } => (self.staging.replace(dir)?, None),
+        };
+        let files = files.iter().map(|(n, _)| dir.join(n)).collect();
+        Ok(Delivered { dir, latest, files })
+    }
 }
 
 /// A stacked bar per point (means over repetitions) of the machine's time split into useful,
@@ -201,16 +306,6 @@ pub fn time_split_chart(
         bars,
     })
     .map_err(|e| LabError::Internal(format!("plot: {e}")))
-}
-
-/// Writes `bytes` to `path` through a temporary file and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    std::fs::write(&tmp, bytes).map_err(|e| LabError::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| LabError::io(path, e))
 }
 
 fn pct(x: f64) -> String {

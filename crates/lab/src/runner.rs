@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use smpsched_sim::RunReport;
+use smpsched_sim::{Bound, Cycles, Progress, RunReport, SimError};
 
 use crate::budget;
 use crate::error::LabError;
@@ -23,9 +23,42 @@ pub struct RunRecord {
     pub repetition: u32,
     /// The seed the run used.
     pub seed: u64,
-    /// What the simulator measured.
+    /// What the simulator measured (up to the stop, for a stopped run).
     pub report: RunReport,
+    /// Set when the run reached a bound before every thread exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
 }
+
+/// A run that reached one of its bounds before every thread exited: its measures cover the run
+/// up to the stop only.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stopped {
+    /// The bound reached.
+    pub bound: Bound,
+    /// The experiment-file field that sets it (`time_limit_cycles` or `event_limit`).
+    pub field: &'static str,
+    /// Simulated time at the stop.
+    pub at_cycle: Cycles,
+    /// Events handled.
+    pub events: u64,
+    /// Threads still live.
+    pub live: u64,
+}
+
+impl Stopped {
+    /// Why the run stopped and what to raise, in a line.
+    pub fn describe(&self) -> String {
+        format!(
+            "stopped at {} (cycle {}, {} events) with {} thread(s) still live; raise `{}` to \
+             let it finish",
+            self.bound, self.at_cycle, self.events, self.live, self.field
+        )
+    }
+}
+
+/// How often (in engine events) a run reports its progress: a few times a second.
+pub const PROGRESS_EVERY: u64 = 1 << 22;
 
 /// How many runs of an experiment go at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,11 +92,9 @@ impl JobPlan {
 /// ([`budget::available`]; an unreadable `SMPSCHED_MEMORY`, already refused when the experiment
 /// was loaded, counts as unknown here).
 pub fn plan_jobs(exp: &Experiment, jobs: usize) -> JobPlan {
-    let asked = if jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        jobs
-    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // More runs at once than cores only adds threads: never more than the cores.
+    let asked = if jobs == 0 { cores } else { jobs.min(cores) };
     let largest_run = exp.points.iter().map(point_bytes).max().unwrap_or(0);
     let available = budget::available().ok().flatten();
     let fit = budget::concurrent_runs(asked, largest_run, available);
@@ -83,11 +114,23 @@ fn point_bytes(point: &Point) -> u64 {
 
 /// Runs every point of `exp` `exp.repetitions` times on `jobs` threads (0 = all cores; fewer
 /// when memory cannot hold that many runs at once, see [`plan_jobs`]), calling
-/// `progress(done, total)` after each run. Stops at the first failing run.
+/// `progress(done, total)` after each run. Stops at the first failing run; a run that reaches
+/// a bound is not a failure: it is recorded with what it measured and [`RunRecord::stopped`].
 pub fn run_experiment(
     exp: &Experiment,
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<RunRecord>, LabError> {
+    run_experiment_observed(exp, jobs, progress, &|_, _| {})
+}
+
+/// Like [`run_experiment`], also calling `running(point, progress)` every
+/// [`PROGRESS_EVERY`] events of each run, so a long point can say how far it has come.
+pub fn run_experiment_observed(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    running: &(dyn Fn(&str, Progress) + Sync),
 ) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
@@ -103,13 +146,40 @@ pub fn run_experiment(
             .map(|&(p, r)| {
                 let point = &exp.points[p];
                 let seed = exp.seed_of(r);
-                let report = point.simulate(seed).map_err(|source| LabError::Run {
-                    experiment: exp.name.clone(),
-                    point: point.label.clone(),
-                    repetition: r,
-                    seed,
-                    source,
-                })?;
+                let outcome = point
+                    .simulate_observed(seed, PROGRESS_EVERY, &mut |p| running(&point.label, p));
+                let (report, stopped) = match outcome {
+                    Ok(report) => (report, None),
+                    Err(SimError::Limit {
+                        bound,
+                        at,
+                        events,
+                        live,
+                        partial,
+                    }) => {
+                        let field = match bound {
+                            Bound::Cycles(_) => "time_limit_cycles",
+                            Bound::Events(_) => "event_limit",
+                        };
+                        let stopped = Stopped {
+                            bound,
+                            field,
+                            at_cycle: at,
+                            events,
+                            live,
+                        };
+                        (*partial, Some(stopped))
+                    }
+                    Err(source) => {
+                        return Err(LabError::Run {
+                            experiment: exp.name.clone(),
+                            point: point.label.clone(),
+                            repetition: r,
+                            seed,
+                            source,
+                        })
+                    }
+                };
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 Ok(RunRecord {
                     point: point.label.clone(),
@@ -117,8 +187,32 @@ pub fn run_experiment(
                     repetition: r,
                     seed,
                     report,
+                    stopped,
                 })
             })
             .collect()
     })
+}
+
+/// The error for runs that stopped at a bound: bad input (exit code 2) naming the file and the
+/// field to raise, after the results were written. `None` when every run finished.
+pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
+    let stopped: Vec<(&RunRecord, &Stopped)> = runs
+        .iter()
+        .filter_map(|r| Some((r, r.stopped.as_ref()?)))
+        .collect();
+    let (first, why) = stopped.first()?;
+    Some(LabError::Input(Box::new(crate::error::InputError {
+        file: exp.path.clone(),
+        line: None,
+        field: why.field.to_string(),
+        message: format!(
+            "{} of {} run(s) did not finish; point `{}` (repetition {}) {}",
+            stopped.len(),
+            runs.len(),
+            first.point,
+            first.repetition,
+            why.describe()
+        ),
+    })))
 }

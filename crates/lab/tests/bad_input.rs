@@ -120,7 +120,10 @@ fn load_and_run(dir: &Path, name: &str, text: &str) -> Result<(), TestCaseError>
                 if threads > 2_000 || point.machine.processors > 256 {
                     continue;
                 }
-                point.time_limit = Some(2_000_000);
+                point.limits = smpsched_sim::Limits {
+                    cycles: 2_000_000,
+                    events: 200_000,
+                };
                 let ran = catch_unwind(AssertUnwindSafe(|| point.simulate(1)));
                 prop_assert!(ran.is_ok(), "point `{}` panicked on:\n{text}", point.label);
             }

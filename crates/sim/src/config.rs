@@ -16,6 +16,10 @@ pub const MAX_PROCESSORS: u32 = 65_536;
 /// Most threads one simulation may create.
 pub const MAX_THREADS: u64 = 10_000_000;
 
+/// Largest fixed cost or interval a machine may state (2^40 cycles, about 18 minutes at 1 GHz):
+/// sums of a few such costs can never overflow simulated time.
+pub const MAX_COST_CYCLES: Cycles = 1 << 40;
+
 /// The simulated machine. Times are in processor cycles; `clock_mhz` converts the papers'
 /// milliseconds into cycles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -254,6 +258,28 @@ impl MachineConfig {
         }
         if self.slice_cycles == 0 {
             return Err(ConfigError::new("slice_cycles", "must be at least 1 cycle"));
+        }
+        let k = &self.kernel;
+        for (field, value) in [
+            ("tick_cycles", self.tick_cycles),
+            ("slice_cycles", self.slice_cycles),
+            ("context_switch_cycles", self.context_switch_cycles),
+            ("sched_op_cycles", self.sched_op_cycles),
+            ("kernel.sync_op", k.sync_op),
+            ("kernel.spin_notice", k.spin_notice),
+            ("kernel.block", k.block),
+            ("kernel.wake", k.wake),
+            ("kernel.yield_call", k.yield_call),
+            ("kernel.depress", k.depress),
+            ("kernel.handoff", k.handoff),
+            ("kernel.message", k.message),
+        ] {
+            if value > MAX_COST_CYCLES {
+                return Err(ConfigError::new(
+                    field,
+                    format!("must be at most {MAX_COST_CYCLES} cycles (2^40), got {value}"),
+                ));
+            }
         }
         self.memory
             .validate(self.processors)

@@ -26,6 +26,7 @@ use thiserror::Error;
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::limits::{Bound, Limits, Progress};
 use crate::memory::{AccessKind, AtomicKind, BulkAccess, Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, Category, RunReport, TimeSplit};
 use crate::program::{Hint, Op, Program, ThreadCtx};
@@ -35,6 +36,10 @@ use crate::sync::{
     next_probe, AfterSpin, Attempt, Spin, Spinner, SyncId, SyncKind, SyncObject, SyncStats,
     WaitPolicy,
 };
+
+/// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
+/// near `u64::MAX` stops the run there.
+const MAX_TIME: Cycles = 1 << 63;
 
 /// Most operations a processor may perform at one instant before the engine calls it a livelock.
 const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
@@ -68,13 +73,20 @@ pub enum SimError {
         /// One of them.
         example: ThreadId,
     },
-    /// The run went past its time limit.
-    #[error("time limit of {limit} cycles reached with {live} thread(s) still live")]
-    TimeLimit {
-        /// The limit.
-        limit: Cycles,
+    /// The run reached one of its [`Limits`] before every thread exited. What was measured up
+    /// to the stop is in `partial` (its `elapsed_cycles` is the stop time).
+    #[error("stopped at {bound} (cycle {at}, {events} events) with {live} thread(s) still live")]
+    Limit {
+        /// The bound reached.
+        bound: Bound,
+        /// Simulated time at the stop.
+        at: Cycles,
+        /// Events handled.
+        events: u64,
         /// Threads not yet exited.
         live: u64,
+        /// The measures up to the stop.
+        partial: Box<RunReport>,
     },
     /// A thread performed too many zero-time operations in a row.
     #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
@@ -266,7 +278,7 @@ pub struct Simulation {
     poll_idle: bool,
     live: u64,
     events: u64,
-    time_limit: Cycles,
+    limits: Limits,
     preempt_buf: Vec<ProcId>,
 }
 
@@ -330,7 +342,7 @@ impl Simulation {
             poll_idle: false,
             live: 0,
             events: 0,
-            time_limit: Cycles::MAX,
+            limits: Limits::NONE,
             preempt_buf: Vec::new(),
         })
     }
@@ -346,9 +358,22 @@ impl Simulation {
         &mut self.memory
     }
 
-    /// Stops the run with [`SimError::TimeLimit`] if it goes past `limit` cycles.
+    /// Stops the run with [`SimError::Limit`] if it goes past `limit` cycles.
     pub fn set_time_limit(&mut self, limit: Cycles) {
-        self.time_limit = limit;
+        self.limits.cycles = limit;
+    }
+
+    /// Bounds the run in simulated time and in events (see [`Limits`]); a run that reaches a
+    /// bound stops with [`SimError::Limit`], which carries what was measured so far.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// `now + d`, saturating: simulated time never wraps (a time past every limit simply
+    /// stops the run).
+    #[inline]
+    fn after(&self, d: Cycles) -> Cycles {
+        self.now.saturating_add(d)
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
@@ -435,20 +460,47 @@ impl Simulation {
     }
 
     /// Runs until every thread has exited, and reports what was measured.
-    pub fn run(mut self) -> Result<RunReport, SimError> {
+    pub fn run(self) -> Result<RunReport, SimError> {
+        self.run_observed(u64::MAX, &mut |_| {})
+    }
+
+    /// Runs like [`Simulation::run`], showing `observe` how far the run has come every
+    /// `every` events (never, with `u64::MAX`).
+    pub fn run_observed(
+        mut self,
+        every: u64,
+        observe: &mut dyn FnMut(Progress),
+    ) -> Result<RunReport, SimError> {
+        let every = every.max(1);
         if let Some(iv) = self.sched.tick_interval(&self.machine) {
             self.push(iv.max(1), EventKind::Tick);
         }
         self.poll_idle_processors()?;
+        // One comparison per event covers both the event bound and the observer.
+        let mut next_check = every.min(self.limits.events);
         while self.live > 0 {
             let Some((time, kind)) = self.agenda.pop() else {
                 return Err(self.deadlock());
             };
-            if time > self.time_limit {
-                return Err(SimError::TimeLimit {
-                    limit: self.time_limit,
+            // A time that saturated near `Cycles::MAX` is past every bound.
+            let time_bound = self.limits.cycles.min(MAX_TIME);
+            if time > time_bound {
+                self.now = time_bound.max(self.now);
+                let bound = Bound::Cycles(self.limits.cycles);
+                return Err(self.stop(bound));
+            }
+            if self.events >= next_check {
+                if self.events >= self.limits.events {
+                    let bound = Bound::Events(self.limits.events);
+                    return Err(self.stop(bound));
+                }
+                observe(Progress {
+                    now: self.now,
+                    events: self.events,
                     live: self.live,
+                    limits: self.limits,
                 });
+                next_check = self.events.saturating_add(every).min(self.limits.events);
             }
             debug_assert!(time >= self.now);
             self.now = time;
@@ -483,6 +535,18 @@ impl Simulation {
             }
         }
         Ok(self.finish())
+    }
+
+    /// Ends a run that reached `bound`, with what was measured up to now.
+    fn stop(self, bound: Bound) -> SimError {
+        let (at, events, live) = (self.now, self.events, self.live);
+        SimError::Limit {
+            bound,
+            at,
+            events,
+            live,
+            partial: Box::new(self.finish()),
+        }
     }
 
     fn push(&mut self, time: Cycles, kind: EventKind) {
@@ -521,7 +585,7 @@ impl Simulation {
         }
         self.preempt_buf = preempt;
         if let Some(iv) = self.sched.tick_interval(&self.machine) {
-            self.push(self.now + iv.max(1), EventKind::Tick);
+            self.push(self.after(iv.max(1)), EventKind::Tick);
         }
         Ok(())
     }
@@ -611,7 +675,7 @@ impl Simulation {
                 (Category::Useful, charge.useful),
                 (Category::Stall, charge.stall),
             ]),
-            self.now + charge.total(),
+            self.after(charge.total()),
         );
         Step::Busy
     }
@@ -626,7 +690,7 @@ impl Simulation {
                 (Category::Stall, c.stall),
                 (Category::Kernel, kernel),
             ]),
-            self.now + c.total() + kernel,
+            self.after(c.total().saturating_add(kernel)),
         );
         Step::Busy
     }
@@ -746,24 +810,25 @@ impl Simulation {
         };
         self.running[p] = Some(t);
         let quantum = self.sched.quantum(t, pid, &cx!(self));
-        let overhead = kernel + switch;
+        let overhead = kernel.saturating_add(switch);
+        let started = self.after(overhead);
+        let fresh = match quantum {
+            Some(q) => started.saturating_add(q.max(1)),
+            None => Cycles::MAX,
+        };
         let proc = &mut self.procs[p];
         proc.thread = Some(t);
         proc.charge_to = Some(t);
         proc.departing = None;
         proc.need_resched = false;
-        let fresh = match quantum {
-            Some(q) => self.now + overhead + q.max(1),
-            None => Cycles::MAX,
-        };
-        if !(rest_of_slice && proc.quantum_end > self.now + overhead) {
+        if !(rest_of_slice && proc.quantum_end > started) {
             proc.quantum_end = fresh;
         }
         if overhead > 0 {
             self.start_seg(
                 p,
                 Seg::fixed(&[(Category::Kernel, kernel), (Category::Switch, switch)]),
-                self.now + overhead,
+                self.after(overhead),
             );
             Dispatch::Overhead
         } else {
@@ -804,7 +869,11 @@ impl Simulation {
                         let proc = &mut self.procs[p];
                         proc.departing = Some(Departure { prev, handoff });
                         proc.charge_to = Some(prev);
-                        self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.now + cost);
+                        self.start_seg(
+                            p,
+                            Seg::fixed(&[(Category::Kernel, cost)]),
+                            self.after(cost),
+                        );
                         return Ok(());
                     }
                     match self.dispatch(p, Some(prev), handoff) {
@@ -838,7 +907,7 @@ impl Simulation {
                     return Ok(left(0, None));
                 }
                 let q = self.sched.quantum(t, pid, &cx!(self));
-                self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.now + q.max(1));
+                self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
             }
             if let Some(w) = self.threads[ti].exec.wait {
                 match self.wait_step(p, t, w)? {
@@ -849,7 +918,11 @@ impl Simulation {
             }
             let rem = self.threads[ti].exec.remaining;
             if rem > 0 {
-                let end = (self.now + rem).min(self.procs[p].quantum_end);
+                // Never `Cycles::MAX` (a segment without an end): a saturated end is past every bound.
+                let end = self
+                    .after(rem)
+                    .min(self.procs[p].quantum_end)
+                    .min(Cycles::MAX - 1);
                 self.start_seg(p, Seg::Compute, end);
                 return Ok(Step::Busy);
             }
@@ -912,7 +985,7 @@ impl Simulation {
                 }
                 Op::Hint(Hint::Strong { timeout }) => {
                     let cost = k.yield_call + k.depress;
-                    self.sched.depress(t, self.now + timeout, &cx!(self));
+                    self.sched.depress(t, self.after(timeout), &cx!(self));
                     self.leave(p, t);
                     self.make_ready(t, Enqueue::Yielded);
                     return Ok(left(cost, None));
@@ -1206,7 +1279,7 @@ impl Simulation {
             None => (c.stall, 0),
             Some(_) => (0, c.stall),
         };
-        let wait = at - self.now + notice;
+        let wait = (at - self.now).saturating_add(notice);
         self.start_seg(
             p,
             Seg::fixed(&[
@@ -1215,7 +1288,11 @@ impl Simulation {
                 (Category::Useful, c.useful),
                 (Category::Kernel, extra_kernel),
             ]),
-            self.now + wait + stall + c.useful + extra_kernel,
+            self.after(
+                wait.saturating_add(stall)
+                    .saturating_add(c.useful)
+                    .saturating_add(extra_kernel),
+            ),
         );
     }
 
@@ -1232,7 +1309,7 @@ impl Simulation {
     fn sleep(&mut self, p: usize, t: ThreadId, n: Cycles) {
         self.block(p, t);
         let epoch = self.threads[t.index()].exec.epoch;
-        self.push(self.now + n, EventKind::Wake { t: t.0, epoch });
+        self.push(self.after(n), EventKind::Wake { t: t.0, epoch });
     }
 
     fn block(&mut self, p: usize, t: ThreadId) {

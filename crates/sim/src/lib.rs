@@ -8,6 +8,7 @@ pub use ids::{Cycles, ProcId, TaskId, ThreadId};
 pub mod config;
 pub mod engine;
 pub mod event_queue;
+pub mod limits;
 pub mod metrics;
 pub mod program;
 pub mod rng;
@@ -16,6 +17,7 @@ pub mod sync;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};
+pub use limits::{Bound, Limits, Progress};
 pub use metrics::{AppReport, Category, RunReport, TimeSplit};
 pub use program::{Hint, Op, Program, Repeat, Script, ThreadCtx};
 pub use sync::{SyncId, SyncKind, WaitPolicy};

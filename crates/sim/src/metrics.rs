@@ -50,34 +50,36 @@ impl TimeSplit {
     #[inline]
     pub fn add(&mut self, cat: Category, c: Cycles) {
         match cat {
-            Category::Useful => self.useful += c,
-            Category::Stall => self.stall += c,
-            Category::Spin => self.spin += c,
-            Category::Idle => self.idle += c,
-            Category::Switch => self.switch += c,
-            Category::Kernel => self.kernel += c,
+            Category::Useful => self.useful = self.useful.saturating_add(c),
+            Category::Stall => self.stall = self.stall.saturating_add(c),
+            Category::Spin => self.spin = self.spin.saturating_add(c),
+            Category::Idle => self.idle = self.idle.saturating_add(c),
+            Category::Switch => self.switch = self.switch.saturating_add(c),
+            Category::Kernel => self.kernel = self.kernel.saturating_add(c),
         }
     }
 
-    /// Sum over all categories.
+    /// Sum over all categories (saturating: sums over many processors of very long runs).
     pub fn total(&self) -> Cycles {
-        self.useful + self.stall + self.spin + self.idle + self.switch + self.kernel
+        [self.stall, self.spin, self.idle, self.switch, self.kernel]
+            .iter()
+            .fold(self.useful, |a, &b| a.saturating_add(b))
     }
 
     /// Sum over all categories but idle: time a processor was held by a thread.
     pub fn held(&self) -> Cycles {
-        self.total() - self.idle
+        self.total().saturating_sub(self.idle)
     }
 
     /// Element-wise sum.
     pub fn plus(&self, o: &TimeSplit) -> TimeSplit {
         TimeSplit {
-            useful: self.useful + o.useful,
-            stall: self.stall + o.stall,
-            spin: self.spin + o.spin,
-            idle: self.idle + o.idle,
-            switch: self.switch + o.switch,
-            kernel: self.kernel + o.kernel,
+            useful: self.useful.saturating_add(o.useful),
+            stall: self.stall.saturating_add(o.stall),
+            spin: self.spin.saturating_add(o.spin),
+            idle: self.idle.saturating_add(o.idle),
+            switch: self.switch.saturating_add(o.switch),
+            kernel: self.kernel.saturating_add(o.kernel),
         }
     }
 

@@ -183,16 +183,6 @@ fn a_livelocked_program_is_an_error_not_a_hang() {
 }
 
 #[test]
-fn time_limit_stops_a_long_run() {
-    let mut sim = Simulation::new(machine(1, 0), sched("round-robin"), 1).unwrap();
-    sim.set_time_limit(1_000);
-    let t = sim.add_task("long");
-    sim.spawn(t, Box::new(Script::new([Op::Compute(1_000_000)])))
-        .unwrap();
-    assert!(matches!(sim.run(), Err(SimError::TimeLimit { .. })));
-}
-
-#[test]
 fn invalid_machine_is_rejected() {
     let mut m = machine(1, 0);
     m.processors = 70_000;

@@ -25,6 +25,12 @@ pub trait Workload: Send + Sync {
         None
     }
 
+    /// Bytes of simulated address space the workload allocates (and may touch) in the memory
+    /// model, so the lab can estimate the model's memory before a run; 0 if it allocates none.
+    fn memory_bytes(&self) -> u64 {
+        0
+    }
+
     /// Creates the workload's threads (and any shared state) as task `task` of `sim`.
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError>;
 }

@@ -166,6 +166,11 @@ impl Workload for Sweep {
         self.threads
     }
 
+    fn memory_bytes(&self) -> u64 {
+        let regions = if self.shared { 1 } else { self.threads };
+        regions.saturating_mul(self.bytes)
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let processors = sim.machine().processors;
         let placement = |owner: Option<u64>| match (self.placement, owner) {

@@ -9,6 +9,8 @@
 pub mod claims;
 pub mod plot;
 pub mod report;
+pub(crate) mod scale;
+pub mod summary;
 pub mod tolerance;
 
 pub use claims::{Claim, ClaimError, ClaimOutcome, EvalError, Reference};

@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::summary::{relative_distance, values_text, within_band, BANDS};
 use super::tolerance::{relative_difference, Tolerance};
 use super::{format_number, format_percent};
 
@@ -105,8 +106,9 @@ pub struct PaperReport {
     pub generated_by: String,
 }
 
-/// Counts of verdicts and tolerance checks over a report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// Counts of verdicts and tolerance checks over a report, and how close the compared values are
+/// to the paper's (see [`super::summary`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Number of claims.
     pub claims: usize,
@@ -122,12 +124,30 @@ pub struct Summary {
     pub compared: usize,
     /// Compared values that are within tolerance.
     pub within: usize,
+    /// Compared values within 10% of the paper's value.
+    #[serde(default)]
+    pub within_10: usize,
+    /// Compared values within 25% of the paper's value.
+    #[serde(default)]
+    pub within_25: usize,
+    /// The largest relative distance `|ours - paper| / |paper|` of a compared value.
+    #[serde(default)]
+    pub largest_distance: Option<f64>,
+    /// Compared values with no finite relative distance (missing, or off a paper value of 0).
+    #[serde(default)]
+    pub incomparable: usize,
+    /// Files summed up.
+    #[serde(default)]
+    pub files: usize,
 }
 
 impl Summary {
     /// Counts the claims and compared points of the given files.
     pub fn of_files(files: &[ReportFile]) -> Summary {
-        let mut summary = Summary::default();
+        let mut summary = Summary {
+            files: files.len(),
+            ..Summary::default()
+        };
         for file in files {
             for claim in &file.claims {
                 summary.claims += 1;
@@ -139,9 +159,19 @@ impl Summary {
                 }
             }
             for point in &file.points {
-                if let Some(within) = point.within {
-                    summary.compared += 1;
-                    summary.within += usize::from(within);
+                let (Some(within), Some(paper)) = (point.within, point.paper) else {
+                    continue;
+                };
+                summary.compared += 1;
+                summary.within += usize::from(within);
+                summary.within_10 += usize::from(within_band(point.ours, paper, BANDS[0]));
+                summary.within_25 += usize::from(within_band(point.ours, paper, BANDS[1]));
+                match relative_distance(point.ours, paper) {
+                    Some(d) => {
+                        let largest = summary.largest_distance.get_or_insert(d);
+                        *largest = largest.max(d);
+                    }
+                    None => summary.incomparable += 1,
                 }
             }
         }
@@ -154,8 +184,8 @@ fn plural(count: usize, one: &str, many: &str) -> String {
 }
 
 impl fmt::Display for Summary {
-    /// `N of M claims hold, K known differences[, F fail][, E not evaluated]; X of Y values
-    /// within tolerance`.
+    /// `N of M claims hold, K known differences[, F fail][, E not evaluated]; Y values: A within
+    /// 10%, B within 25%, X within the file's tolerances (largest distance D%)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verb = if self.claims == 1 { "holds" } else { "hold" };
         write!(
@@ -181,12 +211,7 @@ impl fmt::Display for Summary {
             write!(f, ", {} not evaluated", self.errors)?;
         }
         if self.compared > 0 {
-            write!(
-                f,
-                "; {} of {} within tolerance",
-                self.within,
-                plural(self.compared, "value", "values")
-            )?;
+            write!(f, "; {}", values_text(self))?;
         }
         Ok(())
     }
@@ -202,8 +227,9 @@ impl PaperReport {
 // ---------------------------------------------------------------------------------------------
 // Shared cell text
 
-/// The difference column: relative for relative tolerances (or none) when the paper's value is
-/// not zero, absolute otherwise; `—` without a paper value.
+/// The difference column: relative to the paper's value when that is not zero (for absolute
+/// tolerances after the absolute difference, `-9.3 (-15.68%)`), absolute otherwise; `—` without
+/// a paper value.
 fn difference_text(row: &PointRow) -> String {
     let Some(paper) = row.paper else {
         return "—".to_string();
@@ -216,9 +242,12 @@ fn difference_text(row: &PointRow) -> String {
             format_number(diff)
         }
     };
-    match row.tolerance {
-        Some(Tolerance::Absolute(_)) => absolute(),
-        _ => relative_difference(row.ours, paper).map_or_else(absolute, format_percent),
+    match (row.tolerance, relative_difference(row.ours, paper)) {
+        (Some(Tolerance::Absolute(_)), Some(r)) => {
+            format!("{} ({})", absolute(), format_percent(r))
+        }
+        (_, Some(r)) => format_percent(r),
+        (_, None) => absolute(),
     }
 }
 
@@ -348,7 +377,8 @@ pub fn render_paper(report: &PaperReport) -> String {
     out
 }
 
-/// A compact per-file summary, e.g. `3/4 claims hold, 1 known difference`.
+/// A compact per-file summary, e.g. `3/4 claims hold, 1 known difference; 5 values: 2 within
+/// 10%, 3 within 25%, 5 within the file's tolerances (largest distance 59%)`.
 fn summary_short(summary: &Summary) -> String {
     let mut text = format!("{}/{} claims hold", summary.holds, summary.claims);
     if summary.known_differences > 0 {
@@ -366,6 +396,9 @@ fn summary_short(summary: &Summary) -> String {
     }
     if summary.errors > 0 {
         text.push_str(&format!(", {} not evaluated", summary.errors));
+    }
+    if summary.compared > 0 {
+        text.push_str(&format!("; {}", values_text(summary)));
     }
     text
 }
@@ -703,7 +736,8 @@ mod tests {
         assert!(
             text.contains(
                 "**1 of 4 claims hold, 1 known difference, 1 fails, 1 not evaluated; \
-             1 of 2 values within tolerance.**"
+             2 values: 1 within 10%, 2 within 25%, 1 within the file's tolerances \
+             (largest distance 15.68%).**"
             ),
             "{text}"
         );
@@ -714,7 +748,8 @@ mod tests {
         );
         assert!(
             text.contains(
-                "| blocking | utilization/Maxflow | 50 | 59.3 | -9.3 | ±3 | ✘ | spins longer |"
+                "| blocking | utilization/Maxflow | 50 | 59.3 | -9.3 (-15.68%) | ±3 | ✘ | \
+                 spins longer |"
             ),
             "{text}"
         );
@@ -760,9 +795,12 @@ mod tests {
         summary.claims = 1;
         summary.compared = 1;
         summary.within = 1;
+        summary.within_25 = 1;
+        summary.largest_distance = Some(0.2);
         assert_eq!(
             summary.to_string(),
-            "1 of 1 claim holds, 0 known differences; 1 of 1 value within tolerance"
+            "1 of 1 claim holds, 0 known differences; 1 value: 0 within 10%, 1 within 25%, 1 \
+             within the file's tolerances (largest distance 20%)"
         );
     }
 
@@ -820,7 +858,12 @@ mod tests {
             let before: String = row.chars().take(ours_end).collect();
             assert!(before.ends_with(|c: char| c.is_ascii_digit()), "{row}");
         }
-        assert!(text.trim_end().ends_with("within tolerance"));
+        assert!(text.contains("-9.3 (-15.68%)"), "{text}");
+        assert!(
+            text.trim_end()
+                .ends_with("within the file's tolerances (largest distance 15.68%)"),
+            "{text}"
+        );
     }
 
     #[test]

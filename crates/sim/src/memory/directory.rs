@@ -160,6 +160,9 @@ impl Sharers {
     }
 }
 
+/// Bytes of directory state per line touched (entries are allocated 256 lines at a time).
+pub(crate) const ENTRY_BYTES: u64 = std::mem::size_of::<DirEntry>() as u64;
+
 /// Directory state of one line.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct DirEntry {

@@ -39,4 +39,4 @@ pub use error::MemoryError;
 pub use numa::Placement;
 pub use region::{Region, BASE_ADDRESS};
 pub use stats::{Charge, MemoryStats};
-pub use system::{AccessKind, AtomicKind, MemorySystem};
+pub use system::{footprint_bytes, AccessKind, AtomicKind, MemorySystem};

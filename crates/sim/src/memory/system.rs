@@ -85,6 +85,25 @@ pub struct MemorySystem {
     scratch: Vec<u32>,
 }
 
+/// Bytes a cache slot may take at most in any store (tag, state, LRU stamp or links, and its
+/// place in the line index at half load).
+const CACHE_SLOT_BYTES: u64 = 48;
+
+/// Estimated bytes the memory model of `cfg` takes on `processors` processors when programs
+/// touch `touched_bytes` of address space: the caches (filled) and a directory entry per line
+/// touched. Zero when the model is off. For refusing, before a run, one that would not fit.
+pub fn footprint_bytes(cfg: &MemoryConfig, processors: u32, touched_bytes: u64) -> u64 {
+    if !cfg.enabled {
+        return 0;
+    }
+    let caches = u64::from(processors)
+        .saturating_mul(cfg.lines())
+        .saturating_mul(CACHE_SLOT_BYTES);
+    let lines = touched_bytes.div_ceil(u64::from(cfg.line_bytes.max(1)));
+    let directory = lines.saturating_mul(super::directory::ENTRY_BYTES);
+    caches.saturating_add(directory)
+}
+
 impl MemorySystem {
     /// Builds the memory of a machine with `processors` processors, after validating `cfg`.
     /// Caches are allocated lazily, on each processor's first miss.

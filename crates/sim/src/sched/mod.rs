@@ -200,6 +200,24 @@ pub fn params<P: DeserializeOwned>(table: toml::Table) -> Result<P, toml::de::Er
     toml::Value::Table(table).try_into()
 }
 
+/// Deserializes an optional quantum: like the machine's `slice_cycles`, at least one cycle (a
+/// zero quantum would preempt at every instant) and at most
+/// [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
+pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cycles>, D::Error> {
+    let q = <Option<Cycles> as serde::Deserialize>::deserialize(d)?;
+    match q {
+        Some(c) if c == 0 || c > crate::config::MAX_COST_CYCLES => {
+            Err(serde::de::Error::custom(format!(
+                "a quantum must be between 1 and {} cycles (like machine.slice_cycles), got {c}",
+                crate::config::MAX_COST_CYCLES
+            )))
+        }
+        q => Ok(q),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

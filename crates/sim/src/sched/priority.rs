@@ -27,6 +27,7 @@ pub struct Params {
     /// Cycles between two decays.
     pub decay_interval: Cycles,
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    #[serde(deserialize_with = "super::de_quantum", default)]
     pub quantum: Option<Cycles>,
     /// Count usage by clock-tick sampling, as Unix and Mach do: at each machine tick the thread
     /// running on each processor is charged a whole tick. `false` counts exact cycles.
@@ -69,8 +70,12 @@ impl Priority {
                 params.decay
             ));
         }
-        if params.decay_interval == 0 {
-            return Err("decay_interval: must be at least 1 cycle".into());
+        if params.decay_interval == 0 || params.decay_interval > crate::config::MAX_COST_CYCLES {
+            return Err(format!(
+                "decay_interval: must be between 1 and {} cycles, got {}",
+                crate::config::MAX_COST_CYCLES,
+                params.decay_interval
+            ));
         }
         Ok(Priority {
             params,

@@ -14,6 +14,7 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    #[serde(deserialize_with = "super::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
 

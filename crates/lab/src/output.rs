@@ -1,0 +1,312 @@
+//! Results are never lost: every output folder is written whole into a fresh *staging* folder
+//! beside its final place and renamed into place in one step.
+//!
+//! # Invariants
+//!
+//! * A final name (a run folder, `latest`, a report) only ever names complete output: files are
+//!   written under a hidden `.partial-PID-N` staging folder (or a `.NAME.tmp-PID` file) and
+//!   renamed; an interrupted run leaves either the complete old output or the complete new one,
+//!   plus at most a hidden staging folder, which the next run in the same place removes once
+//!   the process that made it is gone.
+//! * Run folders are content-addressed (`seed1-HASH`): an existing folder of that name already
+//!   holds the same bytes, so it is kept and the new copy dropped. Nothing is overwritten.
+//! * The location is checked (created, and a staging folder made in it) *before* any run starts:
+//!   an unusable output is bad input naming the path, never a failure after the work.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::error::{InputError, LabError};
+
+/// Longest folder name made from an experiment or paper name (file systems allow 255 bytes).
+pub const MAX_NAME: usize = 64;
+
+static STAGING_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// An output location that could not be used: bad input (exit code 2) naming the path.
+pub fn unusable(path: &Path, what: &str, why: impl std::fmt::Display) -> LabError {
+    LabError::Input(Box::new(InputError {
+        file: path.to_path_buf(),
+        line: None,
+        field: what.to_string(),
+        message: format!("cannot write results here: {why}"),
+    }))
+}
+
+/// A folder name made of a free-form name: ASCII letters, digits, `-` and `_` kept, anything
+/// else turned into `-`, at most [`MAX_NAME`] characters; never empty.
+pub fn folder_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(MAX_NAME)
+        .collect();
+    if s.is_empty() {
+        "experiment".into()
+    } else {
+        s
+    }
+}
+
+/// FNV-1a over `bytes`, continuing from `h` (start from [`FNV_START`]).
+pub fn fnv(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The FNV-1a offset basis.
+pub const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// A hash of a set of files (names and contents), for content-addressed folders.
+pub fn content_hash(files: &[(String, Vec<u8>)]) -> u64 {
+    files.iter().fold(FNV_START, |h, (name, body)| {
+        let h = fnv(h, name.as_bytes());
+        let h = fnv(h, &(body.len() as u64).to_le_bytes());
+        fnv(h, body)
+    })
+}
+
+/// A fresh hidden folder inside `parent` where one output is assembled before it is renamed
+/// into place; removed when dropped uncommitted.
+pub struct Staging {
+    parent: PathBuf,
+    dir: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    /// Creates `parent` (and its parents) and a staging folder inside it. `what` names the option
+    /// that chose the place (`--out`, `--reports`) and `named` the path the user gave, for the
+    /// error.
+    pub fn new(parent: &Path, what: &str, named: &Path) -> Result<Staging, LabError> {
+        if parent.exists() && !parent.is_dir() {
+            return Err(unusable(
+                named,
+                what,
+                format!("{} is not a folder", parent.display()),
+            ));
+        }
+        std::fs::create_dir_all(parent).map_err(|e| unusable(named, what, e))?;
+        remove_stale(parent);
+        let n = STAGING_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = parent.join(format!(".partial-{}-{n}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| unusable(named, what, e))?;
+        Ok(Staging {
+            parent: parent.to_path_buf(),
+            dir,
+            committed: false,
+        })
+    }
+
+    /// The staging folder.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes `files` (paths relative to the staging folder, `/`-separated) into it.
+    pub fn write_all(&self, files: &[(String, Vec<u8>)]) -> Result<(), LabError> {
+        for (rel, body) in files {
+            let path = self.dir.join(rel);
+            if let Some(up) = path.parent() {
+                std::fs::create_dir_all(up).map_err(|e| LabError::io(up, e))?;
+            }
+            std::fs::write(&path, body).map_err(|e| LabError::io(&path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Renames the staging folder to `parent/name` in one step and returns that path. A folder
+    /// already there is a content-addressed twin: it is kept and the staged copy dropped.
+    pub fn commit(mut self, name: &str) -> Result<PathBuf, LabError> {
+        let dest = self.parent.join(name);
+        if dest.is_dir() {
+            // Dropping removes the staged copy.
+            return Ok(dest);
+        }
+        std::fs::rename(&self.dir, &dest).map_err(|e| LabError::io(&dest, e))?;
+        self.committed = true;
+        Ok(dest)
+    }
+
+    /// Puts the staged folder at `dest`, which may hold earlier output: the old folder is first
+    /// renamed aside (hidden), then the new one renamed in, then the old one removed. An
+    /// interruption leaves the old output whole (at `dest` or aside) or the new one.
+    pub fn replace(mut self, dest: &Path) -> Result<PathBuf, LabError> {
+        let aside = self.parent.join(format!(
+            ".replaced-{}-{}",
+            std::process::id(),
+            STAGING_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let had_old = dest.exists();
+        if had_old {
+            std::fs::rename(dest, &aside).map_err(|e| LabError::io(dest, e))?;
+        }
+        std::fs::rename(&self.dir, dest).map_err(|e| LabError::io(dest, e))?;
+        self.committed = true;
+        if had_old {
+            std::fs::remove_dir_all(&aside).map_err(|e| LabError::io(&aside, e))?;
+        }
+        Ok(dest.to_path_buf())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Removes staging folders (`.partial-PID-N`, `.replaced-PID-N`) and temporary files
+/// (`.NAME.tmp-PID`) in `parent` left by processes that are gone (Linux: no `/proc/PID`;
+/// elsewhere nothing is removed, since liveness cannot be told).
+fn remove_stale(parent: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let pid = if let Some(rest) = name
+            .strip_prefix(".partial-")
+            .or_else(|| name.strip_prefix(".replaced-"))
+        {
+            rest.split('-').next().and_then(|p| p.parse::<u32>().ok())
+        } else if name.starts_with('.') {
+            name.rsplit_once(".tmp-").and_then(|(_, p)| p.parse().ok())
+        } else {
+            None
+        };
+        let Some(pid) = pid else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let path = e.path();
+            let _ = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through a hidden temporary file beside it and a rename, so `path`
+/// holds the old bytes or the new ones, never a part.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| LabError::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        LabError::io(path, e)
+    })
+}
+
+/// Points `parent/latest` at the folder `target` (a name inside `parent`): a symbolic link
+/// replaced in one rename on Unix, a `latest` text file holding the name elsewhere.
+pub fn set_latest(parent: &Path, target: &str) -> Result<PathBuf, LabError> {
+    let link = parent.join("latest");
+    #[cfg(unix)]
+    {
+        let tmp = parent.join(format!(".latest.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(target, &tmp).map_err(|e| LabError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &link).map_err(|e| LabError::io(&link, e))?;
+    }
+    #[cfg(not(unix))]
+    write_atomic(&link, format!("{target}\n").as_bytes())?;
+    Ok(link)
+}
+
+/// Whether `dir` is absent or an empty folder.
+pub fn is_absent_or_empty(dir: &Path) -> bool {
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(_) => !dir.exists(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("smpsched-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn a_commit_renames_the_whole_folder_and_keeps_a_twin() {
+        let d = tmp("commit");
+        let files = vec![("a.txt".to_string(), b"one".to_vec())];
+        let s = Staging::new(&d, "--out", &d).unwrap();
+        s.write_all(&files).unwrap();
+        let staged = s.path().to_path_buf();
+        let dest = s.commit("r1").unwrap();
+        assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), b"one");
+        assert!(!staged.exists());
+        // A twin of the same name keeps the first copy; the staged one is removed.
+        std::fs::write(dest.join("marker"), b"").unwrap();
+        let s = Staging::new(&d, "--out", &d).unwrap();
+        s.write_all(&files).unwrap();
+        let staged = s.path().to_path_buf();
+        assert_eq!(s.commit("r1").unwrap(), dest);
+        assert!(dest.join("marker").exists() && !staged.exists());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn an_uncommitted_staging_folder_is_removed_and_stale_ones_are_cleaned() {
+        let d = tmp("drop");
+        let s = Staging::new(&d, "--out", &d).unwrap();
+        let staged = s.path().to_path_buf();
+        drop(s);
+        assert!(!staged.exists());
+        // A staging folder of a process that no longer exists (pid 0 is never a process).
+        std::fs::create_dir_all(d.join(".partial-0-7")).unwrap();
+        std::fs::write(d.join(".results.csv.tmp-0"), b"x").unwrap();
+        let _s = Staging::new(&d, "--out", &d).unwrap();
+        assert!(!d.join(".partial-0-7").exists());
+        assert!(!d.join(".results.csv.tmp-0").exists());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_file_in_the_way_is_bad_input() {
+        let d = tmp("file");
+        std::fs::create_dir_all(&d).unwrap();
+        let f = d.join("f");
+        std::fs::write(&f, b"x").unwrap();
+        let e = Staging::new(&f, "--out", &f).err().unwrap();
+        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(e.to_string().contains("not a folder"), "{e}");
+        let e = Staging::new(&f.join("sub"), "--out", &f.join("sub"))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("f/sub"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn names_are_bounded_and_hashes_see_names_and_bodies() {
+        assert_eq!(folder_name(&"x".repeat(300)).len(), MAX_NAME);
+        assert_eq!(folder_name("a b/c"), "a-b-c");
+        assert_eq!(folder_name(""), "experiment");
+        let a = content_hash(&[("a".into(), b"1".to_vec())]);
+        assert_ne!(a, content_hash(&[("b".into(), b"1".to_vec())]));
+        assert_ne!(a, content_hash(&[("a".into(), b"2".to_vec())]));
+    }
+}
