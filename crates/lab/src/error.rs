@@ -69,14 +69,22 @@ pub enum LabError {
 }
 
 impl LabError {
-    /// The process exit code for this error: 2 for bad input, 1 otherwise.
+    /// The process exit code for this error: 2 for bad input, 1 otherwise. A run that cannot
+    /// finish as the file describes it (a bound reached, a deadlock, a livelock, a machine the
+    /// simulator refuses) is bad input; a workload that misuses the simulator is an internal
+    /// error.
     pub fn exit_code(&self) -> u8 {
+        use smpsched_sim::SimError;
         match self {
             LabError::Input(_) => 2,
-            LabError::Run {
-                source: smpsched_sim::SimError::Limit { .. },
-                ..
-            } => 2,
+            LabError::Run { source, .. } => match source {
+                SimError::Limit { .. }
+                | SimError::Deadlock { .. }
+                | SimError::NoProgress(_)
+                | SimError::Config(_)
+                | SimError::TooManyThreads => 2,
+                SimError::BadAddress { .. } | SimError::Misuse { .. } => 1,
+            },
             _ => 1,
         }
     }

@@ -950,6 +950,49 @@ compute = { dist = "fixed", value = 1000 }
     }
 
     #[test]
+    fn two_applications_with_one_name_are_refused() {
+        let base = &GOOD[..GOOD.find("[sweep]").unwrap()];
+        let twice = format!("{base}\n[[workload]]\nkind = \"synthetic\"\nname = \"A\"\nthreads = 1\nbursts = 1\ncompute = {{ dist = \"fixed\", value = 1 }}\n");
+        let e = err(&twice);
+        assert_eq!((e.field.as_str(), e.line), ("workload.1.name", Some(22)));
+        assert!(e.message.contains("already called `A`"), "{e}");
+    }
+
+    #[test]
+    fn runs_are_bounded_by_default_and_bounds_are_checked() {
+        let e = parse(GOOD).unwrap();
+        assert_eq!(
+            e.points[0].limits,
+            Limits {
+                cycles: Limits::DEFAULT_CYCLES,
+                events: Limits::DEFAULT_EVENTS,
+            }
+        );
+        let e = parse(&GOOD.replace(
+            "seed = 3",
+            "seed = 3\nevent_limit = 5000\ntime_limit_cycles = 7",
+        ))
+        .unwrap();
+        assert_eq!(
+            e.points[0].limits,
+            Limits {
+                cycles: 7,
+                events: 5000
+            }
+        );
+        for bad in [
+            "event_limit = 0",
+            "time_limit_cycles = -1",
+            "time_limit_cycles = 9223372036854775807",
+            "event_limit = \"lots\"",
+        ] {
+            let e = err(&GOOD.replace("seed = 3", &format!("seed = 3\n{bad}")));
+            assert_eq!(e.line, Some(4), "{bad}: {e}");
+            assert!(bad.starts_with(&e.field), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn points_simulate_deterministically() {
         let e = parse(GOOD).unwrap();
         let a = e.points[2].simulate(1).unwrap();

@@ -216,3 +216,20 @@ pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
         ),
     })))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_at_once_never_exceed_the_cores() {
+        let text = "name = \"j\"\n[scheduler]\npolicy = \"batch\"\n[[workload]]\n\
+                    kind = \"synthetic\"\nthreads = 1\nbursts = 1\n\
+                    compute = { dist = \"fixed\", value = 10 }\n";
+        let exp = Experiment::parse(std::path::Path::new("j.toml"), text.into()).unwrap();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert!(plan_jobs(&exp, 100_000).jobs <= cores);
+        assert_eq!(plan_jobs(&exp, 1).jobs, 1);
+        assert_eq!(plan_jobs(&exp, 0).jobs, plan_jobs(&exp, cores).jobs);
+    }
+}

@@ -120,6 +120,7 @@ fn every_measure_preset_and_field_is_documented() {
         "seed",
         "repetitions",
         "time_limit_cycles",
+        "event_limit",
         "machine",
         "scheduler",
         "workload",
