@@ -901,7 +901,18 @@ impl Simulation {
                 self.preempt(p, t);
                 return Ok(left(0, None));
             }
-            if self.now >= self.procs[p].quantum_end {
+            // The quantum is checked only while the thread has work under way (computing,
+            // walking memory, waiting): a thread whose work ended exactly at the quantum's end
+            // first asks its program for the next operation, so one that exits or blocks then
+            // leaves at once instead of being requeued with nothing to do (issue 10). An
+            // operation that takes time waits for the next quantum; an atomic or a
+            // synchronization access begun at the boundary completes first, as an instruction
+            // in flight would.
+            let under_way = {
+                let e = &self.threads[ti].exec;
+                e.remaining > 0 || e.mem.is_some() || e.wait.is_some()
+            };
+            if under_way && self.now >= self.procs[p].quantum_end {
                 if self.sched.quantum_expired(t, pid, &cx!(self)) {
                     self.preempt(p, t);
                     return Ok(left(0, None));
@@ -1422,7 +1433,7 @@ impl Simulation {
             .iter()
             .fold(TimeSplit::default(), |a, b| a.plus(b));
         let machine_time = np * elapsed as f64;
-        let slices = elapsed as f64 / self.machine.slice_cycles as f64;
+        let slices = elapsed as f64 / self.sched.slice_cycles(&self.machine).max(1) as f64;
         let apps = self
             .tasks
             .iter()

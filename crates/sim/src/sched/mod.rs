@@ -114,6 +114,13 @@ pub trait Scheduler {
         Some(cx.machine.slice_cycles)
     }
 
+    /// The policy's nominal time slice, the one unit of per-slice measures (context switches
+    /// per slice per processor): the machine's `slice_cycles` unless the policy sets its own
+    /// quantum. One source of truth with [`Scheduler::quantum`].
+    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
+        machine.slice_cycles
+    }
+
     /// The quantum of `t` running on `p` expired: `true` preempts it (it is then enqueued as
     /// [`Enqueue::Preempted`]), `false` gives it a fresh quantum.
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> bool;

@@ -154,6 +154,10 @@ impl Scheduler for Priority {
         Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
     }
 
+    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
+        self.params.quantum.unwrap_or(machine.slice_cycles)
+    }
+
     fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
         if !self.depressed.is_empty() {
             for w in self.depressed.expire(cx.now) {

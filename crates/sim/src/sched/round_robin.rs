@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::depress::Depressed;
 use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
+use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `round-robin`.
@@ -72,6 +73,10 @@ impl Scheduler for RoundRobin {
 
     fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
         Some(self.quantum.unwrap_or(cx.machine.slice_cycles))
+    }
+
+    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
+        self.quantum.unwrap_or(machine.slice_cycles)
     }
 
     fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
