@@ -14,6 +14,7 @@ pub mod program;
 pub mod rng;
 pub mod sched;
 pub mod sync;
+pub(crate) mod thread;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};

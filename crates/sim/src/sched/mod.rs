@@ -10,7 +10,7 @@
 use serde::de::DeserializeOwned;
 
 use crate::config::MachineConfig;
-use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::ids::{Cycles, ProcId, ThreadId};
 
 pub mod batch;
 pub mod depress;
@@ -39,44 +39,7 @@ pub enum Stop {
     Exited,
 }
 
-/// The state of a simulated thread, as the scheduler sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThreadState {
-    /// On a ready queue (or about to be).
-    Ready,
-    /// Running on this processor.
-    Running(ProcId),
-    /// Waiting for a wake-up.
-    Blocked,
-    /// Finished.
-    Exited,
-}
-
-/// What the engine knows about a thread that a policy may read.
-#[derive(Clone, Debug)]
-pub struct ThreadInfo {
-    /// The task the thread belongs to.
-    pub task: TaskId,
-    /// Index of the thread within its task.
-    pub rank: u32,
-    /// Current state.
-    pub state: ThreadState,
-    /// The processor the thread last ran on, if any.
-    pub last_proc: Option<ProcId>,
-    /// Total cycles the thread has held a processor (all categories but idle).
-    pub cpu_cycles: Cycles,
-}
-
-/// What the engine knows about a task (application).
-#[derive(Clone, Debug)]
-pub struct TaskInfo {
-    /// The task's name in the experiment.
-    pub name: String,
-    /// Threads created in the task.
-    pub threads: u32,
-    /// Threads of the task that have not exited.
-    pub live: u32,
-}
+pub use crate::thread::{TaskInfo, ThreadInfo, ThreadState};
 
 /// A read-only view of the machine that every hook receives.
 pub struct SchedCtx<'a> {
@@ -85,7 +48,7 @@ pub struct SchedCtx<'a> {
     /// The machine being simulated.
     pub machine: &'a MachineConfig,
     /// Every thread, indexed by `ThreadId` (read through [`SchedCtx::thread`]).
-    pub(crate) threads: &'a [crate::engine::ThreadSlot],
+    pub(crate) threads: &'a [crate::thread::ThreadSlot],
     /// Every task, indexed by `TaskId`.
     pub tasks: &'a [TaskInfo],
     /// The thread running on each processor, indexed by `ProcId`.

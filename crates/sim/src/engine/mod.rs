@@ -1,0 +1,535 @@
+//! The discrete-event engine: simulated processors running simulated threads under a kernel
+//! scheduling policy.
+//!
+//! Cut by role (tokio's scheduler is the model): this file holds the event loop, construction
+//! and the ledger of what a run measured ([`Simulation::run`], `finish`); `processor` the
+//! processors, their segments, dispatch and preemption; `interp` the operation interpreter;
+//! `waiting` the synchronization mechanics (decisions are pure functions in `crate::sync`).
+//! Thread and task records live below both engine and policies, in `crate::thread`. The engine
+//! knows no policy and no workload by name: it reaches them only through
+//! [`Scheduler`](crate::sched::Scheduler) and [`Program`].
+//!
+//! # Invariants
+//!
+//! * Time is a `u64` cycle count; nothing reads the wall clock.
+//! * Events are handled earliest first and, at the same cycle, in the order they were
+//!   scheduled (the [`EventQueue`] guarantees both), so a run is deterministic. This is Tango's
+//!   rule (Gupta et al. 1991, section 2): when several processors could touch shared state, the
+//!   one with the lowest virtual time goes first.
+//! * A processor is always in exactly one *segment* (idle, computing, or a fixed charge such as a
+//!   context switch) that began at `seg_start`. Every change of segment first *settles* the old
+//!   one, charging its cycles to one category; so a processor's categories sum to elapsed time.
+//! * Each processor and each thread carries an epoch; an event whose epoch is stale (its segment
+//!   was interrupted, its wake-up was cancelled) is dropped when it pops.
+//! * A thread's operation is charged in one step: the engine asks a [`Program`] for its next
+//!   operation only when the previous one is done.
+//! * The exception is a bulk memory access ([`Op::Mem`]): it is walked through the memory model
+//!   in chunks of at most `memory.chunk_cycles` (and never past the quantum), each charged as a
+//!   fixed segment of useful (hit) then stall (miss) cycles; preemption and quantum expiry are
+//!   checked between chunks, so processors interleave in virtual-time order.
+
+use rand_chacha::ChaCha8Rng;
+use thiserror::Error;
+
+use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
+use crate::event_queue::EventQueue;
+use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::limits::{Bound, Limits, Progress};
+use crate::memory::{Charge, MemorySystem, Placement};
+use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
+use crate::program::Program;
+use crate::rng::{stream_rng, Stream};
+use crate::sched::{Enqueue, SchedCtx, Scheduler, TaskInfo, ThreadInfo, ThreadState};
+use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
+use crate::thread::{ThreadExec, ThreadSlot};
+
+/// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
+/// near `u64::MAX` stops the run there.
+const MAX_TIME: Cycles = 1 << 63;
+
+/// Most operations a processor may perform at one instant before the engine calls it a livelock.
+const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
+
+/// Bytes the engine holds per thread: its records and random stream, plus an allowance of 160
+/// bytes for the program's own state and the allocator (a synthetic-workload thread measured
+/// about 510 bytes in all). For budgeting memory before a run; a program that keeps large
+/// state of its own needs more.
+pub const THREAD_FOOTPRINT_BYTES: u64 =
+    (std::mem::size_of::<ThreadSlot>() + std::mem::size_of::<ChaCha8Rng>() + 160) as u64;
+
+/// Bytes the engine holds per processor (its record, and its share of the run-queue indexes).
+pub const PROC_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<Proc>() + 64) as u64;
+
+/// Why a simulation could not complete.
+#[derive(Debug, Error)]
+pub enum SimError {
+    /// The machine configuration is invalid.
+    #[error("machine.{0}")]
+    Config(#[from] ConfigError),
+    /// Too many threads for one simulation.
+    #[error("too many threads: at most {MAX_THREADS} may be created")]
+    TooManyThreads,
+    /// Live threads remain but nothing can ever wake them.
+    #[error("deadlock at cycle {at}: {blocked} thread(s) blocked forever (e.g. thread {example})")]
+    Deadlock {
+        /// Cycle at which it was detected.
+        at: Cycles,
+        /// Threads still blocked.
+        blocked: usize,
+        /// One of them.
+        example: ThreadId,
+    },
+    /// The run reached one of its [`Limits`] before every thread exited. What was measured up
+    /// to the stop is in `partial` (its `elapsed_cycles` is the stop time).
+    #[error("stopped at {bound} (cycle {at}, {events} events) with {live} thread(s) still live")]
+    Limit {
+        /// The bound reached.
+        bound: Bound,
+        /// Simulated time at the stop.
+        at: Cycles,
+        /// Events handled.
+        events: u64,
+        /// Threads not yet exited.
+        live: u64,
+        /// The measures up to the stop.
+        partial: Box<RunReport>,
+    },
+    /// A thread performed too many zero-time operations in a row.
+    #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
+    NoProgress(ThreadId),
+    /// A program referenced memory outside every allocated region.
+    #[error("thread {thread} referenced address {addr:#x}, which lies in no allocated region")]
+    BadAddress {
+        /// The thread.
+        thread: ThreadId,
+        /// The first address at fault.
+        addr: u64,
+    },
+    /// A program used a synchronization object wrongly.
+    #[error("thread {thread} misused synchronization object {object}: {what}")]
+    Misuse {
+        /// The thread.
+        thread: ThreadId,
+        /// The object.
+        object: u32,
+        /// What it did.
+        what: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum EventKind {
+    /// The current segment of a processor ends.
+    Proc { p: u32, epoch: u32 },
+    /// A blocked thread's timed wait ends.
+    Wake { t: u32, epoch: u32 },
+    /// The scheduler's periodic tick.
+    Tick,
+}
+
+impl EventKind {
+    /// Packs into 64 bits: a 2-bit tag, a 30-bit processor or thread (both are bounded well
+    /// below 2^30), a 32-bit epoch. Keeps queue entries at 16 bytes.
+    #[inline]
+    fn pack(self) -> u64 {
+        match self {
+            EventKind::Proc { p, epoch } => (u64::from(p) << 32) | u64::from(epoch),
+            EventKind::Wake { t, epoch } => (1 << 62) | (u64::from(t) << 32) | u64::from(epoch),
+            EventKind::Tick => 2 << 62,
+        }
+    }
+
+    #[inline]
+    fn unpack(x: u64) -> Self {
+        let id = ((x >> 32) & ((1 << 30) - 1)) as u32;
+        let epoch = x as u32;
+        match x >> 62 {
+            0 => EventKind::Proc { p: id, epoch },
+            1 => EventKind::Wake { t: id, epoch },
+            _ => EventKind::Tick,
+        }
+    }
+}
+#[derive(Default)]
+struct AppAcc {
+    time: TimeSplit,
+    switches: u64,
+    migrations: u64,
+    redispatches: u64,
+    same_proc: u64,
+    completion: Cycles,
+    /// Memory charges summed over the task's threads.
+    mem: Charge,
+}
+
+/// A simulation under construction or running: build it with [`Simulation::new`],
+/// [`Simulation::add_task`] and [`Simulation::spawn`], then [`Simulation::run`] it.
+pub struct Simulation {
+    machine: MachineConfig,
+    seed: u64,
+    now: Cycles,
+    /// Pending events, earliest first.
+    agenda: EventQueue,
+    /// Events in the agenda other than ticks (to detect deadlock).
+    pending_work: u64,
+    procs: Vec<Proc>,
+    running: Vec<Option<ThreadId>>,
+    threads: Vec<ThreadSlot>,
+    /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
+    rngs: Vec<ChaCha8Rng>,
+    tasks: Vec<TaskInfo>,
+    apps: Vec<AppAcc>,
+    sched: Box<dyn Scheduler>,
+    sync: Vec<SyncObject>,
+    memory: MemorySystem,
+    idle_handoff: bool,
+    idle: Vec<u64>,
+    poll_idle: bool,
+    live: u64,
+    events: u64,
+    limits: Limits,
+    preempt_buf: Vec<ProcId>,
+}
+
+macro_rules! cx {
+    ($s:expr) => {
+        SchedCtx {
+            now: $s.now,
+            machine: &$s.machine,
+            threads: &$s.threads,
+            tasks: &$s.tasks,
+            running: &$s.running,
+        }
+    };
+}
+
+mod interp;
+mod processor;
+mod waiting;
+
+use processor::{Proc, Seg};
+
+impl Simulation {
+    /// A machine with no tasks yet, scheduled by `sched`, whose random streams derive from `seed`.
+    pub fn new(
+        machine: MachineConfig,
+        sched: Box<dyn Scheduler>,
+        seed: u64,
+    ) -> Result<Self, SimError> {
+        machine.validate()?;
+        let memory =
+            MemorySystem::new(&machine.memory, machine.processors).map_err(ConfigError::from)?;
+        let n = machine.processors as usize;
+        let procs = (0..n)
+            .map(|_| Proc {
+                thread: None,
+                charge_to: None,
+                departing: None,
+                seg: Seg::Idle,
+                seg_start: 0,
+                quantum_end: Cycles::MAX,
+                epoch: 0,
+                time: TimeSplit::default(),
+                need_resched: false,
+            })
+            .collect();
+        let mut idle = vec![0u64; n.div_ceil(64)];
+        for p in 0..n {
+            idle[p / 64] |= 1 << (p % 64);
+        }
+        Ok(Simulation {
+            machine,
+            seed,
+            now: 0,
+            agenda: EventQueue::default(),
+            pending_work: 0,
+            procs,
+            running: vec![None; n],
+            threads: Vec::new(),
+            rngs: Vec::new(),
+            tasks: Vec::new(),
+            apps: Vec::new(),
+            sched,
+            sync: Vec::new(),
+            memory,
+            idle_handoff: false,
+            idle,
+            poll_idle: false,
+            live: 0,
+            events: 0,
+            limits: Limits::NONE,
+            preempt_buf: Vec::new(),
+        })
+    }
+
+    /// The machine being simulated.
+    pub fn machine(&self) -> &MachineConfig {
+        &self.machine
+    }
+
+    /// The machine's memory system, for workloads to allocate regions at install time (and for
+    /// tests to inspect caches).
+    pub fn memory(&mut self) -> &mut MemorySystem {
+        &mut self.memory
+    }
+
+    /// Stops the run with [`SimError::Limit`] if it goes past `limit` cycles.
+    pub fn set_time_limit(&mut self, limit: Cycles) {
+        self.limits.cycles = limit;
+    }
+
+    /// Bounds the run in simulated time and in events (see [`Limits`]); a run that reaches a
+    /// bound stops with [`SimError::Limit`], which carries what was measured so far.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// `now + d`, saturating: simulated time never wraps (a time past every limit simply
+    /// stops the run).
+    #[inline]
+    fn after(&self, d: Cycles) -> Cycles {
+        self.now.saturating_add(d)
+    }
+
+    /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
+    /// queue and its cost (Black 1990, section 3.1), when `on`.
+    pub fn set_idle_handoff(&mut self, on: bool) {
+        self.idle_handoff = on;
+    }
+
+    /// Creates a synchronization object; with the memory model on, its variable gets a line of
+    /// its own.
+    pub fn create_sync(&mut self, kind: SyncKind, policy: WaitPolicy) -> SyncId {
+        let mut obj = SyncObject::new(kind, policy);
+        if self.machine.memory.enabled {
+            let bytes = self.memory.line_bytes();
+            obj.line = Some(self.memory.alloc(bytes, Placement::Uma, None).base);
+        }
+        self.sync.push(obj);
+        SyncId(self.sync.len() as u32 - 1)
+    }
+
+    /// Creates a synchronization object whose variable lives at `addr` (e.g. beside the data it
+    /// protects, to study false sharing), or, with `None`, one that costs a fixed
+    /// `kernel.sync_op` and causes no memory traffic (an idealized primitive).
+    pub fn create_sync_at(
+        &mut self,
+        kind: SyncKind,
+        policy: WaitPolicy,
+        addr: Option<u64>,
+    ) -> SyncId {
+        let mut obj = SyncObject::new(kind, policy);
+        obj.line = addr.filter(|_| self.machine.memory.enabled);
+        self.sync.push(obj);
+        SyncId(self.sync.len() as u32 - 1)
+    }
+
+    /// The counters of a synchronization object so far.
+    pub fn sync_stats(&self, id: SyncId) -> SyncStats {
+        self.sync[id.0 as usize].stats
+    }
+
+    /// Adds an application; its threads are added with [`Simulation::spawn`].
+    pub fn add_task(&mut self, name: impl Into<String>) -> TaskId {
+        self.tasks.push(TaskInfo {
+            name: name.into(),
+            threads: 0,
+            live: 0,
+        });
+        self.apps.push(AppAcc::default());
+        TaskId(self.tasks.len() as u32 - 1)
+    }
+
+    /// Creates a thread of `task` running `program`; it is ready at time 0 (or now, if running).
+    pub fn spawn(&mut self, task: TaskId, program: Box<dyn Program>) -> Result<ThreadId, SimError> {
+        if self.threads.len() as u64 >= MAX_THREADS {
+            return Err(SimError::TooManyThreads);
+        }
+        let t = ThreadId(self.threads.len() as u32);
+        let info = &mut self.tasks[task.index()];
+        let rank = info.threads;
+        info.threads += 1;
+        info.live += 1;
+        self.threads.push(ThreadSlot {
+            info: ThreadInfo {
+                task,
+                rank,
+                state: ThreadState::Ready,
+                last_proc: None,
+                cpu_cycles: 0,
+            },
+            exec: ThreadExec {
+                program,
+                remaining: 0,
+                mem: None,
+                wait: None,
+                epoch: 0,
+            },
+        });
+        self.rngs
+            .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
+        self.live += 1;
+        self.sched.enqueue(t, Enqueue::New, &cx!(self));
+        self.poll_idle = true;
+        Ok(t)
+    }
+
+    /// Runs until every thread has exited, and reports what was measured.
+    pub fn run(self) -> Result<RunReport, SimError> {
+        self.run_observed(u64::MAX, &mut |_| {})
+    }
+
+    /// Runs like [`Simulation::run`], showing `observe` how far the run has come every
+    /// `every` events (never, with `u64::MAX`).
+    pub fn run_observed(
+        mut self,
+        every: u64,
+        observe: &mut dyn FnMut(Progress),
+    ) -> Result<RunReport, SimError> {
+        let every = every.max(1);
+        if let Some(iv) = self.sched.tick_interval(&self.machine) {
+            self.push(iv.max(1), EventKind::Tick);
+        }
+        self.poll_idle_processors()?;
+        // One comparison per event covers both the event bound and the observer.
+        let mut next_check = every.min(self.limits.events);
+        while self.live > 0 {
+            let Some((time, kind)) = self.agenda.pop() else {
+                return Err(self.deadlock());
+            };
+            // A time that saturated near `Cycles::MAX` is past every bound.
+            let time_bound = self.limits.cycles.min(MAX_TIME);
+            if time > time_bound {
+                self.now = time_bound.max(self.now);
+                let bound = Bound::Cycles(self.limits.cycles);
+                return Err(self.stop(bound));
+            }
+            if self.events >= next_check {
+                if self.events >= self.limits.events {
+                    let bound = Bound::Events(self.limits.events);
+                    return Err(self.stop(bound));
+                }
+                observe(Progress {
+                    now: self.now,
+                    events: self.events,
+                    live: self.live,
+                    limits: self.limits,
+                });
+                next_check = self.events.saturating_add(every).min(self.limits.events);
+            }
+            debug_assert!(time >= self.now);
+            self.now = time;
+            self.events += 1;
+            match EventKind::unpack(kind) {
+                EventKind::Proc { p, epoch } => {
+                    self.pending_work -= 1;
+                    let pi = p as usize;
+                    if self.procs[pi].epoch == epoch {
+                        self.settle(pi);
+                        self.advance(pi)?;
+                    }
+                }
+                EventKind::Wake { t, epoch } => {
+                    self.pending_work -= 1;
+                    let ti = t as usize;
+                    if self.threads[ti].exec.epoch == epoch
+                        && self.threads[ti].info.state == ThreadState::Blocked
+                    {
+                        self.make_ready(ThreadId(t), Enqueue::Woken);
+                    }
+                }
+                EventKind::Tick => self.tick()?,
+            }
+            if self.poll_idle {
+                if self.idle.iter().all(|&w| w == 0) {
+                    // Every processor is busy: nobody to offer the change to.
+                    self.poll_idle = false;
+                } else {
+                    self.poll_idle_processors()?;
+                }
+            }
+        }
+        Ok(self.finish())
+    }
+
+    /// Ends a run that reached `bound`, with what was measured up to now.
+    fn stop(self, bound: Bound) -> SimError {
+        let (at, events, live) = (self.now, self.events, self.live);
+        SimError::Limit {
+            bound,
+            at,
+            events,
+            live,
+            partial: Box::new(self.finish()),
+        }
+    }
+
+    fn push(&mut self, time: Cycles, kind: EventKind) {
+        if !matches!(kind, EventKind::Tick) {
+            self.pending_work += 1;
+        }
+        self.agenda.push(time, kind.pack());
+    }
+
+    fn deadlock(&self) -> SimError {
+        let blocked: Vec<usize> = (0..self.threads.len())
+            .filter(|&t| self.threads[t].info.state == ThreadState::Blocked)
+            .collect();
+        SimError::Deadlock {
+            at: self.now,
+            blocked: blocked.len(),
+            example: ThreadId(blocked.first().copied().unwrap_or(0) as u32),
+        }
+    }
+
+    fn finish(mut self) -> RunReport {
+        for p in 0..self.procs.len() {
+            self.settle(p);
+        }
+        let elapsed = self.now;
+        let np = self.procs.len() as f64;
+        let processors: Vec<TimeSplit> = self.procs.iter().map(|p| p.time).collect();
+        let total = processors
+            .iter()
+            .fold(TimeSplit::default(), |a, b| a.plus(b));
+        let machine_time = np * elapsed as f64;
+        let slices = elapsed as f64 / self.sched.slice_cycles(&self.machine).max(1) as f64;
+        let apps = self
+            .tasks
+            .iter()
+            .zip(&self.apps)
+            .map(|(task, a)| AppReport {
+                name: task.name.clone(),
+                threads: task.threads,
+                completion_cycles: a.completion,
+                time: a.time,
+                machine_share: ratio(a.time.held() as f64, machine_time),
+                utilization: ratio(a.time.useful as f64, a.time.held() as f64),
+                context_switches: a.switches,
+                switches_per_slice_per_proc: ratio(a.switches as f64, slices * np),
+                migrations: a.migrations,
+                same_processor_rate: ratio(a.same_proc as f64, a.redispatches as f64),
+                refs: a.mem.refs,
+                misses: a.mem.misses,
+                miss_rate: ratio(a.mem.misses as f64, a.mem.refs as f64),
+                invalidations: a.mem.invalidations,
+                remote: a.mem.remote,
+                stall: a.mem.stall,
+            })
+            .collect();
+        let mut sync = SyncStats::default();
+        for o in &self.sync {
+            sync.merge(&o.stats);
+        }
+        RunReport {
+            sync,
+            memory: self.memory.total_stats(),
+            elapsed_cycles: elapsed,
+            events: self.events,
+            utilization: ratio(total.useful as f64, machine_time),
+            processors,
+            total,
+            apps,
+        }
+    }
+}

@@ -1,0 +1,484 @@
+//! Processors, segments, dispatch and preemption: the mechanisms by which a processor spends
+//! its time. A processor is always in one segment (idle, computing, spinning, or a fixed charge)
+//! begun at `seg_start`; [`Simulation::settle`] charges the elapsed part to one category before
+//! any change, so the categories of a processor sum to elapsed time. Every thread a processor
+//! starts comes from a dispatch here: a named handoff target, else the policy's `pick_next`.
+//!
+//! Invariants: a processor's `epoch` is bumped at every new segment, so a stale end event is
+//! dropped; `running[p]` and `procs[p].thread` agree; the idle bitmap holds exactly the idle
+//! processors.
+
+use super::{EventKind, SimError, Simulation, MAX_ZERO_TIME_STEPS};
+use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::memory::Charge;
+use crate::metrics::{Category, TimeSplit};
+use crate::sched::{Enqueue, SchedCtx, Stop, ThreadState};
+
+impl Seg {
+    /// Fixed charges in this order (at most four).
+    pub(super) fn fixed(parts: &[(Category, Cycles)]) -> Seg {
+        let mut out = [(Category::Kernel, 0); 4];
+        out[..parts.len()].copy_from_slice(parts);
+        Seg::Fixed(out)
+    }
+}
+
+/// A processor's current stretch of activity.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Seg {
+    Idle,
+    /// Running its thread's compute operation (interruptible).
+    Compute,
+    /// Busy-waiting on a synchronization object (interruptible).
+    Spin,
+    /// Fixed charges in order (e.g. kernel then switch), not interruptible.
+    Fixed([(Category, Cycles); 4]),
+}
+
+/// A processor: its thread, its current segment and what it has spent.
+pub(super) struct Proc {
+    pub(super) thread: Option<ThreadId>,
+    /// The thread whose application is charged for the current segment.
+    pub(super) charge_to: Option<ThreadId>,
+    /// Set while the kernel finishes with a thread that left (a departure charge).
+    pub(super) departing: Option<Departure>,
+    pub(super) seg: Seg,
+    pub(super) seg_start: Cycles,
+    pub(super) quantum_end: Cycles,
+    pub(super) epoch: u32,
+    pub(super) time: TimeSplit,
+    pub(super) need_resched: bool,
+}
+
+/// What a processor does once the kernel work for a departed thread is charged.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Departure {
+    pub(super) prev: ThreadId,
+    pub(super) handoff: Option<ThreadId>,
+}
+
+/// What happened to the thread a processor was running.
+pub(super) enum Step {
+    /// A segment was started; the processor waits for its end.
+    Busy,
+    /// The thread left; charge `cost` kernel cycles, then run `handoff` or ask the policy.
+    Left {
+        prev: ThreadId,
+        cost: Cycles,
+        handoff: Option<ThreadId>,
+    },
+}
+
+/// What happened when a processor asked for a thread.
+pub(super) enum Dispatch {
+    /// It went idle.
+    Idle,
+    /// A thread starts after a charged overhead (an event is scheduled).
+    Overhead,
+    /// A thread starts at once.
+    Immediate,
+}
+
+impl Simulation {
+    pub(super) fn tick(&mut self) -> Result<(), SimError> {
+        if self.pending_work == 0 {
+            return Err(self.deadlock());
+        }
+        // Bring usage of running threads up to date before the policy looks at it.
+        for p in 0..self.procs.len() {
+            if self.procs[p].thread.is_some() {
+                self.settle(p);
+            }
+        }
+        let mut preempt = std::mem::take(&mut self.preempt_buf);
+        preempt.clear();
+        self.sched.tick(&cx!(self), &mut preempt);
+        for &p in &preempt {
+            self.request_preempt(p.index())?;
+        }
+        self.preempt_buf = preempt;
+        if let Some(iv) = self.sched.tick_interval(&self.machine) {
+            self.push(self.after(iv.max(1)), EventKind::Tick);
+        }
+        Ok(())
+    }
+
+    /// Charges the processor's current segment up to now.
+    #[inline]
+    pub(super) fn settle(&mut self, p: usize) {
+        let now = self.now;
+        let proc = &mut self.procs[p];
+        let e = now - proc.seg_start;
+        proc.seg_start = now;
+        if e == 0 {
+            return;
+        }
+        let who = proc.charge_to;
+        match &mut proc.seg {
+            Seg::Idle => proc.time.idle += e,
+            Seg::Compute => {
+                proc.time.useful += e;
+                let t = who.expect("computing processor has a thread");
+                self.threads[t.index()].exec.remaining -= e;
+                self.charge_thread(t, Category::Useful, e);
+            }
+            Seg::Spin => {
+                proc.time.spin += e;
+                let t = who.expect("spinning processor has a thread");
+                self.charge_thread(t, Category::Spin, e);
+            }
+            Seg::Fixed(parts) => {
+                // Parts are consumed in order; the thread (if any) is charged each part's share
+                // in its category.
+                let app = who.map(|t| self.threads[t.index()].info.task.index());
+                let mut left = e;
+                for part in parts.iter_mut() {
+                    let c = part.1.min(left);
+                    if c == 0 {
+                        if left == 0 {
+                            break;
+                        }
+                        continue;
+                    }
+                    part.1 -= c;
+                    left -= c;
+                    proc.time.add(part.0, c);
+                    if let Some(a) = app {
+                        self.apps[a].time.add(part.0, c);
+                    }
+                }
+                debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
+                if let Some(t) = who {
+                    self.threads[t.index()].info.cpu_cycles += e;
+                    self.sched.charge(t, e);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn charge_thread(&mut self, t: ThreadId, cat: Category, c: Cycles) {
+        let info = &mut self.threads[t.index()].info;
+        info.cpu_cycles += c;
+        self.apps[info.task.index()].time.add(cat, c);
+        self.sched.charge(t, c);
+    }
+
+    /// Starts a segment on `p` that ends at `end` (never, if `end` is `Cycles::MAX`).
+    pub(super) fn start_seg(&mut self, p: usize, seg: Seg, end: Cycles) {
+        let proc = &mut self.procs[p];
+        proc.seg = seg;
+        proc.seg_start = self.now;
+        proc.charge_to = proc.thread.or(proc.charge_to);
+        proc.epoch = proc.epoch.wrapping_add(1);
+        let epoch = proc.epoch;
+        if end != Cycles::MAX {
+            self.push(end, EventKind::Proc { p: p as u32, epoch });
+        }
+    }
+
+    /// Books a memory charge to `t`'s application and starts its segment on `p`: the hits as
+    /// useful time, then the misses as stall.
+    pub(super) fn start_mem(&mut self, p: usize, t: ThreadId, charge: Charge) -> Step {
+        let task = self.threads[t.index()].info.task.index();
+        self.apps[task].mem += charge;
+        self.start_seg(
+            p,
+            Seg::fixed(&[
+                (Category::Useful, charge.useful),
+                (Category::Stall, charge.stall),
+            ]),
+            self.after(charge.total()),
+        );
+        Step::Busy
+    }
+
+    /// Starts fixed charges on `p` for its thread: a synchronization variable's access (useful
+    /// and stall), then `kernel` cycles.
+    pub(super) fn start_charge(&mut self, p: usize, c: Charge, kernel: Cycles) -> Step {
+        self.start_seg(
+            p,
+            Seg::fixed(&[
+                (Category::Useful, c.useful),
+                (Category::Stall, c.stall),
+                (Category::Kernel, kernel),
+            ]),
+            self.after(c.total().saturating_add(kernel)),
+        );
+        Step::Busy
+    }
+
+    pub(super) fn set_idle(&mut self, p: usize) {
+        let proc = &mut self.procs[p];
+        proc.thread = None;
+        proc.charge_to = None;
+        proc.departing = None;
+        proc.seg = Seg::Idle;
+        proc.seg_start = self.now;
+        proc.epoch = proc.epoch.wrapping_add(1);
+        proc.quantum_end = Cycles::MAX;
+        proc.need_resched = false;
+        self.running[p] = None;
+        self.idle[p / 64] |= 1 << (p % 64);
+    }
+
+    /// Gives processor `p`, which was running `prev` (or nothing), its next thread: `handoff` if
+    /// that thread can be taken, else the policy's choice.
+    pub(super) fn dispatch(
+        &mut self,
+        p: usize,
+        prev: Option<ThreadId>,
+        handoff: Option<ThreadId>,
+    ) -> Dispatch {
+        if let Some(h) = handoff {
+            let hi = h.index();
+            let taken = match self.threads[hi].info.state {
+                ThreadState::Ready => self.sched.remove(h, &cx!(self)),
+                // A blocked receiver handed a message (Black, Table 3): woken by the handoff.
+                ThreadState::Blocked => {
+                    self.threads[hi].exec.epoch = self.threads[hi].exec.epoch.wrapping_add(1);
+                    true
+                }
+                _ => false,
+            };
+            if taken {
+                let kernel = self.machine.kernel.handoff;
+                return self.start_thread(p, h, prev, kernel, true);
+            }
+        }
+        let Some(t) = self.sched.pick_next(ProcId(p as u32), &cx!(self)) else {
+            self.set_idle(p);
+            return Dispatch::Idle;
+        };
+        let kernel = self.machine.sched_op_cycles;
+        self.start_thread(p, t, prev, kernel, false)
+    }
+
+    /// Starts thread `t` on processor `p` after `kernel` cycles of kernel work and, if `t` is not
+    /// `prev`, a context switch. A handed-off thread keeps the rest of the current slice.
+    pub(super) fn start_thread(
+        &mut self,
+        p: usize,
+        t: ThreadId,
+        prev: Option<ThreadId>,
+        kernel: Cycles,
+        rest_of_slice: bool,
+    ) -> Dispatch {
+        let ti = t.index();
+        debug_assert_ne!(
+            self.threads[ti].info.state,
+            ThreadState::Exited,
+            "dispatching exited {t}"
+        );
+        self.idle[p / 64] &= !(1 << (p % 64));
+        let pid = ProcId(p as u32);
+        let info = &mut self.threads[ti].info;
+        info.state = ThreadState::Running(pid);
+        let app = &mut self.apps[info.task.index()];
+        if let Some(last) = info.last_proc {
+            app.redispatches += 1;
+            if last == pid {
+                app.same_proc += 1;
+            } else {
+                app.migrations += 1;
+            }
+        }
+        info.last_proc = Some(pid);
+        let switch = if prev != Some(t) {
+            app.switches += 1;
+            self.machine.context_switch_cycles
+        } else {
+            0
+        };
+        self.running[p] = Some(t);
+        let quantum = self.sched.quantum(t, pid, &cx!(self));
+        let overhead = kernel.saturating_add(switch);
+        let started = self.after(overhead);
+        let fresh = match quantum {
+            Some(q) => started.saturating_add(q.max(1)),
+            None => Cycles::MAX,
+        };
+        let proc = &mut self.procs[p];
+        proc.thread = Some(t);
+        proc.charge_to = Some(t);
+        proc.departing = None;
+        proc.need_resched = false;
+        if !(rest_of_slice && proc.quantum_end > started) {
+            proc.quantum_end = fresh;
+        }
+        if overhead > 0 {
+            self.start_seg(
+                p,
+                Seg::fixed(&[(Category::Kernel, kernel), (Category::Switch, switch)]),
+                self.after(overhead),
+            );
+            Dispatch::Overhead
+        } else {
+            let proc = &mut self.procs[p];
+            proc.seg = Seg::Compute;
+            proc.seg_start = self.now;
+            proc.epoch = proc.epoch.wrapping_add(1);
+            Dispatch::Immediate
+        }
+    }
+
+    /// Runs processor `p` from the end of its last segment until it starts a new one.
+    pub(super) fn advance(&mut self, p: usize) -> Result<(), SimError> {
+        let mut steps = 0u32;
+        loop {
+            steps += 1;
+            if let Some(dep) = self.procs[p].departing.take() {
+                match self.dispatch(p, Some(dep.prev), dep.handoff) {
+                    Dispatch::Idle | Dispatch::Overhead => return Ok(()),
+                    Dispatch::Immediate => continue,
+                }
+            }
+            let Some(t) = self.procs[p].thread else {
+                // An idle processor's segment never ends by itself.
+                return Ok(());
+            };
+            if steps > MAX_ZERO_TIME_STEPS {
+                return Err(SimError::NoProgress(t));
+            }
+            match self.step_thread(p, t)? {
+                Step::Busy => return Ok(()),
+                Step::Left {
+                    prev,
+                    cost,
+                    handoff,
+                } => {
+                    if cost > 0 {
+                        let proc = &mut self.procs[p];
+                        proc.departing = Some(Departure { prev, handoff });
+                        proc.charge_to = Some(prev);
+                        self.start_seg(
+                            p,
+                            Seg::fixed(&[(Category::Kernel, cost)]),
+                            self.after(cost),
+                        );
+                        return Ok(());
+                    }
+                    match self.dispatch(p, Some(prev), handoff) {
+                        Dispatch::Idle | Dispatch::Overhead => return Ok(()),
+                        Dispatch::Immediate => continue,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes `t` off processor `p` (the caller decides where it goes).
+    pub(super) fn leave(&mut self, p: usize, t: ThreadId) {
+        debug_assert_eq!(self.procs[p].thread, Some(t));
+        self.procs[p].thread = None;
+        self.running[p] = None;
+        if let Some(w) = self.threads[t.index()].exec.wait {
+            self.sync[w.obj.0 as usize].remove_spinner(t);
+        }
+    }
+
+    pub(super) fn sleep(&mut self, p: usize, t: ThreadId, n: Cycles) {
+        self.block(p, t);
+        let epoch = self.threads[t.index()].exec.epoch;
+        self.push(self.after(n), EventKind::Wake { t: t.0, epoch });
+    }
+
+    pub(super) fn block(&mut self, p: usize, t: ThreadId) {
+        self.leave(p, t);
+        let ti = t.index();
+        self.threads[ti].info.state = ThreadState::Blocked;
+        self.threads[ti].exec.epoch = self.threads[ti].exec.epoch.wrapping_add(1);
+        self.sched.stopped(t, Stop::Blocked, &cx!(self));
+    }
+
+    pub(super) fn preempt(&mut self, p: usize, t: ThreadId) {
+        self.leave(p, t);
+        self.make_ready(t, Enqueue::Preempted);
+    }
+
+    pub(super) fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
+        self.threads[t.index()].info.state = ThreadState::Ready;
+        if self.idle_handoff && matches!(why, Enqueue::Woken | Enqueue::New) {
+            if let Some(p) = self.next_idle(0) {
+                // Black 3.1: the idle processor picks the thread up without a run-queue search.
+                self.settle(p);
+                self.threads[t.index()].exec.epoch =
+                    self.threads[t.index()].exec.epoch.wrapping_add(1);
+                if let Dispatch::Immediate = self.start_thread(p, t, None, 0, false) {
+                    self.start_seg(p, Seg::fixed(&[]), self.now);
+                }
+                return;
+            }
+        }
+        self.sched.enqueue(t, why, &cx!(self));
+        self.poll_idle = true;
+        if why == Enqueue::Woken && self.no_idle_processor() {
+            if let Some(p) = self.sched.preempt_for(t, &cx!(self)) {
+                let pi = p.index();
+                self.procs[pi].need_resched = true;
+                if matches!(self.procs[pi].seg, Seg::Compute | Seg::Spin) {
+                    // Interrupt now; the processor's event notices need_resched.
+                    self.settle(pi);
+                    self.start_seg(pi, Seg::fixed(&[]), self.now);
+                }
+            }
+        }
+    }
+
+    pub(super) fn no_idle_processor(&self) -> bool {
+        self.idle.iter().all(|&w| w == 0)
+    }
+
+    pub(super) fn request_preempt(&mut self, p: usize) -> Result<(), SimError> {
+        if self.procs[p].thread.is_none() {
+            return Ok(());
+        }
+        self.procs[p].need_resched = true;
+        if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
+            self.settle(p);
+            let proc = &mut self.procs[p];
+            proc.epoch = proc.epoch.wrapping_add(1);
+            self.advance(p)?;
+        }
+        Ok(())
+    }
+
+    /// Offers work to idle processors, lowest number first, until the policy has none left.
+    pub(super) fn poll_idle_processors(&mut self) -> Result<(), SimError> {
+        while self.poll_idle {
+            self.poll_idle = false;
+            let single = self.sched.single_queue();
+            let mut from = 0;
+            while let Some(p) = self.next_idle(from) {
+                from = p + 1;
+                self.settle(p);
+                match self.dispatch(p, None, None) {
+                    // One shared queue: if it is empty for one processor it is for all.
+                    Dispatch::Idle if single => break,
+                    Dispatch::Idle | Dispatch::Overhead => {}
+                    Dispatch::Immediate => self.advance(p)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The lowest-numbered idle processor at or after `from`.
+    pub(super) fn next_idle(&self, from: usize) -> Option<usize> {
+        let mut w = from / 64;
+        if w >= self.idle.len() {
+            return None;
+        }
+        let mut bits = self.idle[w] & (!0u64 << (from % 64));
+        loop {
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+            w += 1;
+            if w >= self.idle.len() {
+                return None;
+            }
+            bits = self.idle[w];
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Threads and tasks as records: what a policy may read of a thread ([`ThreadInfo`]) and of a
+//! task ([`TaskInfo`]), and the engine's own state of a thread, kept in one slot per thread so
+//! that a dispatch touches one place. This module sits below both the engine and the scheduling
+//! policies (`sched` re-exports the policy-visible types), so neither imports the other for it.
+//!
+//! Invariant: a thread's slot is at index `ThreadId` of the engine's table for the whole run;
+//! `info.state` is the one truth about where the thread is (ready, running, blocked, exited).
+
+use crate::ids::{Cycles, ProcId, TaskId};
+use crate::memory::BulkAccess;
+use crate::program::Program;
+use crate::sync::SyncId;
+
+/// The state of a simulated thread, as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// On a ready queue (or about to be).
+    Ready,
+    /// Running on this processor.
+    Running(ProcId),
+    /// Waiting for a wake-up.
+    Blocked,
+    /// Finished.
+    Exited,
+}
+
+/// What the engine knows about a thread that a policy may read.
+#[derive(Clone, Debug)]
+pub struct ThreadInfo {
+    /// The task the thread belongs to.
+    pub task: TaskId,
+    /// Index of the thread within its task.
+    pub rank: u32,
+    /// Current state.
+    pub state: ThreadState,
+    /// The processor the thread last ran on, if any.
+    pub last_proc: Option<ProcId>,
+    /// Total cycles the thread has held a processor (all categories but idle).
+    pub cpu_cycles: Cycles,
+}
+
+/// What the engine knows about a task (application).
+#[derive(Clone, Debug)]
+pub struct TaskInfo {
+    /// The task's name in the experiment.
+    pub name: String,
+    /// Threads created in the task.
+    pub threads: u32,
+    /// Threads of the task that have not exited.
+    pub live: u32,
+}
+
+/// The state of a thread waiting on a synchronization object.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waiting {
+    pub(crate) obj: SyncId,
+    /// Barrier generation the thread arrived in.
+    pub(crate) arrived: Option<u64>,
+    /// When the current spell of spinning began (None before the first failed attempt, and after
+    /// a wake-up: a woken waiter spins afresh).
+    pub(crate) since: Option<Cycles>,
+    /// Whether the thread has already failed one attempt of this wait.
+    pub(crate) contended: bool,
+}
+
+/// Everything about one thread, in one record so that a dispatch touches one place: what the
+/// policies see ([`ThreadInfo`]) and the engine's own state.
+pub(crate) struct ThreadSlot {
+    pub(crate) info: ThreadInfo,
+    pub(crate) exec: ThreadExec,
+}
+
+/// The engine's state of a thread: its program and the operation under way.
+pub(crate) struct ThreadExec {
+    pub(crate) program: Box<dyn Program>,
+    /// Cycles left of the current compute operation.
+    pub(crate) remaining: Cycles,
+    /// The bulk memory access in progress, if any (run in chunks; boxed to keep the record of
+    /// a thread that never touches memory small).
+    pub(crate) mem: Option<Box<BulkAccess>>,
+    /// The synchronization wait in progress, if any.
+    pub(crate) wait: Option<Waiting>,
+    /// Bumped when a pending wake-up of the thread is cancelled (stale events are dropped).
+    pub(crate) epoch: u32,
+}
