@@ -45,6 +45,22 @@ pub const METRICS: &[(&str, &str)] = &[
         "app_done_ms:APP",
         "milliseconds until the application's last thread exits",
     ),
+    (
+        "app_response_ms:APP",
+        "mean response time of the application's jobs (threads), arrival to exit, ms",
+    ),
+    (
+        "app_p95_ms:APP",
+        "95th percentile of the jobs' response times, ms",
+    ),
+    (
+        "app_p99_ms:APP",
+        "99th percentile of the jobs' response times, ms",
+    ),
+    (
+        "app_wait_ms:APP",
+        "mean time the jobs waited before their first dispatch, ms",
+    ),
 ];
 
 fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
@@ -58,6 +74,10 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
             "app_util" => Some(100.0 * a.utilization),
             "app_share" => Some(100.0 * a.machine_share),
             "app_done_ms" => Some(m.to_us(a.completion_cycles) / 1000.0),
+            "app_response_ms" => Some(m.to_us(1) * a.jobs.mean_response / 1000.0),
+            "app_p95_ms" => Some(m.to_us(a.jobs.p95_response) / 1000.0),
+            "app_p99_ms" => Some(m.to_us(a.jobs.p99_response) / 1000.0),
+            "app_wait_ms" => Some(m.to_us(1) * a.jobs.mean_wait / 1000.0),
             _ => None,
         };
     }
@@ -89,7 +109,15 @@ pub fn value(name: &str, point: &Point, runs: &[RunRecord]) -> Option<f64> {
 }
 
 /// Kinds of application measures, written `KIND:APP`.
-const APP_KINDS: [&str; 3] = ["app_util", "app_share", "app_done_ms"];
+const APP_KINDS: [&str; 7] = [
+    "app_util",
+    "app_share",
+    "app_done_ms",
+    "app_response_ms",
+    "app_p95_ms",
+    "app_p99_ms",
+    "app_wait_ms",
+];
 
 /// Whether `name` is a measure at all: one of [`METRICS`], or `KIND:APP` with a known kind.
 pub fn is_known(name: &str) -> bool {

@@ -72,7 +72,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
 }
 
 /// The measure columns of `results.csv`, after the run's and the point's columns.
-const CSV_MEASURES: [&str; 17] = [
+const CSV_MEASURES: [&str; 21] = [
     "app",
     "elapsed_cycles",
     "completion_cycles",
@@ -88,6 +88,10 @@ const CSV_MEASURES: [&str; 17] = [
     "switches_per_slice_per_proc",
     "migrations",
     "same_processor_rate",
+    "jobs",
+    "mean_response",
+    "p95_response",
+    "p99_response",
     "stopped",
     "events",
 ];
@@ -141,7 +145,7 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
         ]);
         row.extend(split(&rep.total));
         row.extend([rep.utilization.to_string(), 1.0f64.to_string()]);
-        row.extend(["", "", "", ""].map(String::from));
+        row.extend(["", "", "", "", "", "", "", ""].map(String::from));
         row.extend([stopped.clone(), rep.events.to_string()]);
         w.write_record(&row).map_err(fail)?;
         for a in &rep.apps {
@@ -159,6 +163,10 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
                 a.switches_per_slice_per_proc.to_string(),
                 a.migrations.to_string(),
                 a.same_processor_rate.to_string(),
+                a.jobs.jobs.to_string(),
+                a.jobs.mean_response.to_string(),
+                a.jobs.p95_response.to_string(),
+                a.jobs.p99_response.to_string(),
                 stopped.clone(),
                 String::new(),
             ]);
@@ -332,6 +340,8 @@ pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
         "share %".into(),
         "done Mcyc".into(),
         "switch/slice/cpu".into(),
+        "resp Mcyc".into(),
+        "p95 Mcyc".into(),
     ]];
     for point in &exp.points {
         let rs: Vec<&RunRecord> = runs.iter().filter(|r| r.point == point.label).collect();
@@ -365,6 +375,8 @@ pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
                 pct(a(&|x| x.machine_share)),
                 format!("{:.3}", a(&|x| x.completion_cycles as f64) / 1e6),
                 format!("{:.2}", a(&|x| x.switches_per_slice_per_proc)),
+                format!("{:.3}", a(&|x| x.jobs.mean_response) / 1e6),
+                format!("{:.3}", a(&|x| x.jobs.p95_response as f64) / 1e6),
             ]);
         }
     }

@@ -8,6 +8,7 @@ pub use ids::{Cycles, ProcId, TaskId, ThreadId};
 pub mod config;
 pub mod engine;
 pub mod event_queue;
+pub mod jobs;
 pub mod limits;
 pub mod metrics;
 pub mod program;
@@ -18,6 +19,7 @@ pub(crate) mod thread;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};
+pub use jobs::{JobStats, JobTimes};
 pub use limits::{Bound, Limits, Progress};
 pub use metrics::{AppReport, Category, RunReport, TimeSplit};
 pub use program::{Hint, Op, Program, Repeat, Script, ThreadCtx};

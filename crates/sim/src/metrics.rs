@@ -131,6 +131,8 @@ pub struct AppReport {
     pub remote: u64,
     /// Cycles its threads stalled in the memory model (equals `time.stall`).
     pub stall: Cycles,
+    /// Per-job measures: each thread a job from arrival to exit.
+    pub jobs: crate::jobs::JobStats,
 }
 
 /// Everything measured in one simulation run.

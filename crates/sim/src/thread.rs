@@ -37,6 +37,9 @@ pub struct ThreadInfo {
     pub last_proc: Option<ProcId>,
     /// Total cycles the thread has held a processor (all categories but idle).
     pub cpu_cycles: Cycles,
+    /// When the thread was created: 0 for a closed workload, its arrival for a job of an open
+    /// one.
+    pub arrived: Cycles,
 }
 
 /// What the engine knows about a task (application).
@@ -82,4 +85,8 @@ pub(crate) struct ThreadExec {
     pub(crate) wait: Option<Waiting>,
     /// Bumped when a pending wake-up of the thread is cancelled (stale events are dropped).
     pub(crate) epoch: u32,
+    /// When the thread was first dispatched (`Cycles::MAX` until then).
+    pub(crate) first_run: Cycles,
+    /// When the thread exited (`Cycles::MAX` until then).
+    pub(crate) exited: Cycles,
 }

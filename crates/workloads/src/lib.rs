@@ -8,6 +8,7 @@
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{SimError, Simulation, TaskId};
 
+pub mod arrivals;
 pub mod dist;
 pub mod pingpong;
 pub mod rpc;
@@ -53,7 +54,13 @@ pub struct WorkloadInfo {
 }
 
 /// Every workload, in the order `smpsched list` shows them.
-pub const WORKLOADS: &[WorkloadInfo] = &[synthetic::INFO, pingpong::INFO, rpc::INFO, sweep::INFO];
+pub const WORKLOADS: &[WorkloadInfo] = &[
+    synthetic::INFO,
+    pingpong::INFO,
+    rpc::INFO,
+    sweep::INFO,
+    arrivals::INFO,
+];
 
 /// The registered workload of that name.
 pub fn workload(name: &str) -> Option<&'static WorkloadInfo> {

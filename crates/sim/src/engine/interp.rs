@@ -195,6 +195,7 @@ impl Simulation {
                 Op::Exit => {
                     self.leave(p, t);
                     self.threads[ti].info.state = ThreadState::Exited;
+                    self.threads[ti].exec.exited = self.now;
                     let task = self.threads[ti].info.task.index();
                     self.tasks[task].live -= 1;
                     if self.tasks[task].live == 0 {

@@ -34,6 +34,7 @@ use thiserror::Error;
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::jobs::{JobStats, JobTimes};
 use crate::limits::{Bound, Limits, Progress};
 use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
@@ -125,6 +126,8 @@ enum EventKind {
     Wake { t: u32, epoch: u32 },
     /// The scheduler's periodic tick.
     Tick,
+    /// A job of an open workload arrives: pending arrival `i` becomes a thread.
+    Arrive { i: u32 },
 }
 
 impl EventKind {
@@ -136,6 +139,7 @@ impl EventKind {
             EventKind::Proc { p, epoch } => (u64::from(p) << 32) | u64::from(epoch),
             EventKind::Wake { t, epoch } => (1 << 62) | (u64::from(t) << 32) | u64::from(epoch),
             EventKind::Tick => 2 << 62,
+            EventKind::Arrive { i } => (3 << 62) | (u64::from(i) << 32),
         }
     }
 
@@ -146,7 +150,8 @@ impl EventKind {
         match x >> 62 {
             0 => EventKind::Proc { p: id, epoch },
             1 => EventKind::Wake { t: id, epoch },
-            _ => EventKind::Tick,
+            2 => EventKind::Tick,
+            _ => EventKind::Arrive { i: id },
         }
     }
 }
@@ -189,6 +194,8 @@ pub struct Simulation {
     events: u64,
     limits: Limits,
     preempt_buf: Vec<ProcId>,
+    /// Jobs of open workloads not yet arrived, by arrival index.
+    arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
 }
 
 macro_rules! cx {
@@ -259,6 +266,7 @@ impl Simulation {
             events: 0,
             limits: Limits::NONE,
             preempt_buf: Vec::new(),
+            arrivals: Vec::new(),
         })
     }
 
@@ -342,14 +350,48 @@ impl Simulation {
 
     /// Creates a thread of `task` running `program`; it is ready at time 0 (or now, if running).
     pub fn spawn(&mut self, task: TaskId, program: Box<dyn Program>) -> Result<ThreadId, SimError> {
-        if self.threads.len() as u64 >= MAX_THREADS {
+        self.reserve_thread(task)?;
+        Ok(self.create_thread(task, program))
+    }
+
+    /// Creates a thread of `task` running `program` at cycle `at` (a job of an open workload
+    /// arriving; [`ThreadInfo::arrived`] is `at`). Until then the job counts as live, so the
+    /// run does not end before it arrives.
+    pub fn spawn_at(
+        &mut self,
+        at: Cycles,
+        task: TaskId,
+        program: Box<dyn Program>,
+    ) -> Result<(), SimError> {
+        self.reserve_thread(task)?;
+        let i = self.arrivals.len() as u32;
+        self.arrivals.push(Some((task, program)));
+        self.push(at.max(self.now), EventKind::Arrive { i });
+        Ok(())
+    }
+
+    /// A random stream of `task`'s workload for its setup (arrival times, sizes), derived from
+    /// the run's seed and independent of every other stream.
+    pub fn workload_rng(&self, task: TaskId) -> ChaCha8Rng {
+        stream_rng(self.seed, Stream::Workload, u64::from(task.0))
+    }
+
+    /// Counts a thread of `task` that will be created, within [`MAX_THREADS`].
+    fn reserve_thread(&mut self, task: TaskId) -> Result<(), SimError> {
+        if (self.threads.len() + self.arrivals.len()) as u64 >= MAX_THREADS {
             return Err(SimError::TooManyThreads);
         }
+        self.tasks[task.index()].live += 1;
+        self.live += 1;
+        Ok(())
+    }
+
+    /// Creates a reserved thread of `task` now and offers it to the policy.
+    fn create_thread(&mut self, task: TaskId, program: Box<dyn Program>) -> ThreadId {
         let t = ThreadId(self.threads.len() as u32);
         let info = &mut self.tasks[task.index()];
         let rank = info.threads;
         info.threads += 1;
-        info.live += 1;
         self.threads.push(ThreadSlot {
             info: ThreadInfo {
                 task,
@@ -357,6 +399,7 @@ impl Simulation {
                 state: ThreadState::Ready,
                 last_proc: None,
                 cpu_cycles: 0,
+                arrived: self.now,
             },
             exec: ThreadExec {
                 program,
@@ -364,14 +407,15 @@ impl Simulation {
                 mem: None,
                 wait: None,
                 epoch: 0,
+                first_run: Cycles::MAX,
+                exited: Cycles::MAX,
             },
         });
         self.rngs
             .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
-        self.live += 1;
         self.sched.enqueue(t, Enqueue::New, &cx!(self));
         self.poll_idle = true;
-        Ok(t)
+        t
     }
 
     /// Runs until every thread has exited, and reports what was measured.
@@ -439,6 +483,13 @@ impl Simulation {
                     }
                 }
                 EventKind::Tick => self.tick()?,
+                EventKind::Arrive { i } => {
+                    self.pending_work -= 1;
+                    let (task, program) = self.arrivals[i as usize]
+                        .take()
+                        .expect("an arrival happens once");
+                    self.create_thread(task, program);
+                }
             }
             if self.poll_idle {
                 if self.idle.iter().all(|&w| w == 0) {
@@ -494,11 +545,22 @@ impl Simulation {
             .fold(TimeSplit::default(), |a, b| a.plus(b));
         let machine_time = np * elapsed as f64;
         let slices = elapsed as f64 / self.sched.slice_cycles(&self.machine).max(1) as f64;
+        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.tasks.len()];
+        for slot in self.threads.iter().filter(|s| s.exec.exited != Cycles::MAX) {
+            jobs[slot.info.task.index()].push(JobTimes {
+                arrived: slot.info.arrived,
+                first_run: slot.exec.first_run,
+                exited: slot.exec.exited,
+                held: slot.info.cpu_cycles,
+            });
+        }
         let apps = self
             .tasks
             .iter()
             .zip(&self.apps)
-            .map(|(task, a)| AppReport {
+            .zip(&mut jobs)
+            .map(|((task, a), jobs)| AppReport {
+                jobs: JobStats::of(jobs),
                 name: task.name.clone(),
                 threads: task.threads,
                 completion_cycles: a.completion,

@@ -284,6 +284,8 @@ impl Simulation {
             }
         }
         info.last_proc = Some(pid);
+        let exec = &mut self.threads[ti].exec;
+        exec.first_run = exec.first_run.min(self.now);
         let switch = if prev != Some(t) {
             app.switches += 1;
             self.machine.context_switch_cycles

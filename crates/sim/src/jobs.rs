@@ -1,0 +1,116 @@
+//! Per-job measures (design.md, "Metrics"): every thread is a job, from its arrival (creation:
+//! time 0 in a closed workload, the arrival in an open one) through its first dispatch to its
+//! exit. Response time is exit minus arrival, waiting time first run minus arrival, slowdown the
+//! response over the processor time the job held. Percentiles are nearest-rank over the jobs
+//! that exited, so each is a response some job really had.
+
+use serde::Serialize;
+
+use crate::ids::Cycles;
+
+/// One job's times, in cycles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobTimes {
+    /// When it arrived (was created).
+    pub arrived: Cycles,
+    /// When it was first dispatched.
+    pub first_run: Cycles,
+    /// When it exited.
+    pub exited: Cycles,
+    /// Processor time it held (all categories but idle).
+    pub held: Cycles,
+}
+
+/// An application's per-job measures over the jobs that exited.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct JobStats {
+    /// Jobs that exited.
+    pub jobs: u64,
+    /// Mean response time (arrival to exit), cycles.
+    pub mean_response: f64,
+    /// Median response time, cycles.
+    pub p50_response: Cycles,
+    /// 95th percentile of response time, cycles.
+    pub p95_response: Cycles,
+    /// 99th percentile of response time, cycles.
+    pub p99_response: Cycles,
+    /// Longest response time, cycles.
+    pub max_response: Cycles,
+    /// Mean waiting time before the first dispatch, cycles.
+    pub mean_wait: f64,
+    /// Mean slowdown: response over processor time held (1 for a job never kept waiting).
+    pub mean_slowdown: f64,
+}
+
+impl JobStats {
+    /// The measures of `jobs` (reordered in place).
+    pub fn of(jobs: &mut [JobTimes]) -> JobStats {
+        if jobs.is_empty() {
+            return JobStats::default();
+        }
+        let n = jobs.len() as f64;
+        let response = |j: &JobTimes| j.exited.saturating_sub(j.arrived);
+        let mean = |f: &dyn Fn(&JobTimes) -> f64| jobs.iter().map(f).sum::<f64>() / n;
+        let mean_response = mean(&|j| response(j) as f64);
+        let mean_wait = mean(&|j| j.first_run.saturating_sub(j.arrived) as f64);
+        let mean_slowdown = mean(&|j| response(j) as f64 / j.held.max(1) as f64);
+        jobs.sort_unstable_by_key(response);
+        let rank = |p: f64| {
+            let k = ((p * n).ceil() as usize).clamp(1, jobs.len());
+            response(&jobs[k - 1])
+        };
+        JobStats {
+            jobs: jobs.len() as u64,
+            mean_response,
+            p50_response: rank(0.50),
+            p95_response: rank(0.95),
+            p99_response: rank(0.99),
+            max_response: rank(1.0),
+            mean_wait,
+            mean_slowdown,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(arrived: u64, first_run: u64, exited: u64, held: u64) -> JobTimes {
+        JobTimes {
+            arrived,
+            first_run,
+            exited,
+            held,
+        }
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank_and_means_exact() {
+        // Responses 1..=100 (arrival 0, exit r), each held for half its response.
+        let mut jobs: Vec<JobTimes> = (1..=100)
+            .rev()
+            .map(|r| job(0, 0, r, r.div_ceil(2)))
+            .collect();
+        let s = JobStats::of(&mut jobs);
+        assert_eq!(s.jobs, 100);
+        assert_eq!(s.mean_response, 50.5);
+        assert_eq!(
+            (s.p50_response, s.p95_response, s.p99_response),
+            (50, 95, 99)
+        );
+        assert_eq!(s.max_response, 100);
+        assert_eq!(s.mean_wait, 0.0);
+        assert!(
+            s.mean_slowdown > 1.9 && s.mean_slowdown <= 2.0,
+            "{}",
+            s.mean_slowdown
+        );
+        assert_eq!(JobStats::of(&mut []), JobStats::default());
+        let s = JobStats::of(&mut [job(10, 15, 30, 15)]);
+        assert_eq!(
+            (s.mean_response, s.mean_wait, s.p99_response),
+            (20.0, 5.0, 20)
+        );
+    }
+}
