@@ -82,8 +82,11 @@ impl LabError {
                 | SimError::Deadlock { .. }
                 | SimError::NoProgress(_)
                 | SimError::Config(_)
-                | SimError::TooManyThreads => 2,
-                SimError::BadAddress { .. } | SimError::Misuse { .. } => 1,
+                | SimError::TooManyThreads
+                | SimError::EmptyMask => 2,
+                SimError::BadAddress { .. }
+                | SimError::Misuse { .. }
+                | SimError::MaskViolated { .. } => 1,
             },
             _ => 1,
         }

@@ -15,7 +15,7 @@ pub mod program;
 pub mod rng;
 pub mod sched;
 pub mod sync;
-pub(crate) mod thread;
+pub mod thread;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};
@@ -24,3 +24,4 @@ pub use limits::{Bound, Limits, Progress};
 pub use metrics::{AppReport, Category, RunReport, TimeSplit};
 pub use program::{Hint, Op, Program, Repeat, Script, ThreadCtx};
 pub use sync::{SyncId, SyncKind, WaitPolicy};
+pub use thread::{CpuMask, ThreadAttrs};

@@ -40,6 +40,61 @@ pub struct ThreadInfo {
     /// When the thread was created: 0 for a closed workload, its arrival for a job of an open
     /// one.
     pub arrived: Cycles,
+    /// The processors the thread may run on (`None`: all). The engine refuses a dispatch
+    /// outside it ([`SimError::MaskViolated`](crate::SimError::MaskViolated)).
+    pub mask: Option<CpuMask>,
+    /// The thread's base priority (larger is more important); policies that have priorities
+    /// start from it.
+    pub base_priority: i32,
+}
+
+/// Attributes a thread is created with (see [`Simulation::spawn_with`](crate::Simulation::spawn_with)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThreadAttrs {
+    /// The processors it may run on (`None`: all).
+    pub mask: Option<CpuMask>,
+    /// Its base priority.
+    pub base_priority: i32,
+}
+
+/// A set of processors (an affinity mask), one bit per processor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuMask {
+    bits: Box<[u64]>,
+}
+
+impl CpuMask {
+    /// The mask holding exactly `processors`.
+    pub fn of(processors: impl IntoIterator<Item = ProcId>) -> CpuMask {
+        let mut bits: Vec<u64> = Vec::new();
+        for p in processors {
+            let (w, b) = (p.index() / 64, p.index() % 64);
+            if bits.len() <= w {
+                bits.resize(w + 1, 0);
+            }
+            bits[w] |= 1 << b;
+        }
+        CpuMask {
+            bits: bits.into_boxed_slice(),
+        }
+    }
+
+    /// Whether processor `p` is in the mask.
+    #[inline]
+    pub fn allows(&self, p: ProcId) -> bool {
+        self.bits
+            .get(p.index() / 64)
+            .is_some_and(|w| w >> (p.index() % 64) & 1 == 1)
+    }
+
+    /// The processors in the mask, in increasing order.
+    pub fn processors(&self) -> impl Iterator<Item = ProcId> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            (0..64)
+                .filter(move |b| word >> b & 1 == 1)
+                .map(move |b| ProcId((w * 64 + b) as u32))
+        })
+    }
 }
 
 /// What the engine knows about a task (application).

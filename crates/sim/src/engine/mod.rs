@@ -40,9 +40,9 @@ use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
 use crate::program::Program;
 use crate::rng::{stream_rng, Stream};
-use crate::sched::{Enqueue, SchedCtx, Scheduler, TaskInfo, ThreadInfo, ThreadState};
+use crate::sched::{Enqueue, SchedCtx, Scheduler, TaskInfo, ThreadInfo, ThreadState, TickActions};
 use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
-use crate::thread::{ThreadExec, ThreadSlot};
+use crate::thread::{ThreadAttrs, ThreadExec, ThreadSlot};
 
 /// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
 /// near `u64::MAX` stops the run there.
@@ -95,6 +95,17 @@ pub enum SimError {
         /// The measures up to the stop.
         partial: Box<RunReport>,
     },
+    /// A policy dispatched a thread on a processor outside its affinity mask.
+    #[error("the policy dispatched thread {thread} on processor {processor}, outside its mask")]
+    MaskViolated {
+        /// The thread.
+        thread: ThreadId,
+        /// The processor.
+        processor: ProcId,
+    },
+    /// A thread's affinity mask holds no processor of the machine.
+    #[error("an affinity mask holds no processor of this machine")]
+    EmptyMask,
     /// A thread performed too many zero-time operations in a row.
     #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
     NoProgress(ThreadId),
@@ -193,7 +204,14 @@ pub struct Simulation {
     live: u64,
     events: u64,
     limits: Limits,
-    preempt_buf: Vec<ProcId>,
+    /// The policy's requests at its last tick (kept to reuse the allocation).
+    tick_actions: TickActions,
+    /// Processors the policy placed threads on, offered work first.
+    offer_first: Vec<usize>,
+    /// A policy's fault, found mid-event; the run stops with it at the next check.
+    fault: Option<SimError>,
+    /// Events handled at which the run loop next checks its bounds, faults and observer.
+    next_check: u64,
     /// Jobs of open workloads not yet arrived, by arrival index.
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
 }
@@ -265,7 +283,10 @@ impl Simulation {
             live: 0,
             events: 0,
             limits: Limits::NONE,
-            preempt_buf: Vec::new(),
+            tick_actions: TickActions::default(),
+            offer_first: Vec::new(),
+            fault: None,
+            next_check: 0,
             arrivals: Vec::new(),
         })
     }
@@ -350,8 +371,24 @@ impl Simulation {
 
     /// Creates a thread of `task` running `program`; it is ready at time 0 (or now, if running).
     pub fn spawn(&mut self, task: TaskId, program: Box<dyn Program>) -> Result<ThreadId, SimError> {
+        self.spawn_with(task, program, ThreadAttrs::default())
+    }
+
+    /// Creates a thread like [`Simulation::spawn`] with attributes: an affinity mask (the
+    /// processors it may run on) and a base priority.
+    pub fn spawn_with(
+        &mut self,
+        task: TaskId,
+        program: Box<dyn Program>,
+        attrs: ThreadAttrs,
+    ) -> Result<ThreadId, SimError> {
+        if let Some(m) = &attrs.mask {
+            if !(0..self.machine.processors).any(|p| m.allows(ProcId(p))) {
+                return Err(SimError::EmptyMask);
+            }
+        }
         self.reserve_thread(task)?;
-        Ok(self.create_thread(task, program))
+        Ok(self.create_thread(task, program, attrs))
     }
 
     /// Creates a thread of `task` running `program` at cycle `at` (a job of an open workload
@@ -387,7 +424,12 @@ impl Simulation {
     }
 
     /// Creates a reserved thread of `task` now and offers it to the policy.
-    fn create_thread(&mut self, task: TaskId, program: Box<dyn Program>) -> ThreadId {
+    fn create_thread(
+        &mut self,
+        task: TaskId,
+        program: Box<dyn Program>,
+        attrs: ThreadAttrs,
+    ) -> ThreadId {
         let t = ThreadId(self.threads.len() as u32);
         let info = &mut self.tasks[task.index()];
         let rank = info.threads;
@@ -400,6 +442,8 @@ impl Simulation {
                 last_proc: None,
                 cpu_cycles: 0,
                 arrived: self.now,
+                mask: attrs.mask,
+                base_priority: attrs.base_priority,
             },
             exec: ThreadExec {
                 program,
@@ -413,8 +457,8 @@ impl Simulation {
         });
         self.rngs
             .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
-        self.sched.enqueue(t, Enqueue::New, &cx!(self));
-        self.poll_idle = true;
+        let target = self.sched.enqueue(t, Enqueue::New, &cx!(self));
+        self.place(target);
         t
     }
 
@@ -434,10 +478,11 @@ impl Simulation {
         if let Some(iv) = self.sched.tick_interval(&self.machine) {
             self.push(iv.max(1), EventKind::Tick);
         }
+        // One comparison per event covers the event bound, a policy's fault and the observer.
+        self.next_check = every.min(self.limits.events);
         self.poll_idle_processors()?;
-        // One comparison per event covers both the event bound and the observer.
-        let mut next_check = every.min(self.limits.events);
         while self.live > 0 {
+            let mut tick = false;
             let Some((time, kind)) = self.agenda.pop() else {
                 return Err(self.deadlock());
             };
@@ -448,7 +493,10 @@ impl Simulation {
                 let bound = Bound::Cycles(self.limits.cycles);
                 return Err(self.stop(bound));
             }
-            if self.events >= next_check {
+            if self.events >= self.next_check {
+                if let Some(fault) = self.fault.take() {
+                    return Err(fault);
+                }
                 if self.events >= self.limits.events {
                     let bound = Bound::Events(self.limits.events);
                     return Err(self.stop(bound));
@@ -459,7 +507,7 @@ impl Simulation {
                     live: self.live,
                     limits: self.limits,
                 });
-                next_check = self.events.saturating_add(every).min(self.limits.events);
+                self.next_check = self.events.saturating_add(every).min(self.limits.events);
             }
             debug_assert!(time >= self.now);
             self.now = time;
@@ -482,13 +530,16 @@ impl Simulation {
                         self.make_ready(ThreadId(t), Enqueue::Woken);
                     }
                 }
-                EventKind::Tick => self.tick()?,
+                EventKind::Tick => {
+                    self.tick()?;
+                    tick = true;
+                }
                 EventKind::Arrive { i } => {
                     self.pending_work -= 1;
                     let (task, program) = self.arrivals[i as usize]
                         .take()
                         .expect("an arrival happens once");
-                    self.create_thread(task, program);
+                    self.create_thread(task, program, ThreadAttrs::default());
                 }
             }
             if self.poll_idle {
@@ -499,8 +550,16 @@ impl Simulation {
                     self.poll_idle_processors()?;
                 }
             }
+            // Only ticks are left, and no thread can run or be woken: a deadlock. (A thread
+            // that is ready may wait for a later tick: a gang waits for its slice.)
+            if tick && self.pending_work == 0 && self.all_live_blocked() {
+                return Err(self.deadlock());
+            }
         }
-        Ok(self.finish())
+        match self.fault.take() {
+            Some(fault) => Err(fault),
+            None => Ok(self.finish()),
+        }
     }
 
     /// Ends a run that reached `bound`, with what was measured up to now.
@@ -520,6 +579,13 @@ impl Simulation {
             self.pending_work += 1;
         }
         self.agenda.push(time, kind.pack());
+    }
+
+    /// Whether every thread not yet exited is blocked.
+    fn all_live_blocked(&self) -> bool {
+        self.threads
+            .iter()
+            .all(|s| matches!(s.info.state, ThreadState::Blocked | ThreadState::Exited))
     }
 
     fn deadlock(&self) -> SimError {

@@ -12,7 +12,7 @@ use super::{EventKind, SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::Charge;
 use crate::metrics::{Category, TimeSplit};
-use crate::sched::{Enqueue, SchedCtx, Stop, ThreadState};
+use crate::sched::{Enqueue, SchedCtx, Stop, Target, ThreadState};
 
 impl Seg {
     /// Fixed charges in this order (at most four).
@@ -81,22 +81,23 @@ pub(super) enum Dispatch {
 
 impl Simulation {
     pub(super) fn tick(&mut self) -> Result<(), SimError> {
-        if self.pending_work == 0 {
-            return Err(self.deadlock());
-        }
         // Bring usage of running threads up to date before the policy looks at it.
         for p in 0..self.procs.len() {
             if self.procs[p].thread.is_some() {
                 self.settle(p);
             }
         }
-        let mut preempt = std::mem::take(&mut self.preempt_buf);
-        preempt.clear();
-        self.sched.tick(&cx!(self), &mut preempt);
-        for &p in &preempt {
+        let mut out = std::mem::take(&mut self.tick_actions);
+        out.preempt.clear();
+        out.offer_idle = false;
+        self.sched.tick(&cx!(self), &mut out);
+        for &p in &out.preempt {
             self.request_preempt(p.index())?;
         }
-        self.preempt_buf = preempt;
+        if out.offer_idle {
+            self.poll_idle = true;
+        }
+        self.tick_actions = out;
         if let Some(iv) = self.sched.tick_interval(&self.machine) {
             self.push(self.after(iv.max(1)), EventKind::Tick);
         }
@@ -284,6 +285,13 @@ impl Simulation {
             }
         }
         info.last_proc = Some(pid);
+        if info.mask.as_ref().is_some_and(|m| !m.allows(pid)) && self.fault.is_none() {
+            self.fault = Some(SimError::MaskViolated {
+                thread: t,
+                processor: pid,
+            });
+            self.next_check = 0;
+        }
         let exec = &mut self.threads[ti].exec;
         exec.first_run = exec.first_run.min(self.now);
         let switch = if prev != Some(t) {
@@ -293,6 +301,7 @@ impl Simulation {
             0
         };
         self.running[p] = Some(t);
+        self.sched.running(t, pid, &cx!(self));
         let quantum = self.sched.quantum(t, pid, &cx!(self));
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
@@ -412,8 +421,8 @@ impl Simulation {
                 return;
             }
         }
-        self.sched.enqueue(t, why, &cx!(self));
-        self.poll_idle = true;
+        let target = self.sched.enqueue(t, why, &cx!(self));
+        self.place(target);
         if why == Enqueue::Woken && self.no_idle_processor() {
             if let Some(p) = self.sched.preempt_for(t, &cx!(self)) {
                 let pi = p.index();
@@ -445,10 +454,33 @@ impl Simulation {
         Ok(())
     }
 
-    /// Offers work to idle processors, lowest number first, until the policy has none left.
+    /// Notes where the policy placed a thread that became runnable: that processor is offered
+    /// work first.
+    pub(super) fn place(&mut self, target: Target) {
+        if let Target::Processor(p) = target {
+            if p.index() < self.procs.len() {
+                self.offer_first.push(p.index());
+            }
+        }
+        self.poll_idle = true;
+    }
+
+    /// Offers work to idle processors — those the policy placed threads on first, then the
+    /// others lowest number first — until the policy has none left.
     pub(super) fn poll_idle_processors(&mut self) -> Result<(), SimError> {
         while self.poll_idle {
             self.poll_idle = false;
+            let mut first = std::mem::take(&mut self.offer_first);
+            for &p in &first {
+                if self.idle[p / 64] >> (p % 64) & 1 == 1 {
+                    self.settle(p);
+                    if let Dispatch::Immediate = self.dispatch(p, None, None) {
+                        self.advance(p)?;
+                    }
+                }
+            }
+            first.clear();
+            self.offer_first = first;
             let single = self.sched.single_queue();
             let mut from = 0;
             while let Some(p) = self.next_idle(from) {

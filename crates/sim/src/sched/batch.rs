@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
-use super::{Enqueue, PolicyInfo, SchedCtx, Scheduler};
+use super::{Enqueue, PolicyInfo, SchedCtx, Scheduler, Target};
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `batch` (none).
@@ -30,12 +30,13 @@ impl Batch {
 }
 
 impl Scheduler for Batch {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
         let task = cx.thread(t).task.index();
         if self.queues.len() <= task {
             self.queues.resize_with(task + 1, VecDeque::new);
         }
         self.queues[task].push_back(t);
+        Target::Any
     }
 
     fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
@@ -49,6 +50,10 @@ impl Scheduler for Batch {
 
     fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
         false
+    }
+
+    fn single_queue(&self) -> bool {
+        true
     }
 }
 

@@ -63,10 +63,34 @@ impl SchedCtx<'_> {
     }
 }
 
-/// A kernel scheduling policy. The engine calls these hooks; the policy keeps its own run queues.
+/// Where a thread that became runnable should be offered first (Linux's `select_task_rq`).
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// No preference: idle processors are offered work lowest-numbered first.
+    Any,
+    /// This processor is offered work first, if it is idle (a per-processor queue the policy
+    /// put the thread on).
+    Processor(ProcId),
+}
+
+/// What a policy's [`Scheduler::tick`] asks of the engine.
+#[derive(Debug, Default)]
+pub struct TickActions {
+    /// Running processors to preempt now (each then asks [`Scheduler::pick_next`]).
+    pub preempt: Vec<ProcId>,
+    /// Offer work to every idle processor now (a gang's slice begins).
+    pub offer_idle: bool,
+}
+
+/// A kernel scheduling policy, shaped like Linux's `sched_class` and sched_ext's operations:
+/// the engine calls these hooks and applies what they decide; the policy keeps its own run
+/// queues. Every thread a processor starts passes through the policy: [`Scheduler::pick_next`]
+/// chooses it, or, for a handoff, [`Scheduler::remove`] yields it; either way
+/// [`Scheduler::running`] is told. A policy never sees the engine's internals.
 pub trait Scheduler {
-    /// Thread `t` became runnable.
-    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx<'_>);
+    /// Thread `t` became runnable: queue it and say where it should be offered first.
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx<'_>) -> Target;
 
     /// Processor `p` needs a thread. The returned thread must have been enqueued and not picked
     /// since. `None` leaves the processor idle until something changes.
@@ -99,8 +123,13 @@ pub trait Scheduler {
         None
     }
 
-    /// Periodic bookkeeping (usage decay, aging). Processors pushed on `preempt` are preempted.
-    fn tick(&mut self, _cx: &SchedCtx<'_>, _preempt: &mut Vec<ProcId>) {}
+    /// Periodic bookkeeping (usage decay, aging, slice boundaries): processors pushed on
+    /// `out.preempt` are preempted, and `out.offer_idle` offers work to the idle ones.
+    fn tick(&mut self, _cx: &SchedCtx<'_>, _out: &mut TickActions) {}
+
+    /// Thread `t` starts on processor `p` (after a pick, a handoff, or an idle-processor
+    /// handoff that bypassed the run queue), so the policy's accounting never drifts.
+    fn running(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) {}
 
     /// After `t` was enqueued and no idle processor took it: a running processor to preempt in
     /// its favour, if the policy preempts on wake-up.
@@ -122,9 +151,11 @@ pub trait Scheduler {
     fn undepress(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) {}
 
     /// Whether `pick_next` returning `None` on one idle processor means it would on every idle
-    /// processor (one shared run queue). Per-processor queues answer `false`.
+    /// processor (one shared run queue), so the engine may stop offering. The default, `false`,
+    /// is always correct (every idle processor is asked); a global queue answers `true` to save
+    /// the asking.
     fn single_queue(&self) -> bool {
-        true
+        false
     }
 }
 

@@ -14,7 +14,7 @@ use smpsched_policy::priority::{
 };
 
 use super::depress::Depressed;
-use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
+use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Target, TickActions};
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
@@ -110,12 +110,17 @@ impl Priority {
 }
 
 impl Scheduler for Priority {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {
             self.insert(t);
         }
+        Target::Any
+    }
+
+    fn single_queue(&self) -> bool {
+        true
     }
 
     fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
@@ -185,7 +190,7 @@ impl Scheduler for Priority {
         })
     }
 
-    fn tick(&mut self, cx: &SchedCtx<'_>, _preempt: &mut Vec<ProcId>) {
+    fn tick(&mut self, cx: &SchedCtx<'_>, _out: &mut TickActions) {
         if self.params.sampled {
             for t in cx.running.iter().flatten() {
                 self.slot(*t);

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use serde::Deserialize;
 
 use super::depress::Depressed;
-use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler};
+use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Target};
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
@@ -39,12 +39,17 @@ impl RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {
             self.queue.push_back(t);
         }
+        Target::Any
+    }
+
+    fn single_queue(&self) -> bool {
+        true
     }
 
     fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
