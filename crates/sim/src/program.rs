@@ -9,6 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::memory::{AtomicKind, BulkAccess};
+use crate::outcome::{Notice, Outcome, Request, WordOp};
 use crate::sync::SyncId;
 
 /// One operation of a simulated thread.
@@ -36,6 +37,16 @@ pub enum Op {
     /// stall; the thread can be preempted between chunks. Its addresses must lie in regions
     /// allocated with [`Simulation::memory`](crate::Simulation::memory).
     Mem(BulkAccess),
+    /// An operation on the word at `addr` whose outcome (the old value, success) the program
+    /// sees in [`ThreadCtx::outcome`] at its next operation.
+    Word {
+        /// The address, in an allocated region.
+        addr: u64,
+        /// What to do.
+        op: WordOp,
+    },
+    /// A request to the kernel; the reply is in [`ThreadCtx::outcome`] at the next operation.
+    Kernel(Request),
     /// One atomic read-modify-write at `addr` (serializes with other atomics on its line).
     Atomic {
         /// The address, in an allocated region.
@@ -81,6 +92,11 @@ pub struct ThreadCtx<'a> {
     pub now: Cycles,
     /// The thread's own deterministic random stream, derived from the experiment seed.
     pub rng: &'a mut ChaCha8Rng,
+    /// What the thread's previous operation gave back, if it gives anything back (a word
+    /// operation's old value, the kernel's reply).
+    pub outcome: Option<Outcome>,
+    /// A notice from the kernel to the thread's application not yet seen by this thread.
+    pub notice: Option<Notice>,
 }
 
 /// The behaviour of one simulated thread: a state machine asked for its next operation each time

@@ -144,4 +144,8 @@ pub(crate) struct ThreadExec {
     pub(crate) first_run: Cycles,
     /// When the thread exited (`Cycles::MAX` until then).
     pub(crate) exited: Cycles,
+    /// What its last operation gave back, for the program's next call.
+    pub(crate) outcome: Option<crate::outcome::Outcome>,
+    /// The generation of its application's notices it has seen.
+    pub(crate) notices_seen: u32,
 }

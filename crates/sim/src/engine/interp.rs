@@ -88,6 +88,13 @@ impl Simulation {
             }
             let k = self.machine.kernel;
             let ThreadSlot { info, exec } = &mut self.threads[ti];
+            let (generation, latest) = self.notices[info.task.index()];
+            let notice = if generation != exec.notices_seen {
+                exec.notices_seen = generation;
+                latest
+            } else {
+                None
+            };
             let mut ctx = ThreadCtx {
                 thread: t,
                 task: info.task,
@@ -95,6 +102,8 @@ impl Simulation {
                 processor: pid,
                 now: self.now,
                 rng: &mut self.rngs[ti],
+                outcome: exec.outcome.take(),
+                notice,
             };
             match exec.program.next(&mut ctx) {
                 Op::Compute(n) => exec.remaining = n,
@@ -114,6 +123,18 @@ impl Simulation {
                     }
                     let charge = self.memory.atomic(pid, self.now, addr, kind);
                     return Ok(self.start_mem(p, t, charge));
+                }
+                Op::Word { addr, op } => {
+                    if !self.memory.is_allocated(addr) {
+                        return Err(SimError::BadAddress { thread: t, addr });
+                    }
+                    let charge = self.word(p, t, addr, op);
+                    return Ok(self.start_mem(p, t, charge));
+                }
+                Op::Kernel(req) => {
+                    if let Some(step) = self.kernel_request(p, t, req) {
+                        return Ok(step);
+                    }
                 }
                 Op::Sleep(n) => {
                     self.sleep(p, t, n);

@@ -2,9 +2,11 @@
 //! scheduling policy.
 //!
 //! Cut by role (tokio's scheduler is the model): this file holds the event loop, construction
-//! and the ledger of what a run measured ([`Simulation::run`], `finish`); `processor` the
-//! processors, their segments, dispatch and preemption; `interp` the operation interpreter;
-//! `waiting` the synchronization mechanics (decisions are pure functions in `crate::sync`).
+//! and the ledger of what a run measured ([`Simulation::run`], `finish`); `build` tasks,
+//! threads (now or arriving later) and synchronization objects; `processor` the processors,
+//! their segments, dispatch and preemption; `interp` the operation interpreter; `requests`
+//! word operations with outcomes and kernel requests; `waiting` the synchronization mechanics
+//! (decisions are pure functions in `crate::sync`).
 //! Thread and task records live below both engine and policies, in `crate::thread`. The engine
 //! knows no policy and no workload by name: it reaches them only through
 //! [`Scheduler`](crate::sched::Scheduler) and [`Program`].
@@ -36,13 +38,13 @@ use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::jobs::{JobStats, JobTimes};
 use crate::limits::{Bound, Limits, Progress};
-use crate::memory::{Charge, MemorySystem, Placement};
+use crate::memory::{Charge, MemorySystem};
 use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
+use crate::outcome::Notice;
 use crate::program::Program;
-use crate::rng::{stream_rng, Stream};
-use crate::sched::{Enqueue, SchedCtx, Scheduler, TaskInfo, ThreadInfo, ThreadState, TickActions};
-use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
-use crate::thread::{ThreadAttrs, ThreadExec, ThreadSlot};
+use crate::sched::{Enqueue, Scheduler, TaskInfo, ThreadState, TickActions};
+use crate::sync::{SyncObject, SyncStats};
+use crate::thread::{ThreadAttrs, ThreadSlot};
 
 /// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
 /// near `u64::MAX` stops the run there.
@@ -208,6 +210,11 @@ pub struct Simulation {
     tick_actions: TickActions,
     /// Processors the policy placed threads on, offered work first.
     offer_first: Vec<usize>,
+    /// The words programs operate on ([`Op::Word`](crate::Op::Word)), by address; absent
+    /// means 0. Only looked up, never iterated.
+    words: std::collections::HashMap<u64, u64>,
+    /// The latest notice to each task and its generation (0: none yet).
+    notices: Vec<(u32, Option<Notice>)>,
     /// A policy's fault, found mid-event; the run stops with it at the next check.
     fault: Option<SimError>,
     /// Events handled at which the run loop next checks its bounds, faults and observer.
@@ -228,8 +235,10 @@ macro_rules! cx {
     };
 }
 
+mod build;
 mod interp;
 mod processor;
+mod requests;
 mod waiting;
 
 use processor::{Proc, Seg};
@@ -285,6 +294,8 @@ impl Simulation {
             limits: Limits::NONE,
             tick_actions: TickActions::default(),
             offer_first: Vec::new(),
+            words: std::collections::HashMap::new(),
+            notices: Vec::new(),
             fault: None,
             next_check: 0,
             arrivals: Vec::new(),
@@ -324,142 +335,6 @@ impl Simulation {
     /// queue and its cost (Black 1990, section 3.1), when `on`.
     pub fn set_idle_handoff(&mut self, on: bool) {
         self.idle_handoff = on;
-    }
-
-    /// Creates a synchronization object; with the memory model on, its variable gets a line of
-    /// its own.
-    pub fn create_sync(&mut self, kind: SyncKind, policy: WaitPolicy) -> SyncId {
-        let mut obj = SyncObject::new(kind, policy);
-        if self.machine.memory.enabled {
-            let bytes = self.memory.line_bytes();
-            obj.line = Some(self.memory.alloc(bytes, Placement::Uma, None).base);
-        }
-        self.sync.push(obj);
-        SyncId(self.sync.len() as u32 - 1)
-    }
-
-    /// Creates a synchronization object whose variable lives at `addr` (e.g. beside the data it
-    /// protects, to study false sharing), or, with `None`, one that costs a fixed
-    /// `kernel.sync_op` and causes no memory traffic (an idealized primitive).
-    pub fn create_sync_at(
-        &mut self,
-        kind: SyncKind,
-        policy: WaitPolicy,
-        addr: Option<u64>,
-    ) -> SyncId {
-        let mut obj = SyncObject::new(kind, policy);
-        obj.line = addr.filter(|_| self.machine.memory.enabled);
-        self.sync.push(obj);
-        SyncId(self.sync.len() as u32 - 1)
-    }
-
-    /// The counters of a synchronization object so far.
-    pub fn sync_stats(&self, id: SyncId) -> SyncStats {
-        self.sync[id.0 as usize].stats
-    }
-
-    /// Adds an application; its threads are added with [`Simulation::spawn`].
-    pub fn add_task(&mut self, name: impl Into<String>) -> TaskId {
-        self.tasks.push(TaskInfo {
-            name: name.into(),
-            threads: 0,
-            live: 0,
-        });
-        self.apps.push(AppAcc::default());
-        TaskId(self.tasks.len() as u32 - 1)
-    }
-
-    /// Creates a thread of `task` running `program`; it is ready at time 0 (or now, if running).
-    pub fn spawn(&mut self, task: TaskId, program: Box<dyn Program>) -> Result<ThreadId, SimError> {
-        self.spawn_with(task, program, ThreadAttrs::default())
-    }
-
-    /// Creates a thread like [`Simulation::spawn`] with attributes: an affinity mask (the
-    /// processors it may run on) and a base priority.
-    pub fn spawn_with(
-        &mut self,
-        task: TaskId,
-        program: Box<dyn Program>,
-        attrs: ThreadAttrs,
-    ) -> Result<ThreadId, SimError> {
-        if let Some(m) = &attrs.mask {
-            if !(0..self.machine.processors).any(|p| m.allows(ProcId(p))) {
-                return Err(SimError::EmptyMask);
-            }
-        }
-        self.reserve_thread(task)?;
-        Ok(self.create_thread(task, program, attrs))
-    }
-
-    /// Creates a thread of `task` running `program` at cycle `at` (a job of an open workload
-    /// arriving; [`ThreadInfo::arrived`] is `at`). Until then the job counts as live, so the
-    /// run does not end before it arrives.
-    pub fn spawn_at(
-        &mut self,
-        at: Cycles,
-        task: TaskId,
-        program: Box<dyn Program>,
-    ) -> Result<(), SimError> {
-        self.reserve_thread(task)?;
-        let i = self.arrivals.len() as u32;
-        self.arrivals.push(Some((task, program)));
-        self.push(at.max(self.now), EventKind::Arrive { i });
-        Ok(())
-    }
-
-    /// A random stream of `task`'s workload for its setup (arrival times, sizes), derived from
-    /// the run's seed and independent of every other stream.
-    pub fn workload_rng(&self, task: TaskId) -> ChaCha8Rng {
-        stream_rng(self.seed, Stream::Workload, u64::from(task.0))
-    }
-
-    /// Counts a thread of `task` that will be created, within [`MAX_THREADS`].
-    fn reserve_thread(&mut self, task: TaskId) -> Result<(), SimError> {
-        if (self.threads.len() + self.arrivals.len()) as u64 >= MAX_THREADS {
-            return Err(SimError::TooManyThreads);
-        }
-        self.tasks[task.index()].live += 1;
-        self.live += 1;
-        Ok(())
-    }
-
-    /// Creates a reserved thread of `task` now and offers it to the policy.
-    fn create_thread(
-        &mut self,
-        task: TaskId,
-        program: Box<dyn Program>,
-        attrs: ThreadAttrs,
-    ) -> ThreadId {
-        let t = ThreadId(self.threads.len() as u32);
-        let info = &mut self.tasks[task.index()];
-        let rank = info.threads;
-        info.threads += 1;
-        self.threads.push(ThreadSlot {
-            info: ThreadInfo {
-                task,
-                rank,
-                state: ThreadState::Ready,
-                last_proc: None,
-                cpu_cycles: 0,
-                arrived: self.now,
-                mask: attrs.mask,
-                base_priority: attrs.base_priority,
-            },
-            exec: ThreadExec {
-                program,
-                remaining: 0,
-                mem: None,
-                wait: None,
-                epoch: 0,
-                first_run: Cycles::MAX,
-                exited: Cycles::MAX,
-            },
-        });
-        self.rngs
-            .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
-        let target = self.sched.enqueue(t, Enqueue::New, &cx!(self));
-        self.place(target);
-        t
     }
 
     /// Runs until every thread has exited, and reports what was measured.

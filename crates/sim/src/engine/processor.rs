@@ -97,6 +97,11 @@ impl Simulation {
         if out.offer_idle {
             self.poll_idle = true;
         }
+        for (task, notice) in out.notify.drain(..) {
+            if let Some(n) = self.notices.get_mut(task.index()) {
+                *n = (n.0.wrapping_add(1), Some(notice));
+            }
+        }
         self.tick_actions = out;
         if let Some(iv) = self.sched.tick_interval(&self.machine) {
             self.push(self.after(iv.max(1)), EventKind::Tick);

@@ -20,6 +20,8 @@ pub struct Params {}
 #[derive(Debug, Default)]
 pub struct Batch {
     queues: Vec<VecDeque<ThreadId>>,
+    /// Whether any thread with an affinity mask was ever queued.
+    masked: bool,
 }
 
 impl Batch {
@@ -36,12 +38,15 @@ impl Scheduler for Batch {
             self.queues.resize_with(task + 1, VecDeque::new);
         }
         self.queues[task].push_back(t);
+        self.masked |= cx.thread(t).mask.is_some();
         Target::Any
     }
 
-    fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
         let task = self.current(cx)?;
-        self.queues.get_mut(task)?.pop_front()
+        let queue = self.queues.get_mut(task)?;
+        let i = queue.iter().position(|&t| cx.allowed(t, p))?;
+        queue.remove(i)
     }
 
     fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<Cycles> {
@@ -53,7 +58,8 @@ impl Scheduler for Batch {
     }
 
     fn single_queue(&self) -> bool {
-        true
+        // With affinity masks, a thread one processor may not take another may.
+        !self.masked
     }
 }
 

@@ -59,6 +59,13 @@ impl Depressed {
         self.parked.pop_front()
     }
 
+    /// The longest-parked thread that `allowed` accepts (its mask allows the processor),
+    /// removed.
+    pub fn pop_where(&mut self, allowed: impl Fn(ThreadId) -> bool) -> Option<ThreadId> {
+        let i = self.parked.iter().position(|&t| allowed(t))?;
+        self.parked.remove(i)
+    }
+
     /// Removes `t` from the parked threads; `true` if it was there.
     pub fn remove(&mut self, t: ThreadId) -> bool {
         match self.parked.iter().position(|&x| x == t) {

@@ -10,7 +10,8 @@
 use serde::de::DeserializeOwned;
 
 use crate::config::MachineConfig;
-use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::outcome::{Notice, Reply, Request};
 
 pub mod batch;
 pub mod depress;
@@ -61,6 +62,12 @@ impl SchedCtx<'_> {
     pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
         &self.threads[t.index()].info
     }
+
+    /// Whether thread `t`'s affinity mask lets it run on processor `p`.
+    #[inline]
+    pub fn allowed(&self, t: ThreadId, p: ProcId) -> bool {
+        self.thread(t).mask.as_ref().is_none_or(|m| m.allows(p))
+    }
 }
 
 /// Where a thread that became runnable should be offered first (Linux's `select_task_rq`).
@@ -81,6 +88,9 @@ pub struct TickActions {
     pub preempt: Vec<ProcId>,
     /// Offer work to every idle processor now (a gang's slice begins).
     pub offer_idle: bool,
+    /// Notices to applications (process control: "you now have N processors"); each thread of
+    /// the task sees the latest at its next operation.
+    pub notify: Vec<(TaskId, Notice)>,
 }
 
 /// A kernel scheduling policy, shaped like Linux's `sched_class` and sched_ext's operations:
@@ -126,6 +136,18 @@ pub trait Scheduler {
     /// Periodic bookkeeping (usage decay, aging, slice boundaries): processors pushed on
     /// `out.preempt` are preempted, and `out.offer_idle` offers work to the idle ones.
     fn tick(&mut self, _cx: &SchedCtx<'_>, _out: &mut TickActions) {}
+
+    /// Thread `t` asks the kernel `req`: the reply and the kernel cycles it costs. By default a
+    /// request costs what a `thread_switch` call does; the processor count is the machine's;
+    /// mask and priority changes are granted (the engine applies them, moving the thread at
+    /// once if its processor leaves its mask).
+    fn request(&mut self, _t: ThreadId, req: &Request, cx: &SchedCtx<'_>) -> (Reply, Cycles) {
+        let reply = match req {
+            Request::Processors => Reply::Processors(cx.machine.processors),
+            Request::SetMask(_) | Request::SetBasePriority(_) => Reply::Done,
+        };
+        (reply, cx.machine.kernel.yield_call)
+    }
 
     /// Thread `t` starts on processor `p` (after a pick, a handoff, or an idle-processor
     /// handoff that bypassed the run queue), so the policy's accounting never drifts.

@@ -57,6 +57,8 @@ pub struct Priority {
     key: Vec<Option<(u64, u64)>>,
     seq: u64,
     depressed: Depressed,
+    /// Whether any thread with an affinity mask was ever queued.
+    masked: bool,
     /// Next time usage decays (sampled mode ticks more often than it decays).
     next_decay: Cycles,
 }
@@ -84,6 +86,7 @@ impl Priority {
             key: Vec::new(),
             seq: 0,
             depressed: Depressed::default(),
+            masked: false,
             next_decay: 0,
         })
     }
@@ -111,6 +114,7 @@ impl Priority {
 
 impl Scheduler for Priority {
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+        self.masked |= cx.thread(t).mask.is_some();
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {
@@ -120,21 +124,28 @@ impl Scheduler for Priority {
     }
 
     fn single_queue(&self) -> bool {
-        true
+        // With affinity masks, a thread one processor may not take another may.
+        !self.masked
     }
 
-    fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
         if !self.depressed.is_empty() {
             for t in self.depressed.expire(cx.now) {
                 self.insert(t);
             }
         }
-        match self.queue.pop_first() {
-            Some((_, _, t)) => {
-                self.key[t.index()] = None;
-                Some(t)
+        let first = if self.masked {
+            self.queue.iter().find(|e| cx.allowed(e.2, p)).copied()
+        } else {
+            self.queue.first().copied()
+        };
+        match first {
+            Some(e) => {
+                self.queue.remove(&e);
+                self.key[e.2.index()] = None;
+                Some(e.2)
             }
-            None => self.depressed.pop(),
+            None => self.depressed.pop_where(|t| cx.allowed(t, p)),
         }
     }
 

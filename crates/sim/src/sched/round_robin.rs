@@ -25,6 +25,8 @@ pub struct RoundRobin {
     queue: VecDeque<ThreadId>,
     quantum: Option<Cycles>,
     depressed: Depressed,
+    /// Whether any thread with an affinity mask was ever queued.
+    masked: bool,
 }
 
 impl RoundRobin {
@@ -34,12 +36,14 @@ impl RoundRobin {
             queue: VecDeque::new(),
             quantum,
             depressed: Depressed::default(),
+            masked: false,
         }
     }
 }
 
 impl Scheduler for RoundRobin {
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+        self.masked |= cx.thread(t).mask.is_some();
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {
@@ -49,14 +53,21 @@ impl Scheduler for RoundRobin {
     }
 
     fn single_queue(&self) -> bool {
-        true
+        // With affinity masks, a thread one processor may not take another may.
+        !self.masked
     }
 
-    fn pick_next(&mut self, _p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
         if !self.depressed.is_empty() {
             self.queue.extend(self.depressed.expire(cx.now));
         }
-        self.queue.pop_front().or_else(|| self.depressed.pop())
+        if !self.masked {
+            return self.queue.pop_front().or_else(|| self.depressed.pop());
+        }
+        match self.queue.iter().position(|&t| cx.allowed(t, p)) {
+            Some(i) => self.queue.remove(i),
+            None => self.depressed.pop_where(|t| cx.allowed(t, p)),
+        }
     }
 
     fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
