@@ -61,15 +61,49 @@ pub const METRICS: &[(&str, &str)] = &[
         "app_wait_ms:APP",
         "mean time the jobs waited before their first dispatch, ms",
     ),
+    (
+        "recorded_mean:APP:NAME",
+        "mean of the values the application's programs recorded as NAME",
+    ),
+    (
+        "recorded_max:APP:NAME",
+        "largest value the application's programs recorded as NAME",
+    ),
+    (
+        "recorded_count:APP:NAME",
+        "how many values the application's programs recorded as NAME",
+    ),
 ];
+
+/// Measures of what programs recorded: `KIND:APP:NAME`.
+const RECORDED_KINDS: [&str; 3] = ["recorded_mean", "recorded_max", "recorded_count"];
+
+/// An application measure's kind, application and (for recorded measures) recorded name.
+fn split_app(name: &str) -> Option<(&str, &str, Option<&str>)> {
+    let (kind, rest) = name.split_once(':')?;
+    if RECORDED_KINDS.contains(&kind) {
+        let (app, what) = rest.split_once(':')?;
+        Some((kind, app, Some(what)))
+    } else {
+        Some((kind, rest, None))
+    }
+}
 
 fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
     let m = &point.machine;
     let machine_time = (r.elapsed_cycles as f64 * m.processors as f64).max(1.0);
     let pct = |c: u64| 100.0 * c as f64 / machine_time;
-    if let Some((kind, app)) = name.split_once(':') {
+    if let Some((kind, app, what)) = split_app(name) {
         let i = point.apps.iter().position(|a| a.name == app)?;
         let a = r.apps.get(i)?;
+        if let Some(what) = what {
+            let rec = a.recorded.get(what)?;
+            return match kind {
+                "recorded_mean" => Some(rec.mean()),
+                "recorded_max" => Some(rec.max),
+                _ => Some(rec.count as f64),
+            };
+        }
         return match kind {
             "app_util" => Some(100.0 * a.utilization),
             "app_share" => Some(100.0 * a.machine_share),
@@ -121,9 +155,12 @@ const APP_KINDS: [&str; 7] = [
 
 /// Whether `name` is a measure at all: one of [`METRICS`], or `KIND:APP` with a known kind.
 pub fn is_known(name: &str) -> bool {
-    match name.split_once(':') {
-        Some((kind, app)) => APP_KINDS.contains(&kind) && !app.is_empty(),
-        None => METRICS.iter().any(|(m, _)| *m == name),
+    match (name.split_once(':'), split_app(name)) {
+        (Some((kind, _)), Some((_, app, what))) if RECORDED_KINDS.contains(&kind) => {
+            !app.is_empty() && what.is_some_and(|w| !w.is_empty())
+        }
+        (Some((kind, app)), _) => APP_KINDS.contains(&kind) && !app.is_empty(),
+        (None, _) => METRICS.iter().any(|(m, _)| *m == name),
     }
 }
 
@@ -138,7 +175,7 @@ pub fn check(name: &str, point: &Point) -> Result<(), String> {
             names.join(", ")
         ));
     }
-    if let Some((_, app)) = name.split_once(':') {
+    if let Some((_, app, _)) = split_app(name) {
         if !point.apps.iter().any(|a| a.name == app) {
             let apps: Vec<String> = point.apps.iter().map(|a| format!("`{}`", a.name)).collect();
             return Err(format!(
@@ -177,4 +214,25 @@ pub fn check(name: &str, point: &Point) -> Result<(), String> {
 /// Whether `name` is a measure defined for `point` (see [`check`]).
 pub fn is_metric(name: &str, point: &Point) -> bool {
     check(name, point).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn application_and_recorded_measures_are_named_in_full() {
+        assert!(is_known("app_p95_ms:web"));
+        assert!(is_known("recorded_mean:clients:delay"));
+        assert!(is_known("recorded_count:clients:a:b"));
+        assert!(!is_known("recorded_mean:clients"));
+        assert!(!is_known("recorded_mean:clients:"));
+        assert!(!is_known("app_p95_ms:"));
+        assert!(!is_known("app_p96_ms:web"));
+        assert_eq!(
+            split_app("recorded_max:clients:delay"),
+            Some(("recorded_max", "clients", Some("delay")))
+        );
+        assert_eq!(split_app("app_util:a:b"), Some(("app_util", "a:b", None)));
+    }
 }

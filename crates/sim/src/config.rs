@@ -73,6 +73,8 @@ pub struct KernelCosts {
     pub handoff: Cycles,
     /// Kernel work to send or to receive one message.
     pub message: Cycles,
+    /// Creating a thread from a running program ([`Op::Spawn`](crate::Op::Spawn)).
+    pub spawn: Cycles,
 }
 
 impl Default for KernelCosts {
@@ -86,6 +88,7 @@ impl Default for KernelCosts {
             depress: 200,
             handoff: 100,
             message: 300,
+            spawn: 1_000,
         }
     }
 }
@@ -128,6 +131,7 @@ impl MachineConfig {
                 depress: 400,
                 handoff: 150,
                 message: 450,
+                ..KernelCosts::default()
             },
             memory: MemoryConfig::none(),
         }
@@ -273,6 +277,7 @@ impl MachineConfig {
             ("kernel.depress", k.depress),
             ("kernel.handoff", k.handoff),
             ("kernel.message", k.message),
+            ("kernel.spawn", k.spawn),
         ] {
             if value > MAX_COST_CYCLES {
                 return Err(ConfigError::new(

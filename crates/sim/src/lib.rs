@@ -24,6 +24,6 @@ pub use jobs::{JobStats, JobTimes};
 pub use limits::{Bound, Limits, Progress};
 pub use metrics::{AppReport, Category, RunReport, TimeSplit};
 pub use outcome::{Notice, Outcome, Reply, Request, WordOp};
-pub use program::{Hint, Op, Program, Repeat, Script, ThreadCtx};
+pub use program::{Hint, Op, Program, Repeat, Script, Spawner, ThreadCtx};
 pub use sync::{SyncId, SyncKind, WaitPolicy};
 pub use thread::{CpuMask, ThreadAttrs};

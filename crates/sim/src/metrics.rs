@@ -133,6 +133,50 @@ pub struct AppReport {
     pub stall: Cycles,
     /// Per-job measures: each thread a job from arrival to exit.
     pub jobs: crate::jobs::JobStats,
+    /// Measures the application's programs recorded, by name (absent from the results when
+    /// none were).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub recorded: std::collections::BTreeMap<String, Recorded>,
+}
+
+/// A measure a program recorded ([`Op::Record`](crate::Op::Record)): how many values, their
+/// sum, smallest and largest.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Recorded {
+    /// Values recorded.
+    pub count: u64,
+    /// Their sum.
+    pub sum: f64,
+    /// The smallest.
+    pub min: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Recorded {
+    /// Adds one value.
+    pub fn add(&mut self, v: f64) {
+        self.count += 1;
+        self.sum += v;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    /// The mean of the values (NaN with none).
+    pub fn mean(&self) -> f64 {
+        self.sum / self.count as f64
+    }
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        Recorded {
+            count: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
 }
 
 /// Everything measured in one simulation run.

@@ -92,6 +92,8 @@ pub enum Outcome {
     },
     /// The kernel's reply to a request.
     Kernel(Reply),
+    /// The thread an [`Op::Spawn`](crate::Op::Spawn) created.
+    Spawned(crate::ids::ThreadId),
 }
 
 /// A notice from the kernel to every thread of an application, seen once by each thread at its

@@ -54,8 +54,45 @@ pub enum Op {
         /// Which atomic instruction (all cost the same).
         kind: AtomicKind,
     },
+    /// Create a thread of this thread's application running a program made by the
+    /// [`Spawner`] (a thread pool growing, a task queue, one thread per request); it inherits
+    /// the creator's mask and priority, costs `kernel.spawn`, and its id is the outcome.
+    Spawn(Spawner),
+    /// Record a value of a measure of the application named `name` (a request's delay, items
+    /// moved, backoffs): counted and summed with its minimum and maximum, reported per
+    /// application in the results and usable in claims (`recorded_mean:APP:NAME`). Takes no
+    /// time.
+    Record {
+        /// The measure's name.
+        name: &'static str,
+        /// The value.
+        value: f64,
+    },
     /// The thread is finished.
     Exit,
+}
+
+/// Makes the program of a thread spawned by [`Op::Spawn`]; called once per spawn.
+#[derive(Clone)]
+pub struct Spawner(pub std::rc::Rc<dyn Fn() -> Box<dyn Program>>);
+
+impl Spawner {
+    /// A spawner calling `make` for each thread.
+    pub fn new(make: impl Fn() -> Box<dyn Program> + 'static) -> Self {
+        Spawner(std::rc::Rc::new(make))
+    }
+}
+
+impl std::fmt::Debug for Spawner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spawner(..)")
+    }
+}
+
+impl PartialEq for Spawner {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Mach's scheduling hints (Black 1990, section 5.1).

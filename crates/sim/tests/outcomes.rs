@@ -354,3 +354,77 @@ fn the_global_queue_policies_respect_masks() {
         assert_eq!(r.apps[0].migrations, 0, "{name}");
     }
 }
+
+/// Spawns `left` workers, each of which computes and records how long it waited to start.
+struct Pool {
+    left: u32,
+    children: Rc<RefCell<Vec<ThreadId>>>,
+}
+
+impl Program for Pool {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if let Some(Outcome::Spawned(t)) = cx.outcome.take() {
+            self.children.borrow_mut().push(t);
+        }
+        if self.left == 0 {
+            return Op::Exit;
+        }
+        self.left -= 1;
+        let born = cx.now;
+        Op::Spawn(smpsched_sim::Spawner::new(move || {
+            let mut step = 0;
+            Box::new(FnProgram(move |cx: &mut ThreadCtx<'_>| {
+                step += 1;
+                match step {
+                    1 => Op::Record {
+                        name: "start_delay",
+                        value: (cx.now - born) as f64,
+                    },
+                    2 => Op::Compute(5_000),
+                    _ => Op::Exit,
+                }
+            }))
+        }))
+    }
+}
+
+/// A program from a closure.
+struct FnProgram<F>(F);
+
+impl<F: FnMut(&mut ThreadCtx<'_>) -> Op> Program for FnProgram<F> {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        (self.0)(cx)
+    }
+}
+
+#[test]
+fn programs_spawn_threads_and_record_their_own_measures() {
+    let mut m = machine(4);
+    m.memory = MemoryConfig::none();
+    m.kernel.spawn = 700;
+    let mut sim = Simulation::new(m, sched("round-robin"), 1).unwrap();
+    let task = sim.add_task("pool");
+    let children = Rc::new(RefCell::new(Vec::new()));
+    sim.spawn(
+        task,
+        Box::new(Pool {
+            left: 10,
+            children: children.clone(),
+        }),
+    )
+    .unwrap();
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    let app = &r.apps[0];
+    assert_eq!(app.threads, 11);
+    let children = children.borrow();
+    assert_eq!(children.len(), 10);
+    assert!(children.windows(2).all(|w| w[0] < w[1]), "{children:?}");
+    // The creator pays kernel.spawn per thread.
+    assert_eq!(app.time.kernel, 10 * 700);
+    assert_eq!(app.time.useful, 10 * 5_000);
+    let rec = &app.recorded["start_delay"];
+    assert_eq!(rec.count, 10);
+    assert!(rec.min >= 0.0 && rec.max >= rec.min);
+    assert_eq!(app.jobs.jobs, 11);
+}

@@ -10,10 +10,12 @@
 use super::processor::{Seg, Step};
 use super::{SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::metrics::Category;
+use crate::outcome::Outcome;
 use crate::program::{Hint, Op, ThreadCtx};
 use crate::sched::{Enqueue, SchedCtx, Stop, ThreadState};
 use crate::sync::{SyncId, SyncKind};
-use crate::thread::{ThreadSlot, Waiting};
+use crate::thread::{ThreadAttrs, ThreadSlot, Waiting};
 
 impl Simulation {
     /// Lets thread `t`, current on `p`, run its operations until it starts a segment or leaves.
@@ -130,6 +132,32 @@ impl Simulation {
                     }
                     let charge = self.word(p, t, addr, op);
                     return Ok(self.start_mem(p, t, charge));
+                }
+                Op::Spawn(spawner) => {
+                    let info = &self.threads[ti].info;
+                    let (task, attrs) = (
+                        info.task,
+                        ThreadAttrs {
+                            mask: info.mask.clone(),
+                            base_priority: info.base_priority,
+                        },
+                    );
+                    self.reserve_thread(task)?;
+                    let child = self.create_thread(task, (spawner.0)(), attrs);
+                    self.threads[ti].exec.outcome = Some(Outcome::Spawned(child));
+                    let cost = self.machine.kernel.spawn;
+                    if cost > 0 {
+                        self.start_seg(
+                            p,
+                            Seg::fixed(&[(Category::Kernel, cost)]),
+                            self.after(cost),
+                        );
+                        return Ok(Step::Busy);
+                    }
+                }
+                Op::Record { name, value } => {
+                    let task = self.threads[ti].info.task.index();
+                    self.apps[task].recorded.entry(name).or_default().add(value);
                 }
                 Op::Kernel(req) => {
                     if let Some(step) = self.kernel_request(p, t, req) {

@@ -39,7 +39,7 @@ use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::jobs::{JobStats, JobTimes};
 use crate::limits::{Bound, Limits, Progress};
 use crate::memory::{Charge, MemorySystem};
-use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
+use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::program::Program;
 use crate::sched::{Enqueue, Scheduler, TaskInfo, ThreadState, TickActions};
@@ -178,6 +178,8 @@ struct AppAcc {
     completion: Cycles,
     /// Memory charges summed over the task's threads.
     mem: Charge,
+    /// Measures the task's programs recorded ([`Op::Record`](crate::Op::Record)).
+    recorded: std::collections::BTreeMap<&'static str, Recorded>,
 }
 
 /// A simulation under construction or running: build it with [`Simulation::new`],
@@ -502,6 +504,11 @@ impl Simulation {
             .zip(&mut jobs)
             .map(|((task, a), jobs)| AppReport {
                 jobs: JobStats::of(jobs),
+                recorded: a
+                    .recorded
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), *v))
+                    .collect(),
                 name: task.name.clone(),
                 threads: task.threads,
                 completion_cycles: a.completion,
