@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use smpsched_sim::sched::{Enqueue, SchedCtx, Scheduler, Target, TickActions};
+use smpsched_sim::sched::{Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Target, TickActions};
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Op, ProcId, Script, SimError, Simulation, ThreadAttrs, ThreadId,
 };
@@ -78,18 +78,18 @@ impl Scheduler for PerCore {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx<'_>) -> bool {
-        !self.queues[p.index()].is_empty()
+    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+        QuantumEnd::preempt_if(!self.queues[p.index()].is_empty())
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
         for q in &mut self.queues {
             if let Some(i) = q.iter().position(|&x| x == t) {
                 q.remove(i);
-                return true;
+                return Handoff::Taken;
             }
         }
-        false
+        Handoff::Refused
     }
 }
 
@@ -211,8 +211,8 @@ impl Scheduler for Gang {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
-        false
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+        QuantumEnd::Renew
     }
 
     fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
@@ -276,4 +276,53 @@ fn gangs_take_the_whole_machine_in_turn_each_thread_on_its_own_processor() {
     assert_eq!(r.apps[0].completion_cycles, 6 * slice + 500 + left);
     assert_eq!(r.apps[1].completion_cycles, 7 * slice + 500 + left);
     assert_eq!(r.apps[0].context_switches, 16);
+}
+
+/// Round-robin whose dispatches cost what its search did: one unit per thread it passed over
+/// (a stand-in for a policy that scans several queues).
+struct CostlyRoundRobin {
+    queue: VecDeque<ThreadId>,
+    last_cost: Cycles,
+}
+
+impl Scheduler for CostlyRoundRobin {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) -> Target {
+        self.queue.push_back(t);
+        Target::Any
+    }
+
+    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        // Charge 100 cycles per queued thread, as if each were examined.
+        self.last_cost = 100 * self.queue.len() as u64;
+        self.queue.pop_front()
+    }
+
+    fn dispatch_cost(&self, _p: ProcId, _cx: &SchedCtx<'_>) -> Cycles {
+        self.last_cost
+    }
+
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+        QuantumEnd::preempt_if(!self.queue.is_empty())
+    }
+}
+
+#[test]
+fn a_policy_states_what_each_dispatch_cost() {
+    let policy = CostlyRoundRobin {
+        queue: VecDeque::new(),
+        last_cost: 0,
+    };
+    let mut m = machine(1);
+    m.context_switch_cycles = 0;
+    let mut sim = Simulation::new(m, Box::new(policy), 1).unwrap();
+    let task = sim.add_task("cpu");
+    for _ in 0..3 {
+        sim.spawn(task, Box::new(Script::new([Op::Compute(100_000)])))
+            .unwrap();
+    }
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    // One processor, three threads run to completion in turn (quantum 250,000 > work): the
+    // searches saw 3, 2 and 1 queued threads.
+    assert_eq!(r.total.kernel, 100 * (3 + 2 + 1));
 }

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use smpsched_sim::memory::{MemoryConfig, Placement};
-use smpsched_sim::sched::{policy, Enqueue, SchedCtx, Scheduler, Target, TickActions};
+use smpsched_sim::sched::{policy, Enqueue, QuantumEnd, SchedCtx, Scheduler, Target, TickActions};
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Notice, Op, Outcome, ProcId, Program, Reply, Request,
     Simulation, TaskId, ThreadCtx, ThreadId, WordOp,
@@ -269,7 +269,7 @@ impl Scheduler for Telling {
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
         self.inner.pick_next(p, cx)
     }
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> bool {
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd {
         self.inner.quantum_expired(t, p, cx)
     }
     fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {

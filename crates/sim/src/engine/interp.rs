@@ -13,7 +13,7 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::metrics::Category;
 use crate::outcome::Outcome;
 use crate::program::{Hint, Op, ThreadCtx};
-use crate::sched::{Enqueue, SchedCtx, Stop, ThreadState};
+use crate::sched::{Enqueue, QuantumEnd, SchedCtx, Stop, ThreadState};
 use crate::sync::{SyncId, SyncKind};
 use crate::thread::{ThreadAttrs, ThreadSlot, Waiting};
 
@@ -46,7 +46,7 @@ impl Simulation {
                 e.remaining > 0 || e.mem.is_some() || e.wait.is_some()
             };
             if under_way && self.now >= self.procs[p].quantum_end {
-                if self.sched.quantum_expired(t, pid, &cx!(self)) {
+                if self.sched.quantum_expired(t, pid, &cx!(self)) == QuantumEnd::Preempt {
                     self.preempt(p, t);
                     return Ok(left(0, None));
                 }

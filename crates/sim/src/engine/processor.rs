@@ -12,7 +12,7 @@ use super::{EventKind, SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::Charge;
 use crate::metrics::{Category, TimeSplit};
-use crate::sched::{Enqueue, SchedCtx, Stop, Target, ThreadState};
+use crate::sched::{Enqueue, Handoff, SchedCtx, Stop, Target, ThreadState};
 
 impl Seg {
     /// Fixed charges in this order (at most four).
@@ -239,7 +239,7 @@ impl Simulation {
         if let Some(h) = handoff {
             let hi = h.index();
             let taken = match self.threads[hi].info.state {
-                ThreadState::Ready => self.sched.remove(h, &cx!(self)),
+                ThreadState::Ready => self.sched.remove(h, &cx!(self)) == Handoff::Taken,
                 // A blocked receiver handed a message (Black, Table 3): woken by the handoff.
                 ThreadState::Blocked => {
                     self.threads[hi].exec.epoch = self.threads[hi].exec.epoch.wrapping_add(1);
@@ -256,7 +256,7 @@ impl Simulation {
             self.set_idle(p);
             return Dispatch::Idle;
         };
-        let kernel = self.machine.sched_op_cycles;
+        let kernel = self.sched.dispatch_cost(ProcId(p as u32), &cx!(self));
         self.start_thread(p, t, prev, kernel, false)
     }
 

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
-use super::{Enqueue, PolicyInfo, SchedCtx, Scheduler, Target};
+use super::{Enqueue, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target};
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `batch` (none).
@@ -53,8 +53,8 @@ impl Scheduler for Batch {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> bool {
-        false
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+        QuantumEnd::Renew
     }
 
     fn single_queue(&self) -> bool {

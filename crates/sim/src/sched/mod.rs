@@ -81,6 +81,48 @@ pub enum Target {
     Processor(ProcId),
 }
 
+/// What happens to a running thread whose quantum ran out.
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantumEnd {
+    /// It leaves the processor and is enqueued as [`Enqueue::Preempted`].
+    Preempt,
+    /// It keeps the processor with a fresh quantum.
+    Renew,
+}
+
+impl QuantumEnd {
+    /// [`QuantumEnd::Preempt`] when `preempt`, else [`QuantumEnd::Renew`].
+    pub fn preempt_if(preempt: bool) -> Self {
+        if preempt {
+            QuantumEnd::Preempt
+        } else {
+            QuantumEnd::Renew
+        }
+    }
+}
+
+/// Whether a policy gave up a ready thread for a handoff ([`Scheduler::remove`]).
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handoff {
+    /// The thread was taken off the policy's queues; the engine runs it.
+    Taken,
+    /// The policy cannot give it (the engine falls back to an ordinary pick).
+    Refused,
+}
+
+impl Handoff {
+    /// [`Handoff::Taken`] when `taken`, else [`Handoff::Refused`].
+    pub fn taken_if(taken: bool) -> Self {
+        if taken {
+            Handoff::Taken
+        } else {
+            Handoff::Refused
+        }
+    }
+}
+
 /// What a policy's [`Scheduler::tick`] asks of the engine.
 #[derive(Debug, Default)]
 pub struct TickActions {
@@ -120,7 +162,14 @@ pub trait Scheduler {
 
     /// The quantum of `t` running on `p` expired: `true` preempts it (it is then enqueued as
     /// [`Enqueue::Preempted`]), `false` gives it a fresh quantum.
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> bool;
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd;
+
+    /// The kernel cycles the dispatch just chosen by [`Scheduler::pick_next`] on `p` cost (a
+    /// policy that searched several queues, or took a remote lock, says so); by default the
+    /// machine's `sched_op_cycles`.
+    fn dispatch_cost(&self, _p: ProcId, cx: &SchedCtx<'_>) -> Cycles {
+        cx.machine.sched_op_cycles
+    }
 
     /// Thread `t` held a processor for `cycles` more (usage accounting).
     fn charge(&mut self, _t: ThreadId, _cycles: Cycles) {}
@@ -161,8 +210,8 @@ pub trait Scheduler {
 
     /// Takes ready thread `t` off the run queue for a handoff; `false` if the policy cannot (the
     /// handoff then falls back to an ordinary pick).
-    fn remove(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
-        false
+    fn remove(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+        Handoff::Refused
     }
 
     /// Strong discouragement: `t` runs only when nothing else is ready, until `until` or until

@@ -14,7 +14,9 @@ use smpsched_policy::priority::{
 };
 
 use super::depress::Depressed;
-use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Target, TickActions};
+use super::{
+    Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target, TickActions,
+};
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
@@ -149,11 +151,11 @@ impl Scheduler for Priority {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
-        match self.key.get_mut(t.index()).and_then(Option::take) {
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+        Handoff::taken_if(match self.key.get_mut(t.index()).and_then(Option::take) {
             Some((u, seq)) => self.queue.remove(&(u, seq, t)),
             None => self.depressed.remove(t),
-        }
+        })
     }
 
     fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx<'_>) {
@@ -174,16 +176,16 @@ impl Scheduler for Priority {
         self.params.quantum.unwrap_or(machine.slice_cycles)
     }
 
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd {
         if !self.depressed.is_empty() {
             for w in self.depressed.expire(cx.now) {
                 self.insert(w);
             }
         }
-        match self.queue.first() {
+        QuantumEnd::preempt_if(match self.queue.first() {
             Some(&(waiting, _, _)) => should_preempt_at_quantum(waiting, self.usage(t)),
             None => !self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now),
-        }
+        })
     }
 
     fn charge(&mut self, t: ThreadId, cycles: Cycles) {

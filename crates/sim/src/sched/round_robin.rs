@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use serde::Deserialize;
 
 use super::depress::Depressed;
-use super::{Enqueue, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Target};
+use super::{Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target};
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
@@ -70,11 +70,11 @@ impl Scheduler for RoundRobin {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> bool {
-        match self.queue.iter().position(|&x| x == t) {
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+        Handoff::taken_if(match self.queue.iter().position(|&x| x == t) {
             Some(i) => self.queue.remove(i).is_some(),
             None => self.depressed.remove(t),
-        }
+        })
     }
 
     fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx<'_>) {
@@ -95,12 +95,14 @@ impl Scheduler for RoundRobin {
         self.quantum.unwrap_or(machine.slice_cycles)
     }
 
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> bool {
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd {
         if !self.depressed.is_empty() {
             self.queue.extend(self.depressed.expire(cx.now));
         }
-        !self.queue.is_empty()
-            || (!self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now))
+        QuantumEnd::preempt_if(
+            !self.queue.is_empty()
+                || (!self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now)),
+        )
     }
 }
 
