@@ -18,6 +18,11 @@ pub struct Source {
 }
 
 impl Source {
+    /// The folder of the file (for paths written in it, relative to it).
+    pub fn folder(&self) -> &std::path::Path {
+        self.path.parent().unwrap_or(std::path::Path::new(""))
+    }
+
     /// Parses `text`, read from `path`, into a value tree and an index of its keys.
     pub fn parse(path: &Path, text: String) -> Result<(Source, toml::Table), InputError> {
         let mut src = Source {
