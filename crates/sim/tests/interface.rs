@@ -8,7 +8,9 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use smpsched_sim::sched::{Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Target, TickActions};
+use smpsched_sim::sched::{
+    Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Target, TickActions, Touch,
+};
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Op, ProcId, Script, SimError, Simulation, ThreadAttrs, ThreadId,
 };
@@ -325,4 +327,99 @@ fn a_policy_states_what_each_dispatch_cost() {
     // One processor, three threads run to completion in turn (quantum 250,000 > work): the
     // searches saw 3, 2 and 1 queued threads.
     assert_eq!(r.total.kernel, 100 * (3 + 2 + 1));
+}
+
+/// FIFO run queues guarded by test-and-set locks in the simulated memory: one global queue and
+/// lock, or one per processor. Each dispatch acquires the lock, reads the queue head and
+/// releases the lock: references the engine charges through the memory model.
+struct LockedFifo {
+    per_core: bool,
+    queues: Vec<VecDeque<ThreadId>>,
+    locks: Vec<u64>,
+}
+
+impl LockedFifo {
+    fn new(per_core: bool, processors: usize) -> Self {
+        let n = if per_core { processors } else { 1 };
+        LockedFifo {
+            per_core,
+            queues: vec![VecDeque::new(); n],
+            locks: Vec::new(),
+        }
+    }
+
+    fn queue_of(&self, p: usize) -> usize {
+        if self.per_core {
+            p
+        } else {
+            0
+        }
+    }
+}
+
+impl Scheduler for LockedFifo {
+    fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
+        // A lock and a queue head per queue, each queue on a page of its own.
+        self.locks = (0..self.queues.len()).map(|_| alloc(64)).collect();
+    }
+
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) -> Target {
+        let q = self.queue_of(t.index() % self.queues.len());
+        self.queues[q].push_back(t);
+        if self.per_core {
+            Target::Processor(ProcId(q as u32))
+        } else {
+            Target::Any
+        }
+    }
+
+    fn pick_next(&mut self, p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+        let q = self.queue_of(p.index());
+        self.queues[q].pop_front()
+    }
+
+    fn dispatch_touches(&self, p: ProcId, _cx: &SchedCtx<'_>, out: &mut Vec<Touch>) {
+        let lock = self.locks[self.queue_of(p.index())];
+        out.extend([
+            Touch::Atomic(lock),
+            Touch::Read(lock + 8),
+            Touch::Write(lock),
+        ]);
+    }
+
+    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<Cycles> {
+        None
+    }
+
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+        QuantumEnd::Renew
+    }
+}
+
+#[test]
+fn run_queue_lock_contention_shows_in_kernel_time() {
+    let kernel_time = |per_core: bool| {
+        let mut m = machine(16);
+        m.memory = smpsched_sim::memory::MemoryConfig::tango();
+        m.sched_op_cycles = 0;
+        let policy = LockedFifo::new(per_core, 16);
+        let mut sim = Simulation::new(m, Box::new(policy), 1).unwrap();
+        let task = sim.add_task("short jobs");
+        for _ in 0..16 * 20 {
+            sim.spawn(task, Box::new(Script::new([Op::Compute(20_000)])))
+                .unwrap();
+        }
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        r.total.kernel
+    };
+    let (global, per_core) = (kernel_time(false), kernel_time(true));
+    // Sixteen processors dispatching at the same instants serialize on the one lock line; with
+    // a lock each they mostly hit in their own caches (measured: 18,240 against 7,664 cycles).
+    // Nothing in the engine knows this: it is the memory model's line contention.
+    assert!(per_core > 0);
+    assert!(
+        global > 2 * per_core,
+        "global {global} vs per-core {per_core}"
+    );
 }

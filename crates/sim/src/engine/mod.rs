@@ -38,11 +38,11 @@ use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::jobs::{JobStats, JobTimes};
 use crate::limits::{Bound, Limits, Progress};
-use crate::memory::{Charge, MemorySystem};
+use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::program::Program;
-use crate::sched::{Enqueue, Scheduler, TaskInfo, ThreadState, TickActions};
+use crate::sched::{Enqueue, Scheduler, TaskInfo, ThreadState, TickActions, Touch};
 use crate::sync::{SyncObject, SyncStats};
 use crate::thread::{ThreadAttrs, ThreadSlot};
 
@@ -217,6 +217,8 @@ pub struct Simulation {
     words: std::collections::HashMap<u64, u64>,
     /// The latest notice to each task and its generation (0: none yet).
     notices: Vec<(u32, Option<Notice>)>,
+    /// The references of the dispatch being charged (kept to reuse the allocation).
+    touches: Vec<Touch>,
     /// A policy's fault, found mid-event; the run stops with it at the next check.
     fault: Option<SimError>,
     /// Events handled at which the run loop next checks its bounds, faults and observer.
@@ -253,8 +255,10 @@ impl Simulation {
         seed: u64,
     ) -> Result<Self, SimError> {
         machine.validate()?;
-        let memory =
+        let mut memory =
             MemorySystem::new(&machine.memory, machine.processors).map_err(ConfigError::from)?;
+        let mut sched = sched;
+        sched.layout(&mut |bytes| memory.alloc(bytes, Placement::Uma, None).base);
         let n = machine.processors as usize;
         let procs = (0..n)
             .map(|_| Proc {
@@ -298,6 +302,7 @@ impl Simulation {
             offer_first: Vec::new(),
             words: std::collections::HashMap::new(),
             notices: Vec::new(),
+            touches: Vec::new(),
             fault: None,
             next_check: 0,
             arrivals: Vec::new(),

@@ -11,8 +11,9 @@
 use super::{EventKind, SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::Charge;
+use crate::memory::{AccessKind, AtomicKind};
 use crate::metrics::{Category, TimeSplit};
-use crate::sched::{Enqueue, Handoff, SchedCtx, Stop, Target, ThreadState};
+use crate::sched::{Enqueue, Handoff, SchedCtx, Stop, Target, ThreadState, Touch};
 
 impl Seg {
     /// Fixed charges in this order (at most four).
@@ -256,7 +257,29 @@ impl Simulation {
             self.set_idle(p);
             return Dispatch::Idle;
         };
-        let kernel = self.sched.dispatch_cost(ProcId(p as u32), &cx!(self));
+        let pid = ProcId(p as u32);
+        let mut kernel = self.sched.dispatch_cost(pid, &cx!(self));
+        let mut touches = std::mem::take(&mut self.touches);
+        touches.clear();
+        self.sched.dispatch_touches(pid, &cx!(self), &mut touches);
+        for &touch in &touches {
+            let at = self.after(kernel);
+            let c = match touch {
+                Touch::Read(a) | Touch::Write(a) | Touch::Atomic(a)
+                    if !self.memory.is_allocated(a) =>
+                {
+                    self.fault
+                        .get_or_insert(SimError::BadAddress { thread: t, addr: a });
+                    self.next_check = 0;
+                    continue;
+                }
+                Touch::Read(a) => self.memory.access(pid, at, a, AccessKind::Read),
+                Touch::Write(a) => self.memory.access(pid, at, a, AccessKind::Write),
+                Touch::Atomic(a) => self.memory.atomic(pid, at, a, AtomicKind::TestAndSet),
+            };
+            kernel = kernel.saturating_add(c.total());
+        }
+        self.touches = touches;
         self.start_thread(p, t, prev, kernel, false)
     }
 

@@ -81,6 +81,19 @@ pub enum Target {
     Processor(ProcId),
 }
 
+/// A reference a policy's dispatch makes to its own structures in the simulated memory (a
+/// run-queue lock, a queue head), charged through the memory model as kernel time, so that
+/// contention on run queues shows by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// A load.
+    Read(u64),
+    /// A store (a lock release).
+    Write(u64),
+    /// An atomic read-modify-write (a test-and-set lock acquire).
+    Atomic(u64),
+}
+
 /// What happens to a running thread whose quantum ran out.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +176,16 @@ pub trait Scheduler {
     /// The quantum of `t` running on `p` expired: `true` preempts it (it is then enqueued as
     /// [`Enqueue::Preempted`]), `false` gives it a fresh quantum.
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd;
+
+    /// Lays out the policy's own structures in the simulated memory before the run: `alloc(bytes)`
+    /// returns the base address of a fresh region (for [`Scheduler::dispatch_touches`]).
+    fn layout(&mut self, _alloc: &mut dyn FnMut(u64) -> u64) {}
+
+    /// The references the dispatch just chosen by [`Scheduler::pick_next`] on `p` made to the
+    /// policy's structures, in order (e.g. acquire the run-queue lock, read the head, release).
+    /// The engine charges them through the memory model one after another, as kernel time, on
+    /// top of [`Scheduler::dispatch_cost`].
+    fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx<'_>, _out: &mut Vec<Touch>) {}
 
     /// The kernel cycles the dispatch just chosen by [`Scheduler::pick_next`] on `p` cost (a
     /// policy that searched several queues, or took a remote lock, says so); by default the
