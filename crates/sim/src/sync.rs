@@ -351,6 +351,41 @@ pub enum Attempt {
     Wait(Option<u64>),
 }
 
+/// Which spinner a released object goes to: the one whose next probe at or after `now` comes
+/// first (ties: the one spinning longest, then the lowest thread id). Returns its index, when it
+/// probes and how many of its probes failed before. `None` with no spinner.
+pub fn first_prober(
+    spinners: &[Spinner],
+    probe: Probe,
+    now: Cycles,
+) -> Option<(usize, Cycles, u64)> {
+    spinners
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (at, failed) = next_probe(probe, s.since, now);
+            (i, at, failed)
+        })
+        .min_by_key(|&(i, at, _)| (at, spinners[i].since, spinners[i].thread))
+}
+
+/// Whether a signal on a port hands the signaller's processor to a blocked receiver (Mach's
+/// message handoff, Black 1990 Table 3): a handoff port with a receiver waiting, when the
+/// signaller may hand off and no processor is idle to take the receiver instead.
+pub fn port_hands_off(kind: &SyncKind, receivers: usize, may_handoff: bool, no_idle: bool) -> bool {
+    matches!(kind, SyncKind::Port { handoff: true, .. }) && may_handoff && receivers > 0 && no_idle
+}
+
+/// How many of `blocked` waiters a release wakes: every one for an object that wakes all
+/// (events, barriers), else one.
+pub fn to_wake(wakes_all: bool, blocked: usize) -> usize {
+    if wakes_all {
+        blocked
+    } else {
+        blocked.min(1)
+    }
+}
+
 /// When a spinner that started at `since` with this probe policy next probes at or after `t`,
 /// and how many probes failed before then. Pure arithmetic, so backoff costs no events.
 pub fn next_probe(probe: Probe, since: Cycles, t: Cycles) -> (Cycles, u64) {
@@ -382,6 +417,48 @@ pub fn next_probe(probe: Probe, since: Cycles, t: Cycles) -> (Cycles, u64) {
 
 #[cfg(test)]
 mod tests {
+    use crate::ids::ProcId;
+
+    fn spinner(t: u32, since: Cycles) -> Spinner {
+        Spinner {
+            thread: ThreadId(t),
+            proc: ProcId(t),
+            since,
+        }
+    }
+
+    #[test]
+    fn the_first_prober_gets_the_object() {
+        assert_eq!(first_prober(&[], Probe::Continuous, 10), None);
+        // Continuous spinners all probe now: the one spinning longest wins, then the lowest id.
+        let s = [spinner(3, 50), spinner(1, 20), spinner(2, 20)];
+        assert_eq!(first_prober(&s, Probe::Continuous, 100), Some((1, 100, 0)));
+        // With backoff, the one whose next probe comes first wins, whatever it waited.
+        let b = Probe::Backoff {
+            base: 10,
+            cap: 1000,
+        };
+        let s = [spinner(1, 0), spinner(2, 95)];
+        // Thread 1 probes at 10, 30, 70, 150: next at 150 after 3 failures; thread 2 at 105.
+        assert_eq!(first_prober(&s, b, 100), Some((1, 105, 0)));
+    }
+
+    #[test]
+    fn ports_hand_off_only_when_no_processor_is_idle() {
+        let port = |handoff| SyncKind::Port {
+            messages: 0,
+            handoff,
+        };
+        assert!(port_hands_off(&port(true), 1, true, true));
+        assert!(!port_hands_off(&port(true), 1, true, false));
+        assert!(!port_hands_off(&port(true), 0, true, true));
+        assert!(!port_hands_off(&port(true), 1, false, true));
+        assert!(!port_hands_off(&port(false), 1, true, true));
+        assert_eq!(to_wake(true, 5), 5);
+        assert_eq!(to_wake(false, 5), 1);
+        assert_eq!(to_wake(false, 0), 0);
+    }
+
     use super::*;
 
     #[test]

@@ -13,7 +13,9 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::{AccessKind, AtomicKind, Charge};
 use crate::metrics::Category;
 use crate::sched::{Enqueue, ThreadState};
-use crate::sync::{next_probe, AfterSpin, Attempt, Spin, Spinner, SyncId, SyncKind};
+use crate::sync::{
+    first_prober, port_hands_off, to_wake, AfterSpin, Attempt, Spin, Spinner, SyncId, SyncKind,
+};
 use crate::thread::Waiting;
 
 impl Simulation {
@@ -149,16 +151,7 @@ impl Simulation {
         let probe = self.sync[oi].policy.probe;
         let mut granted = false;
         while !self.sync[oi].spinners.is_empty() {
-            let now = self.now;
-            let (i, (at, failed)) = self.sync[oi]
-                .spinners
-                .iter()
-                .map(|s| next_probe(probe, s.since, now))
-                .enumerate()
-                .min_by_key(|&(i, (at, _))| {
-                    let s = &self.sync[oi].spinners[i];
-                    (at, s.since, s.thread)
-                })
+            let (i, at, failed) = first_prober(&self.sync[oi].spinners, probe, self.now)
                 .expect("spinners is not empty");
             let s = self.sync[oi].spinners[i];
             let arrived = self.threads[s.thread.index()]
@@ -192,8 +185,7 @@ impl Simulation {
         // to a receiver it could run would only move the sender off its processor.
         let no_idle = self.no_idle_processor() && self.procs.iter().all(|p| p.departing.is_none());
         let o = &mut self.sync[oi];
-        let port_handoff = matches!(o.kind, SyncKind::Port { handoff: true, .. });
-        if may_handoff && port_handoff && !o.blocked.is_empty() && no_idle {
+        if port_hands_off(&o.kind, o.blocked.len(), may_handoff, no_idle) {
             let r = o.blocked.pop_front().expect("not empty");
             o.stats.wakeups += 1;
             if let Some(w) = &mut self.threads[r.index()].exec.wait {
@@ -201,11 +193,7 @@ impl Simulation {
             }
             return (0, Some(r));
         }
-        let n = if all {
-            o.blocked.len()
-        } else {
-            o.blocked.len().min(1)
-        };
+        let n = to_wake(all, o.blocked.len());
         let woken: Vec<ThreadId> = o.blocked.drain(..n).collect();
         o.stats.wakeups += n as u64;
         for &r in &woken {
