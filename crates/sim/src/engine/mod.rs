@@ -219,6 +219,9 @@ pub struct Simulation {
     notices: Vec<(u32, Option<Notice>)>,
     /// The references of the dispatch being charged (kept to reuse the allocation).
     touches: Vec<Touch>,
+    /// Whether the policy laid out structures in memory (else it has no references to charge,
+    /// and dispatches do not ask).
+    policy_touches: bool,
     /// A policy's fault, found mid-event; the run stops with it at the next check.
     fault: Option<SimError>,
     /// Events handled at which the run loop next checks its bounds, faults and observer.
@@ -258,7 +261,11 @@ impl Simulation {
         let mut memory =
             MemorySystem::new(&machine.memory, machine.processors).map_err(ConfigError::from)?;
         let mut sched = sched;
-        sched.layout(&mut |bytes| memory.alloc(bytes, Placement::Uma, None).base);
+        let mut laid_out = false;
+        sched.layout(&mut |bytes| {
+            laid_out = true;
+            memory.alloc(bytes, Placement::Uma, None).base
+        });
         let n = machine.processors as usize;
         let procs = (0..n)
             .map(|_| Proc {
@@ -303,6 +310,7 @@ impl Simulation {
             words: std::collections::HashMap::new(),
             notices: Vec::new(),
             touches: Vec::new(),
+            policy_touches: laid_out,
             fault: None,
             next_check: 0,
             arrivals: Vec::new(),

@@ -259,6 +259,9 @@ impl Simulation {
         };
         let pid = ProcId(p as u32);
         let mut kernel = self.sched.dispatch_cost(pid, &cx!(self));
+        if !self.policy_touches {
+            return self.start_thread(p, t, prev, kernel, false);
+        }
         let mut touches = std::mem::take(&mut self.touches);
         touches.clear();
         self.sched.dispatch_touches(pid, &cx!(self), &mut touches);

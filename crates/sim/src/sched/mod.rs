@@ -178,7 +178,8 @@ pub trait Scheduler {
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd;
 
     /// Lays out the policy's own structures in the simulated memory before the run: `alloc(bytes)`
-    /// returns the base address of a fresh region (for [`Scheduler::dispatch_touches`]).
+    /// returns the base address of a fresh region (for [`Scheduler::dispatch_touches`], which
+    /// the engine asks only of a policy that allocated something here).
     fn layout(&mut self, _alloc: &mut dyn FnMut(u64) -> u64) {}
 
     /// The references the dispatch just chosen by [`Scheduler::pick_next`] on `p` made to the
