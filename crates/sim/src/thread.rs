@@ -37,15 +37,28 @@ pub struct ThreadInfo {
     pub last_proc: Option<ProcId>,
     /// Total cycles the thread has held a processor (all categories but idle).
     pub cpu_cycles: Cycles,
-    /// When the thread was created: 0 for a closed workload, its arrival for a job of an open
-    /// one.
-    pub arrived: Cycles,
     /// The processors the thread may run on (`None`: all). The engine refuses a dispatch
     /// outside it ([`SimError::MaskViolated`](crate::SimError::MaskViolated)).
     pub mask: Option<CpuMask>,
-    /// The thread's base priority (larger is more important); policies that have priorities
-    /// start from it.
-    pub base_priority: i32,
+}
+
+/// What the engine keeps of a thread off the dispatch path (its arrival, first run and exit,
+/// its base priority, the outcome waiting for its program), apart from the hot [`ThreadSlot`]
+/// so that dispatching touches as little memory as it can.
+#[derive(Clone, Debug)]
+pub(crate) struct ThreadCold {
+    /// When the thread was created: 0 for a closed workload, its arrival for an open one.
+    pub(crate) arrived: Cycles,
+    /// When it was first dispatched (`Cycles::MAX` until then).
+    pub(crate) first_run: Cycles,
+    /// When it exited (`Cycles::MAX` until then).
+    pub(crate) exited: Cycles,
+    /// Its base priority (larger is more important).
+    pub(crate) base_priority: i32,
+    /// What its last operation gave back, for the program's next call (flagged in the slot).
+    pub(crate) outcome: Option<crate::outcome::Outcome>,
+    /// The generation of its application's notices it has seen.
+    pub(crate) notices_seen: u32,
 }
 
 /// Attributes a thread is created with (see [`Simulation::spawn_with`](crate::Simulation::spawn_with)).
@@ -140,12 +153,6 @@ pub(crate) struct ThreadExec {
     pub(crate) wait: Option<Waiting>,
     /// Bumped when a pending wake-up of the thread is cancelled (stale events are dropped).
     pub(crate) epoch: u32,
-    /// When the thread was first dispatched (`Cycles::MAX` until then).
-    pub(crate) first_run: Cycles,
-    /// When the thread exited (`Cycles::MAX` until then).
-    pub(crate) exited: Cycles,
-    /// What its last operation gave back, for the program's next call.
-    pub(crate) outcome: Option<crate::outcome::Outcome>,
-    /// The generation of its application's notices it has seen.
-    pub(crate) notices_seen: u32,
+    /// Whether its cold record holds an outcome for the program's next call.
+    pub(crate) has_outcome: bool,
 }

@@ -13,7 +13,7 @@ use crate::program::Program;
 use crate::rng::{stream_rng, Stream};
 use crate::sched::{Enqueue, SchedCtx, TaskInfo, ThreadInfo, ThreadState};
 use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
-use crate::thread::{ThreadAttrs, ThreadExec, ThreadSlot};
+use crate::thread::{ThreadAttrs, ThreadCold, ThreadExec, ThreadSlot};
 
 impl Simulation {
     /// Creates a synchronization object; with the memory model on, its variable gets a line of
@@ -132,9 +132,7 @@ impl Simulation {
                 state: ThreadState::Ready,
                 last_proc: None,
                 cpu_cycles: 0,
-                arrived: self.now,
                 mask: attrs.mask,
-                base_priority: attrs.base_priority,
             },
             exec: ThreadExec {
                 program,
@@ -142,14 +140,19 @@ impl Simulation {
                 mem: None,
                 wait: None,
                 epoch: 0,
-                first_run: Cycles::MAX,
-                exited: Cycles::MAX,
-                outcome: None,
-                notices_seen: 0,
+                has_outcome: false,
             },
         });
         self.rngs
             .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
+        self.cold.push(ThreadCold {
+            arrived: self.now,
+            first_run: Cycles::MAX,
+            exited: Cycles::MAX,
+            base_priority: attrs.base_priority,
+            outcome: None,
+            notices_seen: 0,
+        });
         let target = self.sched.enqueue(t, Enqueue::New, &cx!(self));
         self.place(target);
         t

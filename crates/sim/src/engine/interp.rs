@@ -90,10 +90,18 @@ impl Simulation {
             }
             let k = self.machine.kernel;
             let ThreadSlot { info, exec } = &mut self.threads[ti];
-            let (generation, latest) = self.notices[info.task.index()];
-            let notice = if generation != exec.notices_seen {
-                exec.notices_seen = generation;
-                latest
+            let notice = if self.notices_sent {
+                let (generation, latest) = self.notices[info.task.index()];
+                let cold = &mut self.cold[ti];
+                let fresh = generation != cold.notices_seen;
+                cold.notices_seen = generation;
+                latest.filter(|_| fresh)
+            } else {
+                None
+            };
+            let outcome = if exec.has_outcome {
+                exec.has_outcome = false;
+                self.cold[ti].outcome.take()
             } else {
                 None
             };
@@ -104,7 +112,7 @@ impl Simulation {
                 processor: pid,
                 now: self.now,
                 rng: &mut self.rngs[ti],
-                outcome: exec.outcome.take(),
+                outcome,
                 notice,
             };
             match exec.program.next(&mut ctx) {
@@ -139,12 +147,12 @@ impl Simulation {
                         info.task,
                         ThreadAttrs {
                             mask: info.mask.clone(),
-                            base_priority: info.base_priority,
+                            base_priority: self.cold[ti].base_priority,
                         },
                     );
                     self.reserve_thread(task)?;
                     let child = self.create_thread(task, (spawner.0)(), attrs);
-                    self.threads[ti].exec.outcome = Some(Outcome::Spawned(child));
+                    self.set_outcome(ti, Outcome::Spawned(child));
                     let cost = self.machine.kernel.spawn;
                     if cost > 0 {
                         self.start_seg(
@@ -244,7 +252,7 @@ impl Simulation {
                 Op::Exit => {
                     self.leave(p, t);
                     self.threads[ti].info.state = ThreadState::Exited;
-                    self.threads[ti].exec.exited = self.now;
+                    self.cold[ti].exited = self.now;
                     let task = self.threads[ti].info.task.index();
                     self.tasks[task].live -= 1;
                     if self.tasks[task].live == 0 {

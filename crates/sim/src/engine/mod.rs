@@ -44,7 +44,7 @@ use crate::outcome::Notice;
 use crate::program::Program;
 use crate::sched::{Enqueue, Scheduler, TaskInfo, ThreadState, TickActions, Touch};
 use crate::sync::{SyncObject, SyncStats};
-use crate::thread::{ThreadAttrs, ThreadSlot};
+use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
 
 /// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
 /// near `u64::MAX` stops the run there.
@@ -217,6 +217,10 @@ pub struct Simulation {
     words: std::collections::HashMap<u64, u64>,
     /// The latest notice to each task and its generation (0: none yet).
     notices: Vec<(u32, Option<Notice>)>,
+    /// Each thread's cold record, by thread id.
+    cold: Vec<ThreadCold>,
+    /// Whether any notice was ever sent (else programs are not checked for one).
+    notices_sent: bool,
     /// The references of the dispatch being charged (kept to reuse the allocation).
     touches: Vec<Touch>,
     /// Whether the policy laid out structures in memory (else it has no references to charge,
@@ -236,6 +240,7 @@ macro_rules! cx {
             now: $s.now,
             machine: &$s.machine,
             threads: &$s.threads,
+            cold: &$s.cold,
             tasks: &$s.tasks,
             running: &$s.running,
         }
@@ -310,6 +315,8 @@ impl Simulation {
             words: std::collections::HashMap::new(),
             notices: Vec::new(),
             touches: Vec::new(),
+            cold: Vec::new(),
+            notices_sent: false,
             policy_touches: laid_out,
             fault: None,
             next_check: 0,
@@ -502,13 +509,15 @@ impl Simulation {
         let machine_time = np * elapsed as f64;
         let slices = elapsed as f64 / self.sched.slice_cycles(&self.machine).max(1) as f64;
         let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.tasks.len()];
-        for slot in self.threads.iter().filter(|s| s.exec.exited != Cycles::MAX) {
-            jobs[slot.info.task.index()].push(JobTimes {
-                arrived: slot.info.arrived,
-                first_run: slot.exec.first_run,
-                exited: slot.exec.exited,
-                held: slot.info.cpu_cycles,
-            });
+        for (slot, cold) in self.threads.iter().zip(&self.cold) {
+            if cold.exited != Cycles::MAX {
+                jobs[slot.info.task.index()].push(JobTimes {
+                    arrived: cold.arrived,
+                    first_run: cold.first_run,
+                    exited: cold.exited,
+                    held: slot.info.cpu_cycles,
+                });
+            }
         }
         let apps = self
             .tasks

@@ -99,6 +99,7 @@ impl Simulation {
             self.poll_idle = true;
         }
         for (task, notice) in out.notify.drain(..) {
+            self.notices_sent = true;
             if let Some(n) = self.notices.get_mut(task.index()) {
                 *n = (n.0.wrapping_add(1), Some(notice));
             }
@@ -315,6 +316,9 @@ impl Simulation {
                 app.migrations += 1;
             }
         }
+        if info.last_proc.is_none() {
+            self.cold[ti].first_run = self.now;
+        }
         info.last_proc = Some(pid);
         if info.mask.as_ref().is_some_and(|m| !m.allows(pid)) && self.fault.is_none() {
             self.fault = Some(SimError::MaskViolated {
@@ -323,8 +327,6 @@ impl Simulation {
             });
             self.next_check = 0;
         }
-        let exec = &mut self.threads[ti].exec;
-        exec.first_run = exec.first_run.min(self.now);
         let switch = if prev != Some(t) {
             app.switches += 1;
             self.machine.context_switch_cycles

@@ -19,6 +19,12 @@ use crate::sched::{Enqueue, SchedCtx};
 use super::processor::Seg;
 
 impl Simulation {
+    /// Hands `outcome` to thread `ti`'s program at its next operation.
+    pub(super) fn set_outcome(&mut self, ti: usize, outcome: Outcome) {
+        self.cold[ti].outcome = Some(outcome);
+        self.threads[ti].exec.has_outcome = true;
+    }
+
     /// Applies `op` to the word at `addr` for `t` on `p`, records its outcome for the program,
     /// and returns what it costs.
     pub(super) fn word(&mut self, p: usize, t: ThreadId, addr: u64, op: WordOp) -> Charge {
@@ -43,7 +49,7 @@ impl Simulation {
         if new != old {
             self.words.insert(addr, new);
         }
-        self.threads[t.index()].exec.outcome = Some(Outcome::Word { old, success });
+        self.set_outcome(t.index(), Outcome::Word { old, success });
         charge
     }
 
@@ -63,11 +69,11 @@ impl Simulation {
                     moves = !m.allows(ProcId(p as u32));
                     info.mask = Some(m);
                 }
-                Request::SetBasePriority(v) => info.base_priority = v,
+                Request::SetBasePriority(v) => self.cold[t.index()].base_priority = v,
                 Request::Processors => {}
             }
         }
-        self.threads[t.index()].exec.outcome = Some(Outcome::Kernel(reply));
+        self.set_outcome(t.index(), Outcome::Kernel(reply));
         if moves {
             // Its processor left its mask: it goes back to the policy to be placed.
             self.leave(p, t);

@@ -50,6 +50,9 @@ pub struct SchedCtx<'a> {
     pub machine: &'a MachineConfig,
     /// Every thread, indexed by `ThreadId` (read through [`SchedCtx::thread`]).
     pub(crate) threads: &'a [crate::thread::ThreadSlot],
+    /// The engine's cold record of every thread (read through [`SchedCtx::arrived`] and
+    /// [`SchedCtx::base_priority`]).
+    pub(crate) cold: &'a [crate::thread::ThreadCold],
     /// Every task, indexed by `TaskId`.
     pub tasks: &'a [TaskInfo],
     /// The thread running on each processor, indexed by `ProcId`.
@@ -61,6 +64,16 @@ impl SchedCtx<'_> {
     #[inline]
     pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
         &self.threads[t.index()].info
+    }
+
+    /// When thread `t` was created (its arrival, for a job of an open workload).
+    pub fn arrived(&self, t: ThreadId) -> Cycles {
+        self.cold[t.index()].arrived
+    }
+
+    /// Thread `t`'s base priority (larger is more important).
+    pub fn base_priority(&self, t: ThreadId) -> i32 {
+        self.cold[t.index()].base_priority
     }
 
     /// Whether thread `t`'s affinity mask lets it run on processor `p`.
