@@ -41,11 +41,10 @@ impl Simulation {
             // operation that takes time waits for the next quantum; an atomic or a
             // synchronization access begun at the boundary completes first, as an instruction
             // in flight would.
-            let under_way = {
-                let e = &self.threads[ti].exec;
+            let under_way = |e: &crate::thread::ThreadExec| {
                 e.remaining > 0 || e.mem.is_some() || e.wait.is_some()
             };
-            if under_way && self.now >= self.procs[p].quantum_end {
+            if self.now >= self.procs[p].quantum_end && under_way(&self.threads[ti].exec) {
                 if self.sched.quantum_expired(t, pid, &cx!(self)) == QuantumEnd::Preempt {
                     self.preempt(p, t);
                     return Ok(left(0, None));

@@ -378,13 +378,13 @@ impl Simulation {
         // One comparison per event covers the event bound, a policy's fault and the observer.
         self.next_check = every.min(self.limits.events);
         self.poll_idle_processors()?;
+        let time_bound = self.limits.cycles.min(MAX_TIME);
         while self.live > 0 {
             let mut tick = false;
             let Some((time, kind)) = self.agenda.pop() else {
                 return Err(self.deadlock());
             };
             // A time that saturated near `Cycles::MAX` is past every bound.
-            let time_bound = self.limits.cycles.min(MAX_TIME);
             if time > time_bound {
                 self.now = time_bound.max(self.now);
                 let bound = Bound::Cycles(self.limits.cycles);
