@@ -13,9 +13,11 @@ pub mod metric;
 pub mod output;
 pub mod papers;
 pub mod reproduction;
+pub(crate) mod resolve;
 pub mod results;
 pub mod runner;
 pub mod source;
+pub(crate) mod sweep;
 
 pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};

@@ -1,0 +1,187 @@
+//! Tests of experiment files: sweeps, named points, errors with file, line and field, bounds.
+use super::*;
+
+const GOOD: &str = r#"
+name = "t"
+seed = 3
+
+[machine]
+preset = "tango-12"
+processors = 4
+
+[scheduler]
+policy = "round-robin"
+
+[[workload]]
+kind = "synthetic"
+name = "A"
+threads = 4
+bursts = 3
+compute = { dist = "fixed", value = 1000 }
+
+[sweep]
+"scheduler.policy" = ["batch", "priority"]
+"machine.processors" = [1, 2]
+"#;
+
+fn parse(text: &str) -> Result<Experiment, InputError> {
+    Experiment::parse(Path::new("exp.toml"), text.to_string())
+}
+
+#[test]
+fn sweep_is_a_cartesian_product_in_file_order() {
+    let e = parse(GOOD).unwrap();
+    let labels: Vec<&str> = e.points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "policy=batch/processors=1",
+            "policy=batch/processors=2",
+            "policy=priority/processors=1",
+            "policy=priority/processors=2"
+        ]
+    );
+    assert_eq!(e.points[3].machine.processors, 2);
+    assert_eq!(e.points[3].policy.name, "priority");
+}
+
+#[test]
+fn named_points_combine_with_the_sweep() {
+    let text = GOOD.replace(
+        "[sweep]",
+        "[[point]]\nname = \"slow\"\nset = { \"machine.clock_mhz\" = 1.0 }\n\n[sweep]",
+    );
+    let e = parse(&text).unwrap();
+    assert_eq!(e.points.len(), 4);
+    assert!(e.points[0].label.starts_with("slow/policy=batch"));
+    assert_eq!(e.points[0].machine.clock_mhz, 1.0);
+}
+
+fn err(text: &str) -> InputError {
+    match parse(text) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn errors_name_file_line_and_field() {
+    let base = &GOOD[..GOOD.find("[sweep]").unwrap()];
+    let e = err(&base.replace("policy = \"round-robin\"", "policy = \"lottery\""));
+    assert_eq!(e.field, "scheduler.policy");
+    assert_eq!(e.line, Some(10));
+    assert!(e.message.contains("round-robin"), "{e}");
+
+    let e = err(&GOOD.replace("\"batch\", \"priority\"", "\"batch\", \"lottery\""));
+    assert_eq!((e.field.as_str(), e.line), ("scheduler.policy", Some(20)));
+
+    let e = err(&base.replace("processors = 4", "processors = 100000"));
+    assert_eq!((e.field.as_str(), e.line), ("machine.processors", Some(7)));
+
+    let e = err(&base.replace("processors = 4", "procesors = 4"));
+    assert_eq!(e.field, "machine.procesors");
+    assert_eq!(e.line, Some(7));
+
+    let e = err(&GOOD.replace("threads = 4", "threads = -4"));
+    assert_eq!((e.field.as_str(), e.line), ("workload.0.threads", Some(15)));
+
+    let e = err(&GOOD.replace("kind = \"synthetic\"", "kind = \"mp4d\""));
+    assert_eq!((e.field.as_str(), e.line), ("workload.0.kind", Some(13)));
+
+    let e = err(&GOOD.replace("[1, 2]", "[1, 70000]"));
+    assert_eq!(e.field, "machine.processors");
+    assert_eq!(
+        e.line,
+        Some(21),
+        "a swept value is reported at its sweep line"
+    );
+
+    let e = err(&GOOD.replace("seed = 3", "seed = 3\ncolour = 1"));
+    assert_eq!((e.field.as_str(), e.line), ("colour", Some(4)));
+
+    let e = err(&GOOD.replace("threads = 4", "threads = 20000000"));
+    assert_eq!(e.field, "workload.0.threads");
+
+    let e = err("name = \"x\"\n[scheduler]\npolicy = \"batch\"\n");
+    assert_eq!(e.field, "workload");
+    assert!(e.to_string().starts_with("exp.toml"), "{e}");
+}
+
+#[test]
+fn two_applications_with_one_name_are_refused() {
+    let base = &GOOD[..GOOD.find("[sweep]").unwrap()];
+    let twice = format!("{base}\n[[workload]]\nkind = \"synthetic\"\nname = \"A\"\nthreads = 1\nbursts = 1\ncompute = {{ dist = \"fixed\", value = 1 }}\n");
+    let e = err(&twice);
+    assert_eq!((e.field.as_str(), e.line), ("workload.1.name", Some(22)));
+    assert!(e.message.contains("already called `A`"), "{e}");
+}
+
+#[test]
+fn runs_are_bounded_by_default_and_bounds_are_checked() {
+    let e = parse(GOOD).unwrap();
+    assert_eq!(
+        e.points[0].limits,
+        Limits {
+            cycles: Limits::DEFAULT_CYCLES,
+            events: Limits::DEFAULT_EVENTS,
+        }
+    );
+    let e = parse(&GOOD.replace(
+        "seed = 3",
+        "seed = 3\nevent_limit = 5000\ntime_limit_cycles = 7",
+    ))
+    .unwrap();
+    assert_eq!(
+        e.points[0].limits,
+        Limits {
+            cycles: 7,
+            events: 5000
+        }
+    );
+    for bad in [
+        "event_limit = 0",
+        "time_limit_cycles = -1",
+        "time_limit_cycles = 9223372036854775807",
+        "event_limit = \"lots\"",
+    ] {
+        let e = err(&GOOD.replace("seed = 3", &format!("seed = 3\n{bad}")));
+        assert_eq!(e.line, Some(4), "{bad}: {e}");
+        assert!(bad.starts_with(&e.field), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn points_simulate_deterministically() {
+    let e = parse(GOOD).unwrap();
+    let a = e.points[2].simulate(1).unwrap();
+    let b = e.points[2].simulate(1).unwrap();
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    a.check_conservation().unwrap();
+}
+
+#[test]
+fn nested_machine_overrides_keep_the_presets_other_fields() {
+    let text = GOOD[..GOOD.find("[sweep]").unwrap()].replace(
+        "processors = 4",
+        "processors = 4\n\n[machine.memory]\nchunk_cycles = 500",
+    );
+    let e = parse(&text).unwrap();
+    let mem = &e.points[0].machine.memory;
+    assert_eq!(mem.chunk_cycles, 500);
+    assert_eq!(mem, &{
+        let mut t = MachineConfig::tango_12().memory;
+        t.chunk_cycles = 500;
+        t
+    });
+}
+
+#[test]
+fn set_path_handles_arrays_and_rejects_bad_indices() {
+    let mut doc: toml::Table = toml::from_str("[[workload]]\nthreads = 1\n").unwrap();
+    set_path(&mut doc, "workload.0.threads", toml::Value::Integer(5)).unwrap();
+    assert_eq!(doc["workload"][0]["threads"].as_integer(), Some(5));
+    assert!(set_path(&mut doc, "workload.3.threads", toml::Value::Integer(5)).is_err());
+    assert!(set_path(&mut doc, "workload.x.threads", toml::Value::Integer(5)).is_err());
+    set_path(&mut doc, "scheduler.decay", toml::Value::Float(0.5)).unwrap();
+    assert_eq!(doc["scheduler"]["decay"].as_float(), Some(0.5));
+}

@@ -1,0 +1,322 @@
+//! One point of an experiment resolved: its document (the file with the point's values set)
+//! turned into a validated [`Point`] — the machine (a preset and overrides), the policy and its
+//! parameters, the workloads, the bounds — with every bad value reported by file, line and
+//! field, and a run that would not fit in memory refused.
+
+use std::sync::Arc;
+
+use smpsched_sim::config::MAX_THREADS;
+use smpsched_sim::sched;
+use smpsched_sim::{Cycles, Limits, MachineConfig};
+use smpsched_workloads as workloads;
+
+use crate::budget;
+use crate::error::InputError;
+use crate::experiment::{App, Point};
+use crate::source::{split_de_error, Source};
+use crate::sweep::{deep_merge, value_label, Override};
+
+/// Maps a deserialization error of the value at `root` to an input error with its line.
+pub(crate) fn de_error(
+    src: &Source,
+    root: &str,
+    e: &toml::de::Error,
+    overrides: &[Override],
+) -> InputError {
+    let (key, message) = split_de_error(e);
+    let field = match (root.is_empty(), key.is_empty()) {
+        (true, _) => key,
+        (false, true) => root.to_string(),
+        (false, false) => format!("{root}.{key}"),
+    };
+    located(src, &field, message, overrides)
+}
+
+/// An input error about `field`, at the line of the override that set it if any.
+fn located(src: &Source, field: &str, message: String, overrides: &[Override]) -> InputError {
+    let from_override = overrides.iter().rev().find(|o| {
+        field == o.path
+            || field.starts_with(&format!("{}.", o.path))
+            || o.path.starts_with(&format!("{field}."))
+    });
+    match from_override {
+        Some(o) => src.error_at(o.line, field, message),
+        None => src.error(field, message),
+    }
+}
+
+fn take_string(
+    src: &Source,
+    table: &mut toml::Table,
+    root: &str,
+    key: &str,
+    overrides: &[Override],
+) -> Result<Option<String>, InputError> {
+    match table.remove(key) {
+        None => Ok(None),
+        Some(toml::Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(located(
+            src,
+            &format!("{root}.{key}"),
+            format!("must be a string, got {other}"),
+            overrides,
+        )),
+    }
+}
+
+fn section(
+    src: &Source,
+    doc: &mut toml::Table,
+    key: &str,
+    overrides: &[Override],
+) -> Result<toml::Table, InputError> {
+    match doc.remove(key) {
+        None => Ok(toml::Table::new()),
+        Some(toml::Value::Table(t)) => Ok(t),
+        Some(_) => Err(located(src, key, "must be a table".into(), overrides)),
+    }
+}
+
+/// Turns one point's document into a validated [`Point`] whose runs fit in `memory` bytes (when
+/// known).
+pub(crate) fn resolve(
+    src: &Source,
+    mut doc: toml::Table,
+    label: String,
+    overrides: &[Override],
+    memory: Option<u64>,
+) -> Result<Point, InputError> {
+    // Machine: a preset, then the file's overrides.
+    let mut m = section(src, &mut doc, "machine", overrides)?;
+    let preset_name = take_string(src, &mut m, "machine", "preset", overrides)?
+        .unwrap_or_else(|| "tango-12".into());
+    let preset = MachineConfig::preset(&preset_name).ok_or_else(|| {
+        located(
+            src,
+            "machine.preset",
+            format!(
+                "unknown preset `{preset_name}`; valid presets: {}",
+                MachineConfig::preset_names().join(", ")
+            ),
+            overrides,
+        )
+    })?;
+    let mut merged = match toml::Value::try_from(&preset) {
+        Ok(toml::Value::Table(t)) => t,
+        _ => return Err(src.error("machine", "internal: preset did not serialize")),
+    };
+    deep_merge(&mut merged, m);
+    let machine: MachineConfig = toml::Value::Table(merged)
+        .try_into()
+        .map_err(|e| de_error(src, "machine", &e, overrides))?;
+    machine.validate().map_err(|e| {
+        located(
+            src,
+            &format!("machine.{}", e.field),
+            e.message.clone(),
+            overrides,
+        )
+    })?;
+
+    // Scheduler: a registered policy and its parameters.
+    let mut s = section(src, &mut doc, "scheduler", overrides)?;
+    let names: Vec<&str> = sched::POLICIES.iter().map(|p| p.name).collect();
+    let policy_name =
+        take_string(src, &mut s, "scheduler", "policy", overrides)?.ok_or_else(|| {
+            located(
+                src,
+                "scheduler.policy",
+                format!("missing; valid policies: {}", names.join(", ")),
+                overrides,
+            )
+        })?;
+    let policy = sched::policy(&policy_name).ok_or_else(|| {
+        located(
+            src,
+            "scheduler.policy",
+            format!(
+                "unknown policy `{policy_name}`; valid policies: {}",
+                names.join(", ")
+            ),
+            overrides,
+        )
+    })?;
+    let idle_handoff = match s.remove("idle_handoff") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => b,
+        Some(v) => {
+            return Err(located(
+                src,
+                "scheduler.idle_handoff",
+                format!("must be true or false, got {v}"),
+                overrides,
+            ))
+        }
+    };
+    (policy.build)(s.clone()).map_err(|e| de_error(src, "scheduler", &e, overrides))?;
+
+    // Workloads: one application each.
+    let list = match doc.remove("workload") {
+        Some(toml::Value::Array(a)) => a,
+        _ => return Err(src.error("workload", "must be a list of [[workload]] tables")),
+    };
+    let kinds: Vec<&str> = workloads::WORKLOADS.iter().map(|w| w.name).collect();
+    let mut apps: Vec<App> = Vec::with_capacity(list.len());
+    let mut threads: u64 = 0;
+    let mut touched: u64 = 0;
+    for (i, w) in list.into_iter().enumerate() {
+        let root = format!("workload.{i}");
+        let mut t = match w {
+            toml::Value::Table(t) => t,
+            _ => return Err(located(src, &root, "must be a table".into(), overrides)),
+        };
+        let kind_name = take_string(src, &mut t, &root, "kind", overrides)?.ok_or_else(|| {
+            located(
+                src,
+                &format!("{root}.kind"),
+                format!("missing; valid workloads: {}", kinds.join(", ")),
+                overrides,
+            )
+        })?;
+        let kind = workloads::workload(&kind_name).ok_or_else(|| {
+            located(
+                src,
+                &format!("{root}.kind"),
+                format!(
+                    "unknown workload `{kind_name}`; valid workloads: {}",
+                    kinds.join(", ")
+                ),
+                overrides,
+            )
+        })?;
+        let name = take_string(src, &mut t, &root, "name", overrides)?
+            .unwrap_or_else(|| format!("{kind_name}-{i}"));
+        if let Some(j) = apps.iter().position(|a| a.name == name) {
+            return Err(located(
+                src,
+                &format!("{root}.name"),
+                format!(
+                    "workload {j} is already called `{name}`; each application needs its own \
+                     name (results and measures such as `app_util:{name}` are per name)"
+                ),
+                overrides,
+            ));
+        }
+        // A trace file is written relative to the experiment file.
+        if let Some(toml::Value::String(trace)) = t.get_mut("trace") {
+            let full = src.folder().join(&*trace);
+            *trace = full.to_string_lossy().to_string();
+        }
+        let workload = (kind.build)(t).map_err(|e| de_error(src, &root, &e, overrides))?;
+        threads = threads.saturating_add(workload.threads());
+        if threads > MAX_THREADS {
+            return Err(located(
+                src,
+                &format!("{root}.threads"),
+                format!("the experiment would create more than {MAX_THREADS} threads"),
+                overrides,
+            ));
+        }
+        touched = touched.saturating_add(workload.memory_bytes());
+        let engine = budget::run_bytes(threads, machine.processors);
+        let model =
+            smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched);
+        let need = engine.saturating_add(model);
+        if let Some(avail) = memory.filter(|&a| need > a) {
+            let field = if model > engine && workload.memory_bytes() > 0 {
+                root.clone()
+            } else {
+                format!("{root}.threads")
+            };
+            return Err(located(
+                src,
+                &field,
+                format!(
+                    "a run of this point would need about {} of memory ({} for {threads} \
+                     threads on {} processors, {} for the memory model: caches and the \
+                     directory of {} of regions), more than the {} available (set {} to \
+                     state the memory smpsched may use)",
+                    budget::human(need),
+                    budget::human(engine),
+                    machine.processors,
+                    budget::human(model),
+                    budget::human(touched),
+                    budget::human(avail),
+                    budget::MEMORY_ENV,
+                ),
+                overrides,
+            ));
+        }
+        apps.push(App {
+            name,
+            kind,
+            workload: Arc::from(workload),
+        });
+    }
+    let limits = Limits {
+        cycles: positive(
+            src,
+            &mut doc,
+            "time_limit_cycles",
+            Limits::DEFAULT_CYCLES,
+            MAX_TIME_LIMIT,
+            overrides,
+        )?,
+        events: positive(
+            src,
+            &mut doc,
+            "event_limit",
+            Limits::DEFAULT_EVENTS,
+            u64::MAX >> 1,
+            overrides,
+        )?,
+    };
+    if let Some((k, _)) = doc.iter().next() {
+        return Err(located(
+            src,
+            k,
+            "unknown field; valid top-level fields: name, description, seed, repetitions, \
+             time_limit_cycles, event_limit, machine, scheduler, workload, sweep, point, \
+             reproduce"
+                .into(),
+            overrides,
+        ));
+    }
+    Ok(Point {
+        label,
+        params: overrides
+            .iter()
+            .map(|o| (o.path.clone(), value_label(&o.value)))
+            .collect(),
+        machine,
+        policy,
+        policy_params: s,
+        apps,
+        limits,
+        idle_handoff,
+    })
+}
+
+/// Largest `time_limit_cycles` (2^62): sums of processor times stay far from overflow.
+pub const MAX_TIME_LIMIT: Cycles = 1 << 62;
+
+/// A whole number between 1 and `max` at top-level `key`, or `default` when absent.
+fn positive(
+    src: &Source,
+    doc: &mut toml::Table,
+    key: &str,
+    default: u64,
+    max: u64,
+    overrides: &[Override],
+) -> Result<u64, InputError> {
+    match doc.remove(key) {
+        None => Ok(default),
+        Some(toml::Value::Integer(n)) if n > 0 && (n as u64) <= max => Ok(n as u64),
+        Some(v) => Err(located(
+            src,
+            key,
+            format!("must be a whole number between 1 and {max}, got {v}"),
+            overrides,
+        )),
+    }
+}

@@ -1,0 +1,196 @@
+//! Sweeps and points: an experiment file's `[[point]]` tables and `[sweep]` expand into labelled
+//! lists of values set at dotted paths (`machine.processors`, `workload.0.threads`), each
+//! remembering the line it was written on, and the paths are applied to a point's document.
+//! The expansion is a cartesian product in file order; labels are `key=value` parts joined by
+//! `/` (`policy=priority/processors=8`).
+
+use serde::Deserialize;
+
+use crate::error::InputError;
+use crate::experiment::MAX_POINTS;
+use crate::source::Source;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+/// A `[[point]]` table as written: a name and the values it sets.
+pub(crate) struct RawPoint {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) set: toml::Table,
+}
+
+/// A value set at a dotted path for one point, and the line it was written on.
+#[derive(Clone, Debug)]
+pub(crate) struct Override {
+    pub(crate) path: String,
+    pub(crate) value: toml::Value,
+    pub(crate) line: Option<usize>,
+}
+
+/// Expands named points and the sweep into labelled lists of overrides.
+pub(crate) fn expand(
+    src: &Source,
+    points: &[RawPoint],
+    sweep: &toml::Table,
+) -> Result<Vec<(String, Vec<Override>)>, InputError> {
+    let mut bases: Vec<(String, Vec<Override>)> = Vec::new();
+    if points.is_empty() {
+        bases.push((String::new(), Vec::new()));
+    }
+    for (i, p) in points.iter().enumerate() {
+        let overrides = p
+            .set
+            .iter()
+            .map(|(k, v)| Override {
+                path: k.clone(),
+                value: v.clone(),
+                line: src.line_of_key(&format!("point.{i}.set.{k}")),
+            })
+            .collect();
+        bases.push((p.name.clone(), overrides));
+    }
+    let mut axes: Vec<(String, Vec<toml::Value>, Option<usize>)> = Vec::new();
+    for (k, v) in sweep {
+        let line = src.line_of_key(&format!("sweep.{k}"));
+        match v {
+            toml::Value::Array(a) if !a.is_empty() => axes.push((k.clone(), a.clone(), line)),
+            _ => {
+                return Err(src.error_at(
+                    line,
+                    &format!("sweep.{k}"),
+                    "a sweep entry must be a non-empty list of values",
+                ))
+            }
+        }
+    }
+    let mut total = bases.len();
+    for (k, vals, line) in &axes {
+        total = total.saturating_mul(vals.len());
+        if total > MAX_POINTS {
+            return Err(src.error_at(
+                *line,
+                &format!("sweep.{k}"),
+                format!("the sweep expands to more than {MAX_POINTS} points"),
+            ));
+        }
+    }
+    let mut out = bases;
+    for (path, vals, line) in axes {
+        let mut next = Vec::with_capacity(out.len() * vals.len());
+        for (label, overrides) in &out {
+            for v in &vals {
+                let mut o = overrides.clone();
+                o.push(Override {
+                    path: path.clone(),
+                    value: v.clone(),
+                    line,
+                });
+                let part = format!("{}={}", short_key(&path), value_label(v));
+                let l = if label.is_empty() {
+                    part
+                } else {
+                    format!("{label}/{part}")
+                };
+                next.push((l, o));
+            }
+        }
+        out = next;
+    }
+    for (label, _) in &mut out {
+        if label.is_empty() {
+            *label = "base".into();
+        }
+    }
+    Ok(out)
+}
+
+fn short_key(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// A short label for a value: strings bare, tables by their `policy`, `kind` or `name`.
+pub(crate) fn value_label(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Table(t) => ["name", "policy", "kind"]
+            .iter()
+            .find_map(|k| t.get(*k).and_then(|x| x.as_str()).map(str::to_string))
+            .unwrap_or_else(|| v.to_string()),
+        other => other.to_string(),
+    }
+}
+
+/// Sets `value` at dotted `path` in `doc`, creating tables on the way; numeric segments index
+/// arrays (`workload.0.threads`).
+pub(crate) fn set_path(
+    doc: &mut toml::Table,
+    path: &str,
+    value: toml::Value,
+) -> Result<(), String> {
+    let segs: Vec<&str> = path.split('.').collect();
+    if segs.iter().any(|s| s.is_empty()) {
+        return Err(format!("`{path}` is not a valid dotted path"));
+    }
+    let (first, rest) = segs
+        .split_first()
+        .expect("split yields at least one segment");
+    if rest.is_empty() {
+        doc.insert(first.to_string(), value);
+        return Ok(());
+    }
+    let child = doc
+        .entry(first.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    set_in(child, rest, value, path)
+}
+
+fn set_in(
+    node: &mut toml::Value,
+    segs: &[&str],
+    value: toml::Value,
+    path: &str,
+) -> Result<(), String> {
+    let Some((seg, rest)) = segs.split_first() else {
+        *node = value;
+        return Ok(());
+    };
+    match node {
+        toml::Value::Table(t) if rest.is_empty() => {
+            t.insert(seg.to_string(), value);
+            Ok(())
+        }
+        toml::Value::Table(t) => {
+            let child = t
+                .entry(seg.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            set_in(child, rest, value, path)
+        }
+        toml::Value::Array(a) => {
+            let len = a.len();
+            let child = seg
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| a.get_mut(i))
+                .ok_or_else(|| {
+                    format!("`{seg}` in `{path}` is not an index into a list of {len}")
+                })?;
+            set_in(child, rest, value, path)
+        }
+        _ => Err(format!(
+            "`{path}`: `{seg}` is inside a value that is not a table"
+        )),
+    }
+}
+
+/// Overrides `base` with `over`, merging nested tables key by key (so `[machine.memory]` with one
+/// field keeps the preset's other memory settings).
+pub(crate) fn deep_merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => deep_merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
