@@ -37,9 +37,10 @@ pub struct ThreadInfo {
     pub last_proc: Option<ProcId>,
     /// Total cycles the thread has held a processor (all categories but idle).
     pub cpu_cycles: Cycles,
-    /// The processors the thread may run on (`None`: all). The engine refuses a dispatch
-    /// outside it ([`SimError::MaskViolated`](crate::SimError::MaskViolated)).
-    pub mask: Option<CpuMask>,
+    /// Whether the thread has an affinity mask ([`SchedCtx::mask`](crate::sched::SchedCtx::mask)
+    /// gives it; the engine refuses a dispatch outside it,
+    /// [`SimError::MaskViolated`](crate::SimError::MaskViolated)).
+    pub masked: bool,
 }
 
 /// What the engine keeps of a thread off the dispatch path (its arrival, first run and exit,
@@ -55,6 +56,8 @@ pub(crate) struct ThreadCold {
     pub(crate) exited: Cycles,
     /// Its base priority (larger is more important).
     pub(crate) base_priority: i32,
+    /// The processors it may run on (`None`: all).
+    pub(crate) mask: Option<CpuMask>,
     /// What its last operation gave back, for the program's next call (flagged in the slot).
     pub(crate) outcome: Option<crate::outcome::Outcome>,
     /// The generation of its application's notices it has seen.

@@ -34,12 +34,7 @@ struct PerCore {
 
 impl PerCore {
     fn allowed(&self, t: ThreadId, p: usize, cx: &SchedCtx<'_>) -> bool {
-        self.ignore_masks
-            || cx
-                .thread(t)
-                .mask
-                .as_ref()
-                .is_none_or(|m| m.allows(ProcId(p as u32)))
+        self.ignore_masks || cx.allowed(t, ProcId(p as u32))
     }
 }
 

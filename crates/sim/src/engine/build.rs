@@ -132,7 +132,7 @@ impl Simulation {
                 state: ThreadState::Ready,
                 last_proc: None,
                 cpu_cycles: 0,
-                mask: attrs.mask,
+                masked: attrs.mask.is_some(),
             },
             exec: ThreadExec {
                 program,
@@ -150,6 +150,7 @@ impl Simulation {
             first_run: Cycles::MAX,
             exited: Cycles::MAX,
             base_priority: attrs.base_priority,
+            mask: attrs.mask,
             outcome: None,
             notices_seen: 0,
         });

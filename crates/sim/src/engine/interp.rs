@@ -145,7 +145,7 @@ impl Simulation {
                     let (task, attrs) = (
                         info.task,
                         ThreadAttrs {
-                            mask: info.mask.clone(),
+                            mask: self.cold[ti].mask.clone(),
                             base_priority: self.cold[ti].base_priority,
                         },
                     );

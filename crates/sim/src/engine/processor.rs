@@ -320,7 +320,10 @@ impl Simulation {
             self.cold[ti].first_run = self.now;
         }
         info.last_proc = Some(pid);
-        if info.mask.as_ref().is_some_and(|m| !m.allows(pid)) && self.fault.is_none() {
+        if info.masked
+            && self.cold[ti].mask.as_ref().is_some_and(|m| !m.allows(pid))
+            && self.fault.is_none()
+        {
             self.fault = Some(SimError::MaskViolated {
                 thread: t,
                 processor: pid,

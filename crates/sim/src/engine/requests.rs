@@ -67,7 +67,8 @@ impl Simulation {
                 }
                 Request::SetMask(m) => {
                     moves = !m.allows(ProcId(p as u32));
-                    info.mask = Some(m);
+                    info.masked = true;
+                    self.cold[t.index()].mask = Some(m);
                 }
                 Request::SetBasePriority(v) => self.cold[t.index()].base_priority = v,
                 Request::Processors => {}

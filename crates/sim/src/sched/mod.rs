@@ -76,10 +76,15 @@ impl SchedCtx<'_> {
         self.cold[t.index()].base_priority
     }
 
+    /// Thread `t`'s affinity mask (`None`: every processor).
+    pub fn mask(&self, t: ThreadId) -> Option<&crate::thread::CpuMask> {
+        self.cold[t.index()].mask.as_ref()
+    }
+
     /// Whether thread `t`'s affinity mask lets it run on processor `p`.
     #[inline]
     pub fn allowed(&self, t: ThreadId, p: ProcId) -> bool {
-        self.thread(t).mask.as_ref().is_none_or(|m| m.allows(p))
+        !self.thread(t).masked || self.mask(t).is_none_or(|m| m.allows(p))
     }
 }
 

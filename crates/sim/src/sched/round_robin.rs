@@ -43,7 +43,7 @@ impl RoundRobin {
 
 impl Scheduler for RoundRobin {
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
-        self.masked |= cx.thread(t).mask.is_some();
+        self.masked |= cx.thread(t).masked;
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {
