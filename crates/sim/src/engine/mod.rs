@@ -57,8 +57,10 @@ const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
 /// bytes for the program's own state and the allocator (a synthetic-workload thread measured
 /// about 510 bytes in all). For budgeting memory before a run; a program that keeps large
 /// state of its own needs more.
-pub const THREAD_FOOTPRINT_BYTES: u64 =
-    (std::mem::size_of::<ThreadSlot>() + std::mem::size_of::<ChaCha8Rng>() + 160) as u64;
+pub const THREAD_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<ThreadSlot>()
+    + std::mem::size_of::<ThreadCold>()
+    + std::mem::size_of::<ChaCha8Rng>()
+    + 160) as u64;
 
 /// Bytes the engine holds per processor (its record, and its share of the run-queue indexes).
 pub const PROC_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<Proc>() + 64) as u64;
