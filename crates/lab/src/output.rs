@@ -55,14 +55,14 @@ pub fn folder_name(name: &str) -> String {
 }
 
 /// FNV-1a over `bytes`, continuing from `h` (start from [`FNV_START`]).
-pub fn fnv(h: u64, bytes: &[u8]) -> u64 {
+fn fnv(h: u64, bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The FNV-1a offset basis.
-pub const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// A hash of a set of files (names and contents), for content-addressed folders.
 pub fn content_hash(files: &[(String, Vec<u8>)]) -> u64 {

@@ -107,12 +107,8 @@ fn check_paper(exp_dir: &Path, paper: &str) -> Result<PathBuf, LabError> {
         }))
     };
     let known = || papers(exp_dir).map(|p| p.join(", "));
-    let plain = !paper.is_empty()
-        && paper.len() <= crate::output::MAX_NAME
-        && paper
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !plain {
+    // A plain name is one that names its own folder (the rule results folders follow).
+    if crate::output::folder_name(paper) != paper {
         return Err(bad(format!(
             "`{paper}` is not a paper: a paper is the name of a folder directly under {} \
              (letters, digits, - and _); reproductions: {}",
