@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use smpsched_sim::sched::{
-    Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Target, TickActions, Touch,
+    Enqueue, Handoff, Hooks, QuantumEnd, SchedCtx, Scheduler, Target, TickActions, Touch,
 };
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Op, ProcId, Script, SimError, Simulation, ThreadAttrs, ThreadId,
@@ -33,13 +33,13 @@ struct PerCore {
 }
 
 impl PerCore {
-    fn allowed(&self, t: ThreadId, p: usize, cx: &SchedCtx<'_>) -> bool {
+    fn allowed(&self, t: ThreadId, p: usize, cx: &SchedCtx) -> bool {
         self.ignore_masks || cx.allowed(t, ProcId(p as u32))
     }
 }
 
 impl Scheduler for PerCore {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         let n = cx.machine.processors as usize;
         self.queues.resize_with(n, VecDeque::new);
         let last = cx.thread(t).last_proc.map(|p| p.index());
@@ -54,7 +54,7 @@ impl Scheduler for PerCore {
         Target::Processor(ProcId(p as u32))
     }
 
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         let p = p.index();
         self.queues
             .resize_with(cx.machine.processors as usize, VecDeque::new);
@@ -75,11 +75,11 @@ impl Scheduler for PerCore {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
         QuantumEnd::preempt_if(!self.queues[p.index()].is_empty())
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         for q in &mut self.queues {
             if let Some(i) = q.iter().position(|&x| x == t) {
                 q.remove(i);
@@ -189,7 +189,7 @@ struct Gang {
 }
 
 impl Scheduler for Gang {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         let info = cx.thread(t);
         let (task, rank) = (info.task.index(), info.rank as usize);
         self.ready.resize_with(self.tasks, Vec::new);
@@ -200,15 +200,15 @@ impl Scheduler for Gang {
         Target::Processor(ProcId(rank as u32))
     }
 
-    fn pick_next(&mut self, p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, _cx: &SchedCtx) -> Option<ThreadId> {
         self.ready.get_mut(self.current)?.get_mut(p.index())?.take()
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<Cycles> {
+    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
         QuantumEnd::Renew
     }
 
@@ -216,7 +216,7 @@ impl Scheduler for Gang {
         Some(self.slice)
     }
 
-    fn tick(&mut self, cx: &SchedCtx<'_>, out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
         self.current = (self.current + 1) % self.tasks;
         // Every running thread makes way; every processor asks the new gang for its thread.
         out.preempt
@@ -224,7 +224,7 @@ impl Scheduler for Gang {
         out.offer_idle = true;
     }
 
-    fn running(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) {
+    fn running(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) {
         let task = cx.thread(t).task.0;
         self.log.borrow_mut().push((cx.now, t, p, task));
     }
@@ -283,22 +283,22 @@ struct CostlyRoundRobin {
 }
 
 impl Scheduler for CostlyRoundRobin {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx) -> Target {
         self.queue.push_back(t);
         Target::Any
     }
 
-    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx) -> Option<ThreadId> {
         // Charge 100 cycles per queued thread, as if each were examined.
         self.last_cost = 100 * self.queue.len() as u64;
         self.queue.pop_front()
     }
 
-    fn dispatch_cost(&self, _p: ProcId, _cx: &SchedCtx<'_>) -> Cycles {
+    fn dispatch_cost(&self, _p: ProcId, _cx: &SchedCtx) -> Cycles {
         self.last_cost
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
         QuantumEnd::preempt_if(!self.queue.is_empty())
     }
 }
@@ -358,7 +358,7 @@ impl Scheduler for LockedFifo {
         self.locks = (0..self.queues.len()).map(|_| alloc(64)).collect();
     }
 
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx) -> Target {
         let q = self.queue_of(t.index() % self.queues.len());
         self.queues[q].push_back(t);
         if self.per_core {
@@ -368,12 +368,12 @@ impl Scheduler for LockedFifo {
         }
     }
 
-    fn pick_next(&mut self, p: ProcId, _cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, _cx: &SchedCtx) -> Option<ThreadId> {
         let q = self.queue_of(p.index());
         self.queues[q].pop_front()
     }
 
-    fn dispatch_touches(&self, p: ProcId, _cx: &SchedCtx<'_>, out: &mut Vec<Touch>) {
+    fn dispatch_touches(&self, p: ProcId, _cx: &SchedCtx, out: &mut Vec<Touch>) {
         let lock = self.locks[self.queue_of(p.index())];
         out.extend([
             Touch::Atomic(lock),
@@ -382,11 +382,11 @@ impl Scheduler for LockedFifo {
         ]);
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<Cycles> {
+    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
         QuantumEnd::Renew
     }
 }
@@ -417,4 +417,72 @@ fn run_queue_lock_contention_shows_in_kernel_time() {
         global > 2 * per_core,
         "global {global} vs per-core {per_core}"
     );
+}
+
+/// Round-robin with instrumented optional hooks, declaring which it implements: counts how
+/// often the engine called each, and charges a kernel cost of its own when asked.
+struct DeclaredHooks {
+    inner: Box<dyn Scheduler>,
+    declared: Hooks,
+    calls: Rc<RefCell<[u64; 3]>>,
+}
+
+impl Scheduler for DeclaredHooks {
+    fn hooks(&self) -> Hooks {
+        self.declared
+    }
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
+        self.inner.enqueue(t, why, cx)
+    }
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        self.inner.pick_next(p, cx)
+    }
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
+        self.inner.quantum_expired(t, p, cx)
+    }
+    fn running(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) {
+        self.calls.borrow_mut()[0] += 1;
+    }
+    fn dispatch_cost(&self, _p: ProcId, cx: &SchedCtx) -> Cycles {
+        self.calls.borrow_mut()[1] += 1;
+        cx.machine.sched_op_cycles
+    }
+    fn charge(&mut self, _t: ThreadId, _cycles: Cycles) {
+        self.calls.borrow_mut()[2] += 1;
+    }
+}
+
+#[test]
+fn a_hook_declared_absent_is_never_called_and_results_do_not_change() {
+    let run = |declared: Hooks| {
+        let calls = Rc::new(RefCell::new([0u64; 3]));
+        let inner = (smpsched_sim::sched::policy("round-robin").unwrap().build)(Default::default())
+            .unwrap();
+        let policy = DeclaredHooks {
+            inner,
+            declared,
+            calls: calls.clone(),
+        };
+        let mut sim = Simulation::new(machine(3), Box::new(policy), 1).unwrap();
+        let task = sim.add_task("bursts");
+        for _ in 0..7 {
+            sim.spawn(task, Box::new(bursts(6, 300_000, 50_000)))
+                .unwrap();
+        }
+        let r = sim.run().unwrap();
+        let calls = *calls.borrow();
+        (format!("{r:?}"), calls)
+    };
+    let (all, called) = run(Hooks::ALL);
+    assert!(called.iter().all(|&n| n > 0), "{called:?}");
+    let (none, not_called) = run(Hooks::NONE);
+    assert_eq!(not_called, [0, 0, 0]);
+    assert_eq!(all, none, "skipping default hooks changed the run");
+    let only_charge = Hooks {
+        charge: true,
+        ..Hooks::NONE
+    };
+    let (some, calls) = run(only_charge);
+    assert_eq!(calls, [0, 0, called[2]]);
+    assert_eq!(all, some);
 }

@@ -263,19 +263,19 @@ struct Telling {
 }
 
 impl Scheduler for Telling {
-    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
         self.inner.enqueue(t, why, cx)
     }
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.inner.pick_next(p, cx)
     }
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         self.inner.quantum_expired(t, p, cx)
     }
     fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
         Some(100_000)
     }
-    fn tick(&mut self, _cx: &SchedCtx<'_>, out: &mut TickActions) {
+    fn tick(&mut self, _cx: &SchedCtx, out: &mut TickActions) {
         self.ticks += 1;
         if self.ticks <= 3 {
             out.notify

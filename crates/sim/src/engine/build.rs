@@ -11,7 +11,7 @@ use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::memory::Placement;
 use crate::program::Program;
 use crate::rng::{stream_rng, Stream};
-use crate::sched::{Enqueue, SchedCtx, TaskInfo, ThreadInfo, ThreadState};
+use crate::sched::{Enqueue, TaskInfo, ThreadInfo, ThreadState};
 use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadExec, ThreadSlot};
 
@@ -20,7 +20,7 @@ impl Simulation {
     /// its own.
     pub fn create_sync(&mut self, kind: SyncKind, policy: WaitPolicy) -> SyncId {
         let mut obj = SyncObject::new(kind, policy);
-        if self.machine.memory.enabled {
+        if self.cx.machine.memory.enabled {
             let bytes = self.memory.line_bytes();
             obj.line = Some(self.memory.alloc(bytes, Placement::Uma, None).base);
         }
@@ -38,7 +38,7 @@ impl Simulation {
         addr: Option<u64>,
     ) -> SyncId {
         let mut obj = SyncObject::new(kind, policy);
-        obj.line = addr.filter(|_| self.machine.memory.enabled);
+        obj.line = addr.filter(|_| self.cx.machine.memory.enabled);
         self.sync.push(obj);
         SyncId(self.sync.len() as u32 - 1)
     }
@@ -50,14 +50,14 @@ impl Simulation {
 
     /// Adds an application; its threads are added with [`Simulation::spawn`].
     pub fn add_task(&mut self, name: impl Into<String>) -> TaskId {
-        self.tasks.push(TaskInfo {
+        self.cx.tasks.push(TaskInfo {
             name: name.into(),
             threads: 0,
             live: 0,
         });
         self.apps.push(AppAcc::default());
         self.notices.push((0, None));
-        TaskId(self.tasks.len() as u32 - 1)
+        TaskId(self.cx.tasks.len() as u32 - 1)
     }
 
     /// Creates a thread of `task` running `program`; it is ready at time 0 (or now, if running).
@@ -74,7 +74,7 @@ impl Simulation {
         attrs: ThreadAttrs,
     ) -> Result<ThreadId, SimError> {
         if let Some(m) = &attrs.mask {
-            if !(0..self.machine.processors).any(|p| m.allows(ProcId(p))) {
+            if !(0..self.cx.machine.processors).any(|p| m.allows(ProcId(p))) {
                 return Err(SimError::EmptyMask);
             }
         }
@@ -94,7 +94,7 @@ impl Simulation {
         self.reserve_thread(task)?;
         let i = self.arrivals.len() as u32;
         self.arrivals.push(Some((task, program)));
-        self.push(at.max(self.now), EventKind::Arrive { i });
+        self.push(at.max(self.cx.now), EventKind::Arrive { i });
         Ok(())
     }
 
@@ -106,10 +106,10 @@ impl Simulation {
 
     /// Counts a thread of `task` that will be created, within [`MAX_THREADS`].
     pub(super) fn reserve_thread(&mut self, task: TaskId) -> Result<(), SimError> {
-        if (self.threads.len() + self.arrivals.len()) as u64 >= MAX_THREADS {
+        if (self.cx.threads.len() + self.arrivals.len()) as u64 >= MAX_THREADS {
             return Err(SimError::TooManyThreads);
         }
-        self.tasks[task.index()].live += 1;
+        self.cx.tasks[task.index()].live += 1;
         self.live += 1;
         Ok(())
     }
@@ -121,11 +121,11 @@ impl Simulation {
         program: Box<dyn Program>,
         attrs: ThreadAttrs,
     ) -> ThreadId {
-        let t = ThreadId(self.threads.len() as u32);
-        let info = &mut self.tasks[task.index()];
+        let t = ThreadId(self.cx.threads.len() as u32);
+        let info = &mut self.cx.tasks[task.index()];
         let rank = info.threads;
         info.threads += 1;
-        self.threads.push(ThreadSlot {
+        self.cx.threads.push(ThreadSlot {
             info: ThreadInfo {
                 task,
                 rank,
@@ -145,8 +145,8 @@ impl Simulation {
         });
         self.rngs
             .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
-        self.cold.push(ThreadCold {
-            arrived: self.now,
+        self.cx.cold.push(ThreadCold {
+            arrived: self.cx.now,
             first_run: Cycles::MAX,
             exited: Cycles::MAX,
             base_priority: attrs.base_priority,
@@ -154,7 +154,7 @@ impl Simulation {
             outcome: None,
             notices_seen: 0,
         });
-        let target = self.sched.enqueue(t, Enqueue::New, &cx!(self));
+        let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);
         t
     }

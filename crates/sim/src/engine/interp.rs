@@ -13,7 +13,7 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::metrics::Category;
 use crate::outcome::Outcome;
 use crate::program::{Hint, Op, ThreadCtx};
-use crate::sched::{Enqueue, QuantumEnd, SchedCtx, Stop, ThreadState};
+use crate::sched::{Enqueue, QuantumEnd, Stop, ThreadState};
 use crate::sync::{SyncId, SyncKind};
 use crate::thread::{ThreadAttrs, ThreadSlot, Waiting};
 
@@ -44,22 +44,22 @@ impl Simulation {
             let under_way = |e: &crate::thread::ThreadExec| {
                 e.remaining > 0 || e.mem.is_some() || e.wait.is_some()
             };
-            if self.now >= self.procs[p].quantum_end && under_way(&self.threads[ti].exec) {
-                if self.sched.quantum_expired(t, pid, &cx!(self)) == QuantumEnd::Preempt {
+            if self.cx.now >= self.procs[p].quantum_end && under_way(&self.cx.threads[ti].exec) {
+                if self.sched.quantum_expired(t, pid, &self.cx) == QuantumEnd::Preempt {
                     self.preempt(p, t);
                     return Ok(left(0, None));
                 }
-                let q = self.sched.quantum(t, pid, &cx!(self));
+                let q = self.sched.quantum(t, pid, &self.cx);
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
             }
-            if let Some(w) = self.threads[ti].exec.wait {
+            if let Some(w) = self.cx.threads[ti].exec.wait {
                 match self.wait_step(p, t, w)? {
                     None => {}
                     Some(step) => return Ok(step),
                 }
                 continue;
             }
-            let rem = self.threads[ti].exec.remaining;
+            let rem = self.cx.threads[ti].exec.remaining;
             if rem > 0 {
                 // Never `Cycles::MAX` (a segment without an end): a saturated end is past every bound.
                 let end = self
@@ -69,14 +69,14 @@ impl Simulation {
                 self.start_seg(p, Seg::Compute, end);
                 return Ok(Step::Busy);
             }
-            if let Some(acc) = self.threads[ti].exec.mem.as_deref_mut() {
+            if let Some(acc) = self.cx.threads[ti].exec.mem.as_deref_mut() {
                 // One chunk, ending no later than the quantum (at least one element is made).
-                let budget = (self.procs[p].quantum_end.saturating_sub(self.now))
-                    .min(self.machine.memory.chunk_cycles)
+                let budget = (self.procs[p].quantum_end.saturating_sub(self.cx.now))
+                    .min(self.cx.machine.memory.chunk_cycles)
                     .max(1);
-                let charge = self.memory.run(pid, self.now, acc, budget);
+                let charge = self.memory.run(pid, self.cx.now, acc, budget);
                 if charge.done {
-                    self.threads[ti].exec.mem = None;
+                    self.cx.threads[ti].exec.mem = None;
                 }
                 if charge.total() > 0 {
                     return Ok(self.start_mem(p, t, charge));
@@ -87,183 +87,211 @@ impl Simulation {
             if zero > MAX_ZERO_TIME_STEPS {
                 return Err(SimError::NoProgress(t));
             }
-            let k = self.machine.kernel;
-            let ThreadSlot { info, exec } = &mut self.threads[ti];
-            let notice = if self.notices_sent {
-                let (generation, latest) = self.notices[info.task.index()];
-                let cold = &mut self.cold[ti];
-                let fresh = generation != cold.notices_seen;
-                cold.notices_seen = generation;
-                latest.filter(|_| fresh)
-            } else {
-                None
-            };
-            let outcome = if exec.has_outcome {
-                exec.has_outcome = false;
-                self.cold[ti].outcome.take()
-            } else {
-                None
-            };
-            let mut ctx = ThreadCtx {
-                thread: t,
-                task: info.task,
-                rank: info.rank,
-                processor: pid,
-                now: self.now,
-                rng: &mut self.rngs[ti],
-                outcome,
-                notice,
-            };
-            match exec.program.next(&mut ctx) {
-                Op::Compute(n) => exec.remaining = n,
-                Op::Mem(acc) => {
-                    if !acc.is_done() {
-                        for addr in [acc.base, acc.base.saturating_add(acc.len - 1)] {
-                            if !self.memory.is_allocated(addr) {
-                                return Err(SimError::BadAddress { thread: t, addr });
-                            }
-                        }
-                        self.threads[ti].exec.mem = Some(Box::new(acc));
-                    }
-                }
-                Op::Atomic { addr, kind } => {
-                    if !self.memory.is_allocated(addr) {
-                        return Err(SimError::BadAddress { thread: t, addr });
-                    }
-                    let charge = self.memory.atomic(pid, self.now, addr, kind);
-                    return Ok(self.start_mem(p, t, charge));
-                }
-                Op::Word { addr, op } => {
-                    if !self.memory.is_allocated(addr) {
-                        return Err(SimError::BadAddress { thread: t, addr });
-                    }
-                    let charge = self.word(p, t, addr, op);
-                    return Ok(self.start_mem(p, t, charge));
-                }
-                Op::Spawn(spawner) => {
-                    let info = &self.threads[ti].info;
-                    let (task, attrs) = (
-                        info.task,
-                        ThreadAttrs {
-                            mask: self.cold[ti].mask.clone(),
-                            base_priority: self.cold[ti].base_priority,
-                        },
-                    );
-                    self.reserve_thread(task)?;
-                    let child = self.create_thread(task, (spawner.0)(), attrs);
-                    self.set_outcome(ti, Outcome::Spawned(child));
-                    let cost = self.machine.kernel.spawn;
-                    if cost > 0 {
-                        self.start_seg(
-                            p,
-                            Seg::fixed(&[(Category::Kernel, cost)]),
-                            self.after(cost),
-                        );
-                        return Ok(Step::Busy);
-                    }
-                }
-                Op::Record { name, value } => {
-                    let task = self.threads[ti].info.task.index();
-                    self.apps[task].recorded.entry(name).or_default().add(value);
-                }
-                Op::Kernel(req) => {
-                    if let Some(step) = self.kernel_request(p, t, req) {
+            match self.next_op(pid, t) {
+                Op::Compute(n) => self.cx.threads[ti].exec.remaining = n,
+                op => {
+                    if let Some(step) = self.operate(p, t, op)? {
                         return Ok(step);
                     }
                 }
-                Op::Sleep(n) => {
-                    self.sleep(p, t, n);
-                    return Ok(left(0, None));
+            }
+        }
+    }
+
+    /// Asks thread `t`'s program, current on processor `pid`, for its next operation, handing
+    /// it the outcome of its last one and any notice to its application it has not seen.
+    #[inline]
+    fn next_op(&mut self, pid: ProcId, t: ThreadId) -> Op {
+        let ti = t.index();
+        let ThreadSlot { info, exec } = &mut self.cx.threads[ti];
+        let notice = if self.notices_sent {
+            let (generation, latest) = self.notices[info.task.index()];
+            let cold = &mut self.cx.cold[ti];
+            let fresh = generation != cold.notices_seen;
+            cold.notices_seen = generation;
+            latest.filter(|_| fresh)
+        } else {
+            None
+        };
+        let outcome = if exec.has_outcome {
+            exec.has_outcome = false;
+            self.cx.cold[ti].outcome.take()
+        } else {
+            None
+        };
+        let mut ctx = ThreadCtx {
+            thread: t,
+            task: info.task,
+            rank: info.rank,
+            processor: pid,
+            now: self.cx.now,
+            rng: &mut self.rngs[ti],
+            outcome,
+            notice,
+        };
+        exec.program.next(&mut ctx)
+    }
+
+    /// Applies operation `op` of thread `t`, current on `p` (every operation but a compute,
+    /// which the hot loop applies itself): the step it ends with, or `None` when the thread
+    /// goes on to its next operation at once. Kept out of line so that the interpreter's loop
+    /// stays small.
+    #[inline(never)]
+    fn operate(&mut self, p: usize, t: ThreadId, op: Op) -> Result<Option<Step>, SimError> {
+        let pid = ProcId(p as u32);
+        let ti = t.index();
+        let left = |cost: Cycles, handoff: Option<ThreadId>| Step::Left {
+            prev: t,
+            cost,
+            handoff,
+        };
+        match op {
+            Op::Compute(n) => self.cx.threads[ti].exec.remaining = n,
+            Op::Mem(acc) => {
+                if !acc.is_done() {
+                    for addr in [acc.base, acc.base.saturating_add(acc.len - 1)] {
+                        if !self.memory.is_allocated(addr) {
+                            return Err(SimError::BadAddress { thread: t, addr });
+                        }
+                    }
+                    self.cx.threads[ti].exec.mem = Some(Box::new(acc));
                 }
-                Op::Yield | Op::Hint(Hint::Mild) => {
-                    let cost = k.yield_call;
+            }
+            Op::Atomic { addr, kind } => {
+                if !self.memory.is_allocated(addr) {
+                    return Err(SimError::BadAddress { thread: t, addr });
+                }
+                let charge = self.memory.atomic(pid, self.cx.now, addr, kind);
+                return Ok(Some(self.start_mem(p, t, charge)));
+            }
+            Op::Word { addr, op } => {
+                if !self.memory.is_allocated(addr) {
+                    return Err(SimError::BadAddress { thread: t, addr });
+                }
+                let charge = self.word(p, t, addr, op);
+                return Ok(Some(self.start_mem(p, t, charge)));
+            }
+            Op::Spawn(spawner) => {
+                let info = &self.cx.threads[ti].info;
+                let (task, attrs) = (
+                    info.task,
+                    ThreadAttrs {
+                        mask: self.cx.cold[ti].mask.clone(),
+                        base_priority: self.cx.cold[ti].base_priority,
+                    },
+                );
+                self.reserve_thread(task)?;
+                let child = self.create_thread(task, (spawner.0)(), attrs);
+                self.set_outcome(ti, Outcome::Spawned(child));
+                let cost = self.cx.machine.kernel.spawn;
+                if cost > 0 {
+                    self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.after(cost));
+                    return Ok(Some(Step::Busy));
+                }
+            }
+            Op::Record { name, value } => {
+                let task = self.cx.threads[ti].info.task.index();
+                self.apps[task].recorded.entry(name).or_default().add(value);
+            }
+            Op::Kernel(req) => {
+                if let Some(step) = self.kernel_request(p, t, req) {
+                    return Ok(Some(step));
+                }
+            }
+            Op::Sleep(n) => {
+                self.sleep(p, t, n);
+                return Ok(Some(left(0, None)));
+            }
+            Op::Yield | Op::Hint(Hint::Mild) => {
+                let cost = self.cx.machine.kernel.yield_call;
+                self.leave(p, t);
+                self.make_ready(t, Enqueue::Yielded);
+                return Ok(Some(left(cost, None)));
+            }
+            Op::Hint(Hint::Strong { timeout }) => {
+                let k = &self.cx.machine.kernel;
+                let cost = k.yield_call + k.depress;
+                self.sched.depress(t, self.after(timeout), &self.cx);
+                self.leave(p, t);
+                self.make_ready(t, Enqueue::Yielded);
+                return Ok(Some(left(cost, None)));
+            }
+            Op::Hint(Hint::Cancel) => self.sched.undepress(t, &self.cx),
+            Op::Hint(Hint::Absolute(n)) => {
+                let cost = self.cx.machine.kernel.yield_call;
+                self.sleep(p, t, n);
+                return Ok(Some(left(cost, None)));
+            }
+            Op::Hint(Hint::Handoff(to)) => {
+                let cost = self.cx.machine.kernel.yield_call;
+                let target = (to != t
+                    && to.index() < self.cx.threads.len()
+                    && self.cx.threads[to.index()].info.state == ThreadState::Ready)
+                    .then_some(to);
+                self.leave(p, t);
+                self.make_ready(t, Enqueue::Yielded);
+                return Ok(Some(left(cost, target)));
+            }
+            Op::Wait(obj) => {
+                self.check_sync(t, obj)?;
+                self.cx.threads[ti].exec.wait = Some(Waiting {
+                    obj,
+                    arrived: None,
+                    since: None,
+                    contended: false,
+                });
+            }
+            Op::Signal(obj) => {
+                self.check_sync(t, obj)?;
+                let o = &mut self.sync[obj.0 as usize];
+                o.signal(t).map_err(|m| SimError::Misuse {
+                    thread: t,
+                    object: obj.0,
+                    what: format!("{m:?}"),
+                })?;
+                let msg = if matches!(o.kind, SyncKind::Port { .. }) {
+                    self.cx.machine.kernel.message
+                } else {
+                    0
+                };
+                // The releasing write comes first: it invalidates the spinners' copies.
+                let c = self.sync_access(p, t, obj, self.cx.now, true);
+                let (wake_cost, handoff) = self.release_waiters(obj, true);
+                if let Some(r) = handoff {
                     self.leave(p, t);
                     self.make_ready(t, Enqueue::Yielded);
-                    return Ok(left(cost, None));
+                    return Ok(Some(left(msg, Some(r))));
                 }
-                Op::Hint(Hint::Strong { timeout }) => {
-                    let cost = k.yield_call + k.depress;
-                    self.sched.depress(t, self.after(timeout), &cx!(self));
-                    self.leave(p, t);
-                    self.make_ready(t, Enqueue::Yielded);
-                    return Ok(left(cost, None));
+                if c.total() + msg + wake_cost > 0 {
+                    return Ok(Some(self.start_charge(p, c, msg + wake_cost)));
                 }
-                Op::Hint(Hint::Cancel) => self.sched.undepress(t, &cx!(self)),
-                Op::Hint(Hint::Absolute(n)) => {
-                    let cost = k.yield_call;
-                    self.sleep(p, t, n);
-                    return Ok(left(cost, None));
-                }
-                Op::Hint(Hint::Handoff(to)) => {
-                    let cost = k.yield_call;
-                    let target = (to != t
-                        && to.index() < self.threads.len()
-                        && self.threads[to.index()].info.state == ThreadState::Ready)
-                        .then_some(to);
-                    self.leave(p, t);
-                    self.make_ready(t, Enqueue::Yielded);
-                    return Ok(left(cost, target));
-                }
-                Op::Wait(obj) => {
-                    self.check_sync(t, obj)?;
-                    self.threads[ti].exec.wait = Some(Waiting {
-                        obj,
-                        arrived: None,
-                        since: None,
-                        contended: false,
-                    });
-                }
-                Op::Signal(obj) => {
-                    self.check_sync(t, obj)?;
-                    let o = &mut self.sync[obj.0 as usize];
-                    o.signal(t).map_err(|m| SimError::Misuse {
+            }
+            Op::Clear(obj) => {
+                self.check_sync(t, obj)?;
+                self.sync[obj.0 as usize]
+                    .clear()
+                    .map_err(|m| SimError::Misuse {
                         thread: t,
                         object: obj.0,
                         what: format!("{m:?}"),
                     })?;
-                    let msg = if matches!(o.kind, SyncKind::Port { .. }) {
-                        self.machine.kernel.message
-                    } else {
-                        0
-                    };
-                    // The releasing write comes first: it invalidates the spinners' copies.
-                    let c = self.sync_access(p, t, obj, self.now, true);
-                    let (wake_cost, handoff) = self.release_waiters(obj, true);
-                    if let Some(r) = handoff {
-                        self.leave(p, t);
-                        self.make_ready(t, Enqueue::Yielded);
-                        return Ok(left(msg, Some(r)));
-                    }
-                    if c.total() + msg + wake_cost > 0 {
-                        return Ok(self.start_charge(p, c, msg + wake_cost));
-                    }
+            }
+            Op::Exit => {
+                self.leave(p, t);
+                self.cx.threads[ti].info.state = ThreadState::Exited;
+                self.cx.cold[ti].exited = self.cx.now;
+                let task = self.cx.threads[ti].info.task.index();
+                self.cx.tasks[task].live -= 1;
+                if self.cx.tasks[task].live == 0 {
+                    self.apps[task].completion = self.cx.now;
                 }
-                Op::Clear(obj) => {
-                    self.check_sync(t, obj)?;
-                    self.sync[obj.0 as usize]
-                        .clear()
-                        .map_err(|m| SimError::Misuse {
-                            thread: t,
-                            object: obj.0,
-                            what: format!("{m:?}"),
-                        })?;
-                }
-                Op::Exit => {
-                    self.leave(p, t);
-                    self.threads[ti].info.state = ThreadState::Exited;
-                    self.cold[ti].exited = self.now;
-                    let task = self.threads[ti].info.task.index();
-                    self.tasks[task].live -= 1;
-                    if self.tasks[task].live == 0 {
-                        self.apps[task].completion = self.now;
-                    }
-                    self.live -= 1;
-                    self.sched.stopped(t, Stop::Exited, &cx!(self));
-                    self.poll_idle = true;
-                    return Ok(left(0, None));
-                }
+                self.live -= 1;
+                self.sched.stopped(t, Stop::Exited, &self.cx);
+                self.poll_idle = true;
+                return Ok(Some(left(0, None)));
             }
         }
+        Ok(None)
     }
 
     pub(super) fn check_sync(&self, t: ThreadId, obj: SyncId) -> Result<(), SimError> {

@@ -42,7 +42,7 @@ use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::program::Program;
-use crate::sched::{Enqueue, Scheduler, TaskInfo, ThreadState, TickActions, Touch};
+use crate::sched::{Enqueue, Hooks, SchedCtx, Scheduler, ThreadState, TickActions, Touch};
 use crate::sync::{SyncObject, SyncStats};
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
 
@@ -187,19 +187,17 @@ struct AppAcc {
 /// A simulation under construction or running: build it with [`Simulation::new`],
 /// [`Simulation::add_task`] and [`Simulation::spawn`], then [`Simulation::run`] it.
 pub struct Simulation {
-    machine: MachineConfig,
+    /// The machine, the clock, every thread and task and what each processor runs: what the
+    /// policy may read, lent to its hooks as `&self.cx`.
+    cx: SchedCtx,
     seed: u64,
-    now: Cycles,
     /// Pending events, earliest first.
     agenda: EventQueue,
     /// Events in the agenda other than ticks (to detect deadlock).
     pending_work: u64,
     procs: Vec<Proc>,
-    running: Vec<Option<ThreadId>>,
-    threads: Vec<ThreadSlot>,
     /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
     rngs: Vec<ChaCha8Rng>,
-    tasks: Vec<TaskInfo>,
     apps: Vec<AppAcc>,
     sched: Box<dyn Scheduler>,
     sync: Vec<SyncObject>,
@@ -219,12 +217,12 @@ pub struct Simulation {
     words: std::collections::HashMap<u64, u64>,
     /// The latest notice to each task and its generation (0: none yet).
     notices: Vec<(u32, Option<Notice>)>,
-    /// Each thread's cold record, by thread id.
-    cold: Vec<ThreadCold>,
     /// Whether any notice was ever sent (else programs are not checked for one).
     notices_sent: bool,
     /// The references of the dispatch being charged (kept to reuse the allocation).
     touches: Vec<Touch>,
+    /// The optional hooks the policy implements (asked once; the others are not called).
+    hooks: Hooks,
     /// Whether the policy laid out structures in memory (else it has no references to charge,
     /// and dispatches do not ask).
     policy_touches: bool,
@@ -234,19 +232,6 @@ pub struct Simulation {
     next_check: u64,
     /// Jobs of open workloads not yet arrived, by arrival index.
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
-}
-
-macro_rules! cx {
-    ($s:expr) => {
-        SchedCtx {
-            now: $s.now,
-            machine: &$s.machine,
-            threads: &$s.threads,
-            cold: &$s.cold,
-            tasks: &$s.tasks,
-            running: &$s.running,
-        }
-    };
 }
 
 mod build;
@@ -268,6 +253,7 @@ impl Simulation {
         let mut memory =
             MemorySystem::new(&machine.memory, machine.processors).map_err(ConfigError::from)?;
         let mut sched = sched;
+        let hooks = sched.hooks();
         let mut laid_out = false;
         sched.layout(&mut |bytes| {
             laid_out = true;
@@ -292,16 +278,19 @@ impl Simulation {
             idle[p / 64] |= 1 << (p % 64);
         }
         Ok(Simulation {
-            machine,
+            cx: SchedCtx {
+                now: 0,
+                machine,
+                threads: Vec::new(),
+                cold: Vec::new(),
+                tasks: Vec::new(),
+                running: vec![None; n],
+            },
             seed,
-            now: 0,
             agenda: EventQueue::default(),
             pending_work: 0,
             procs,
-            running: vec![None; n],
-            threads: Vec::new(),
             rngs: Vec::new(),
-            tasks: Vec::new(),
             apps: Vec::new(),
             sched,
             sync: Vec::new(),
@@ -317,8 +306,8 @@ impl Simulation {
             words: std::collections::HashMap::new(),
             notices: Vec::new(),
             touches: Vec::new(),
-            cold: Vec::new(),
             notices_sent: false,
+            hooks,
             policy_touches: laid_out,
             fault: None,
             next_check: 0,
@@ -328,7 +317,7 @@ impl Simulation {
 
     /// The machine being simulated.
     pub fn machine(&self) -> &MachineConfig {
-        &self.machine
+        &self.cx.machine
     }
 
     /// The machine's memory system, for workloads to allocate regions at install time (and for
@@ -352,7 +341,7 @@ impl Simulation {
     /// stops the run).
     #[inline]
     fn after(&self, d: Cycles) -> Cycles {
-        self.now.saturating_add(d)
+        self.cx.now.saturating_add(d)
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
@@ -374,7 +363,7 @@ impl Simulation {
         observe: &mut dyn FnMut(Progress),
     ) -> Result<RunReport, SimError> {
         let every = every.max(1);
-        if let Some(iv) = self.sched.tick_interval(&self.machine) {
+        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
             self.push(iv.max(1), EventKind::Tick);
         }
         // One comparison per event covers the event bound, a policy's fault and the observer.
@@ -388,7 +377,7 @@ impl Simulation {
             };
             // A time that saturated near `Cycles::MAX` is past every bound.
             if time > time_bound {
-                self.now = time_bound.max(self.now);
+                self.cx.now = time_bound.max(self.cx.now);
                 let bound = Bound::Cycles(self.limits.cycles);
                 return Err(self.stop(bound));
             }
@@ -401,15 +390,15 @@ impl Simulation {
                     return Err(self.stop(bound));
                 }
                 observe(Progress {
-                    now: self.now,
+                    now: self.cx.now,
                     events: self.events,
                     live: self.live,
                     limits: self.limits,
                 });
                 self.next_check = self.events.saturating_add(every).min(self.limits.events);
             }
-            debug_assert!(time >= self.now);
-            self.now = time;
+            debug_assert!(time >= self.cx.now);
+            self.cx.now = time;
             self.events += 1;
             match EventKind::unpack(kind) {
                 EventKind::Proc { p, epoch } => {
@@ -423,8 +412,8 @@ impl Simulation {
                 EventKind::Wake { t, epoch } => {
                     self.pending_work -= 1;
                     let ti = t as usize;
-                    if self.threads[ti].exec.epoch == epoch
-                        && self.threads[ti].info.state == ThreadState::Blocked
+                    if self.cx.threads[ti].exec.epoch == epoch
+                        && self.cx.threads[ti].info.state == ThreadState::Blocked
                     {
                         self.make_ready(ThreadId(t), Enqueue::Woken);
                     }
@@ -463,7 +452,7 @@ impl Simulation {
 
     /// Ends a run that reached `bound`, with what was measured up to now.
     fn stop(self, bound: Bound) -> SimError {
-        let (at, events, live) = (self.now, self.events, self.live);
+        let (at, events, live) = (self.cx.now, self.events, self.live);
         SimError::Limit {
             bound,
             at,
@@ -473,6 +462,7 @@ impl Simulation {
         }
     }
 
+    #[inline]
     fn push(&mut self, time: Cycles, kind: EventKind) {
         if !matches!(kind, EventKind::Tick) {
             self.pending_work += 1;
@@ -482,17 +472,18 @@ impl Simulation {
 
     /// Whether every thread not yet exited is blocked.
     fn all_live_blocked(&self) -> bool {
-        self.threads
+        self.cx
+            .threads
             .iter()
             .all(|s| matches!(s.info.state, ThreadState::Blocked | ThreadState::Exited))
     }
 
     fn deadlock(&self) -> SimError {
-        let blocked: Vec<usize> = (0..self.threads.len())
-            .filter(|&t| self.threads[t].info.state == ThreadState::Blocked)
+        let blocked: Vec<usize> = (0..self.cx.threads.len())
+            .filter(|&t| self.cx.threads[t].info.state == ThreadState::Blocked)
             .collect();
         SimError::Deadlock {
-            at: self.now,
+            at: self.cx.now,
             blocked: blocked.len(),
             example: ThreadId(blocked.first().copied().unwrap_or(0) as u32),
         }
@@ -502,16 +493,16 @@ impl Simulation {
         for p in 0..self.procs.len() {
             self.settle(p);
         }
-        let elapsed = self.now;
+        let elapsed = self.cx.now;
         let np = self.procs.len() as f64;
         let processors: Vec<TimeSplit> = self.procs.iter().map(|p| p.time).collect();
         let total = processors
             .iter()
             .fold(TimeSplit::default(), |a, b| a.plus(b));
         let machine_time = np * elapsed as f64;
-        let slices = elapsed as f64 / self.sched.slice_cycles(&self.machine).max(1) as f64;
-        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.tasks.len()];
-        for (slot, cold) in self.threads.iter().zip(&self.cold) {
+        let slices = elapsed as f64 / self.sched.slice_cycles(&self.cx.machine).max(1) as f64;
+        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.cx.tasks.len()];
+        for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
             if cold.exited != Cycles::MAX {
                 jobs[slot.info.task.index()].push(JobTimes {
                     arrived: cold.arrived,
@@ -522,6 +513,7 @@ impl Simulation {
             }
         }
         let apps = self
+            .cx
             .tasks
             .iter()
             .zip(&self.apps)

@@ -13,7 +13,7 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::Charge;
 use crate::memory::{AccessKind, AtomicKind};
 use crate::metrics::{Category, TimeSplit};
-use crate::sched::{Enqueue, Handoff, SchedCtx, Stop, Target, ThreadState, Touch};
+use crate::sched::{Enqueue, Handoff, Stop, Target, ThreadState, Touch};
 
 impl Seg {
     /// Fixed charges in this order (at most four).
@@ -91,7 +91,7 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.tick_actions);
         out.preempt.clear();
         out.offer_idle = false;
-        self.sched.tick(&cx!(self), &mut out);
+        self.sched.tick(&self.cx, &mut out);
         for &p in &out.preempt {
             self.request_preempt(p.index())?;
         }
@@ -105,7 +105,7 @@ impl Simulation {
             }
         }
         self.tick_actions = out;
-        if let Some(iv) = self.sched.tick_interval(&self.machine) {
+        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
             self.push(self.after(iv.max(1)), EventKind::Tick);
         }
         Ok(())
@@ -114,7 +114,7 @@ impl Simulation {
     /// Charges the processor's current segment up to now.
     #[inline]
     pub(super) fn settle(&mut self, p: usize) {
-        let now = self.now;
+        let now = self.cx.now;
         let proc = &mut self.procs[p];
         let e = now - proc.seg_start;
         proc.seg_start = now;
@@ -127,7 +127,7 @@ impl Simulation {
             Seg::Compute => {
                 proc.time.useful += e;
                 let t = who.expect("computing processor has a thread");
-                self.threads[t.index()].exec.remaining -= e;
+                self.cx.threads[t.index()].exec.remaining -= e;
                 self.charge_thread(t, Category::Useful, e);
             }
             Seg::Spin => {
@@ -138,7 +138,7 @@ impl Simulation {
             Seg::Fixed(parts) => {
                 // Parts are consumed in order; the thread (if any) is charged each part's share
                 // in its category.
-                let app = who.map(|t| self.threads[t.index()].info.task.index());
+                let app = who.map(|t| self.cx.threads[t.index()].info.task.index());
                 let mut left = e;
                 for part in parts.iter_mut() {
                     let c = part.1.min(left);
@@ -157,8 +157,10 @@ impl Simulation {
                 }
                 debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
                 if let Some(t) = who {
-                    self.threads[t.index()].info.cpu_cycles += e;
-                    self.sched.charge(t, e);
+                    self.cx.threads[t.index()].info.cpu_cycles += e;
+                    if self.hooks.charge {
+                        self.sched.charge(t, e);
+                    }
                 }
             }
         }
@@ -166,17 +168,19 @@ impl Simulation {
 
     #[inline]
     pub(super) fn charge_thread(&mut self, t: ThreadId, cat: Category, c: Cycles) {
-        let info = &mut self.threads[t.index()].info;
+        let info = &mut self.cx.threads[t.index()].info;
         info.cpu_cycles += c;
         self.apps[info.task.index()].time.add(cat, c);
-        self.sched.charge(t, c);
+        if self.hooks.charge {
+            self.sched.charge(t, c);
+        }
     }
 
     /// Starts a segment on `p` that ends at `end` (never, if `end` is `Cycles::MAX`).
     pub(super) fn start_seg(&mut self, p: usize, seg: Seg, end: Cycles) {
         let proc = &mut self.procs[p];
         proc.seg = seg;
-        proc.seg_start = self.now;
+        proc.seg_start = self.cx.now;
         proc.charge_to = proc.thread.or(proc.charge_to);
         proc.epoch = proc.epoch.wrapping_add(1);
         let epoch = proc.epoch;
@@ -188,7 +192,7 @@ impl Simulation {
     /// Books a memory charge to `t`'s application and starts its segment on `p`: the hits as
     /// useful time, then the misses as stall.
     pub(super) fn start_mem(&mut self, p: usize, t: ThreadId, charge: Charge) -> Step {
-        let task = self.threads[t.index()].info.task.index();
+        let task = self.cx.threads[t.index()].info.task.index();
         self.apps[task].mem += charge;
         self.start_seg(
             p,
@@ -222,11 +226,11 @@ impl Simulation {
         proc.charge_to = None;
         proc.departing = None;
         proc.seg = Seg::Idle;
-        proc.seg_start = self.now;
+        proc.seg_start = self.cx.now;
         proc.epoch = proc.epoch.wrapping_add(1);
         proc.quantum_end = Cycles::MAX;
         proc.need_resched = false;
-        self.running[p] = None;
+        self.cx.running[p] = None;
         self.idle[p / 64] |= 1 << (p % 64);
     }
 
@@ -240,32 +244,36 @@ impl Simulation {
     ) -> Dispatch {
         if let Some(h) = handoff {
             let hi = h.index();
-            let taken = match self.threads[hi].info.state {
-                ThreadState::Ready => self.sched.remove(h, &cx!(self)) == Handoff::Taken,
+            let taken = match self.cx.threads[hi].info.state {
+                ThreadState::Ready => self.sched.remove(h, &self.cx) == Handoff::Taken,
                 // A blocked receiver handed a message (Black, Table 3): woken by the handoff.
                 ThreadState::Blocked => {
-                    self.threads[hi].exec.epoch = self.threads[hi].exec.epoch.wrapping_add(1);
+                    self.cx.threads[hi].exec.epoch = self.cx.threads[hi].exec.epoch.wrapping_add(1);
                     true
                 }
                 _ => false,
             };
             if taken {
-                let kernel = self.machine.kernel.handoff;
+                let kernel = self.cx.machine.kernel.handoff;
                 return self.start_thread(p, h, prev, kernel, true);
             }
         }
-        let Some(t) = self.sched.pick_next(ProcId(p as u32), &cx!(self)) else {
+        let Some(t) = self.sched.pick_next(ProcId(p as u32), &self.cx) else {
             self.set_idle(p);
             return Dispatch::Idle;
         };
         let pid = ProcId(p as u32);
-        let mut kernel = self.sched.dispatch_cost(pid, &cx!(self));
+        let mut kernel = if self.hooks.dispatch_cost {
+            self.sched.dispatch_cost(pid, &self.cx)
+        } else {
+            self.cx.machine.sched_op_cycles
+        };
         if !self.policy_touches {
             return self.start_thread(p, t, prev, kernel, false);
         }
         let mut touches = std::mem::take(&mut self.touches);
         touches.clear();
-        self.sched.dispatch_touches(pid, &cx!(self), &mut touches);
+        self.sched.dispatch_touches(pid, &self.cx, &mut touches);
         for &touch in &touches {
             let at = self.after(kernel);
             let c = match touch {
@@ -299,13 +307,13 @@ impl Simulation {
     ) -> Dispatch {
         let ti = t.index();
         debug_assert_ne!(
-            self.threads[ti].info.state,
+            self.cx.threads[ti].info.state,
             ThreadState::Exited,
             "dispatching exited {t}"
         );
         self.idle[p / 64] &= !(1 << (p % 64));
         let pid = ProcId(p as u32);
-        let info = &mut self.threads[ti].info;
+        let info = &mut self.cx.threads[ti].info;
         info.state = ThreadState::Running(pid);
         let app = &mut self.apps[info.task.index()];
         if let Some(last) = info.last_proc {
@@ -317,11 +325,14 @@ impl Simulation {
             }
         }
         if info.last_proc.is_none() {
-            self.cold[ti].first_run = self.now;
+            self.cx.cold[ti].first_run = self.cx.now;
         }
         info.last_proc = Some(pid);
         if info.masked
-            && self.cold[ti].mask.as_ref().is_some_and(|m| !m.allows(pid))
+            && self.cx.cold[ti]
+                .mask
+                .as_ref()
+                .is_some_and(|m| !m.allows(pid))
             && self.fault.is_none()
         {
             self.fault = Some(SimError::MaskViolated {
@@ -332,13 +343,15 @@ impl Simulation {
         }
         let switch = if prev != Some(t) {
             app.switches += 1;
-            self.machine.context_switch_cycles
+            self.cx.machine.context_switch_cycles
         } else {
             0
         };
-        self.running[p] = Some(t);
-        self.sched.running(t, pid, &cx!(self));
-        let quantum = self.sched.quantum(t, pid, &cx!(self));
+        self.cx.running[p] = Some(t);
+        if self.hooks.running {
+            self.sched.running(t, pid, &self.cx);
+        }
+        let quantum = self.sched.quantum(t, pid, &self.cx);
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
         let fresh = match quantum {
@@ -363,7 +376,7 @@ impl Simulation {
         } else {
             let proc = &mut self.procs[p];
             proc.seg = Seg::Compute;
-            proc.seg_start = self.now;
+            proc.seg_start = self.cx.now;
             proc.epoch = proc.epoch.wrapping_add(1);
             Dispatch::Immediate
         }
@@ -418,24 +431,24 @@ impl Simulation {
     pub(super) fn leave(&mut self, p: usize, t: ThreadId) {
         debug_assert_eq!(self.procs[p].thread, Some(t));
         self.procs[p].thread = None;
-        self.running[p] = None;
-        if let Some(w) = self.threads[t.index()].exec.wait {
+        self.cx.running[p] = None;
+        if let Some(w) = self.cx.threads[t.index()].exec.wait {
             self.sync[w.obj.0 as usize].remove_spinner(t);
         }
     }
 
     pub(super) fn sleep(&mut self, p: usize, t: ThreadId, n: Cycles) {
         self.block(p, t);
-        let epoch = self.threads[t.index()].exec.epoch;
+        let epoch = self.cx.threads[t.index()].exec.epoch;
         self.push(self.after(n), EventKind::Wake { t: t.0, epoch });
     }
 
     pub(super) fn block(&mut self, p: usize, t: ThreadId) {
         self.leave(p, t);
         let ti = t.index();
-        self.threads[ti].info.state = ThreadState::Blocked;
-        self.threads[ti].exec.epoch = self.threads[ti].exec.epoch.wrapping_add(1);
-        self.sched.stopped(t, Stop::Blocked, &cx!(self));
+        self.cx.threads[ti].info.state = ThreadState::Blocked;
+        self.cx.threads[ti].exec.epoch = self.cx.threads[ti].exec.epoch.wrapping_add(1);
+        self.sched.stopped(t, Stop::Blocked, &self.cx);
     }
 
     pub(super) fn preempt(&mut self, p: usize, t: ThreadId) {
@@ -444,29 +457,29 @@ impl Simulation {
     }
 
     pub(super) fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
-        self.threads[t.index()].info.state = ThreadState::Ready;
+        self.cx.threads[t.index()].info.state = ThreadState::Ready;
         if self.idle_handoff && matches!(why, Enqueue::Woken | Enqueue::New) {
             if let Some(p) = self.next_idle(0) {
                 // Black 3.1: the idle processor picks the thread up without a run-queue search.
                 self.settle(p);
-                self.threads[t.index()].exec.epoch =
-                    self.threads[t.index()].exec.epoch.wrapping_add(1);
+                self.cx.threads[t.index()].exec.epoch =
+                    self.cx.threads[t.index()].exec.epoch.wrapping_add(1);
                 if let Dispatch::Immediate = self.start_thread(p, t, None, 0, false) {
-                    self.start_seg(p, Seg::fixed(&[]), self.now);
+                    self.start_seg(p, Seg::fixed(&[]), self.cx.now);
                 }
                 return;
             }
         }
-        let target = self.sched.enqueue(t, why, &cx!(self));
+        let target = self.sched.enqueue(t, why, &self.cx);
         self.place(target);
         if why == Enqueue::Woken && self.no_idle_processor() {
-            if let Some(p) = self.sched.preempt_for(t, &cx!(self)) {
+            if let Some(p) = self.sched.preempt_for(t, &self.cx) {
                 let pi = p.index();
                 self.procs[pi].need_resched = true;
                 if matches!(self.procs[pi].seg, Seg::Compute | Seg::Spin) {
                     // Interrupt now; the processor's event notices need_resched.
                     self.settle(pi);
-                    self.start_seg(pi, Seg::fixed(&[]), self.now);
+                    self.start_seg(pi, Seg::fixed(&[]), self.cx.now);
                 }
             }
         }

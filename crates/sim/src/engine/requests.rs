@@ -14,15 +14,15 @@ use crate::ids::{ProcId, ThreadId};
 use crate::memory::{AccessKind, AtomicKind, Charge};
 use crate::metrics::Category;
 use crate::outcome::{Outcome, Reply, Request, WordOp};
-use crate::sched::{Enqueue, SchedCtx};
+use crate::sched::Enqueue;
 
 use super::processor::Seg;
 
 impl Simulation {
     /// Hands `outcome` to thread `ti`'s program at its next operation.
     pub(super) fn set_outcome(&mut self, ti: usize, outcome: Outcome) {
-        self.cold[ti].outcome = Some(outcome);
-        self.threads[ti].exec.has_outcome = true;
+        self.cx.cold[ti].outcome = Some(outcome);
+        self.cx.threads[ti].exec.has_outcome = true;
     }
 
     /// Applies `op` to the word at `addr` for `t` on `p`, records its outcome for the program,
@@ -30,18 +30,21 @@ impl Simulation {
     pub(super) fn word(&mut self, p: usize, t: ThreadId, addr: u64, op: WordOp) -> Charge {
         let pid = ProcId(p as u32);
         let charge = match op {
-            WordOp::Load => self.memory.access(pid, self.now, addr, AccessKind::Read),
-            WordOp::Store(_) => self.memory.access(pid, self.now, addr, AccessKind::Write),
-            WordOp::TestAndSet => self
+            WordOp::Load => self.memory.access(pid, self.cx.now, addr, AccessKind::Read),
+            WordOp::Store(_) => self
                 .memory
-                .atomic(pid, self.now, addr, AtomicKind::TestAndSet),
+                .access(pid, self.cx.now, addr, AccessKind::Write),
+            WordOp::TestAndSet => {
+                self.memory
+                    .atomic(pid, self.cx.now, addr, AtomicKind::TestAndSet)
+            }
             WordOp::FetchAdd(_) => self
                 .memory
-                .atomic(pid, self.now, addr, AtomicKind::FetchAdd),
-            WordOp::Swap(_) => self.memory.atomic(pid, self.now, addr, AtomicKind::Swap),
+                .atomic(pid, self.cx.now, addr, AtomicKind::FetchAdd),
+            WordOp::Swap(_) => self.memory.atomic(pid, self.cx.now, addr, AtomicKind::Swap),
             WordOp::CompareAndSwap { .. } => {
                 self.memory
-                    .atomic(pid, self.now, addr, AtomicKind::CompareSwap)
+                    .atomic(pid, self.cx.now, addr, AtomicKind::CompareSwap)
             }
         };
         let old = self.words.get(&addr).copied().unwrap_or(0);
@@ -56,11 +59,11 @@ impl Simulation {
     /// Answers `t`'s request `req` on `p`: the policy replies, the engine applies what it
     /// granted and charges the cost as kernel time. `None` when the thread goes on at once.
     pub(super) fn kernel_request(&mut self, p: usize, t: ThreadId, req: Request) -> Option<Step> {
-        let (mut reply, cost) = self.sched.request(t, &req, &cx!(self));
+        let (mut reply, cost) = self.sched.request(t, &req, &self.cx);
         let mut moves = false;
         if reply == Reply::Done {
-            let n = self.machine.processors;
-            let info = &mut self.threads[t.index()].info;
+            let n = self.cx.machine.processors;
+            let info = &mut self.cx.threads[t.index()].info;
             match req {
                 Request::SetMask(m) if !(0..n).any(|q| m.allows(ProcId(q))) => {
                     reply = Reply::Refused("the mask holds no processor of this machine");
@@ -68,9 +71,9 @@ impl Simulation {
                 Request::SetMask(m) => {
                     moves = !m.allows(ProcId(p as u32));
                     info.masked = true;
-                    self.cold[t.index()].mask = Some(m);
+                    self.cx.cold[t.index()].mask = Some(m);
                 }
-                Request::SetBasePriority(v) => self.cold[t.index()].base_priority = v,
+                Request::SetBasePriority(v) => self.cx.cold[t.index()].base_priority = v,
                 Request::Processors => {}
             }
         }

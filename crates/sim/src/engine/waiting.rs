@@ -33,7 +33,7 @@ impl Simulation {
         let o = &self.sync[obj.0 as usize];
         let Some(line) = o.line else {
             return Charge {
-                useful: self.machine.kernel.sync_op,
+                useful: self.cx.machine.kernel.sync_op,
                 ..Charge::default()
             };
         };
@@ -45,7 +45,7 @@ impl Simulation {
         } else {
             self.memory.atomic(pid, at, line, AtomicKind::TestAndSet)
         };
-        let task = self.threads[t.index()].info.task.index();
+        let task = self.cx.threads[t.index()].info.task.index();
         self.apps[task].mem += c;
         c
     }
@@ -68,17 +68,17 @@ impl Simulation {
                     o.stats.immediate += 1;
                 }
                 let msg = if matches!(o.kind, SyncKind::Port { .. }) {
-                    self.machine.kernel.message
+                    self.cx.machine.kernel.message
                 } else {
                     0
                 };
-                self.threads[ti].exec.wait = None;
+                self.cx.threads[ti].exec.wait = None;
                 let wake_cost = if attempt == Attempt::PassAndRelease {
                     self.release_waiters(w.obj, false).0
                 } else {
                     0
                 };
-                let c = self.sync_access(p, t, w.obj, self.now, false);
+                let c = self.sync_access(p, t, w.obj, self.cx.now, false);
                 if c.total() + msg + wake_cost == 0 {
                     return Ok(None);
                 }
@@ -86,11 +86,11 @@ impl Simulation {
             }
             Attempt::Wait(arrived) => {
                 let policy = self.sync[oi].policy;
-                let since = w.since.unwrap_or(self.now);
+                let since = w.since.unwrap_or(self.cx.now);
                 if !w.contended {
                     self.sync[oi].stats.contended += 1;
                 }
-                self.threads[ti].exec.wait = Some(Waiting {
+                self.cx.threads[ti].exec.wait = Some(Waiting {
                     obj: w.obj,
                     arrived,
                     since: Some(since),
@@ -100,7 +100,7 @@ impl Simulation {
                     Spin::Forever => Cycles::MAX,
                     Spin::Limit(s) => since.saturating_add(s),
                 };
-                if self.now < deadline {
+                if self.cx.now < deadline {
                     let o = &mut self.sync[oi];
                     if !o.spinners.iter().any(|s| s.thread == t) {
                         o.spinners.push(Spinner {
@@ -121,16 +121,16 @@ impl Simulation {
                 let handoff = match policy.after {
                     AfterSpin::HandoffToHolder => o
                         .holder()
-                        .filter(|h| self.threads[h.index()].info.state == ThreadState::Ready),
+                        .filter(|h| self.cx.threads[h.index()].info.state == ThreadState::Ready),
                     AfterSpin::Block => None,
                 };
-                if let Some(Waiting { since, .. }) = &mut self.threads[ti].exec.wait {
+                if let Some(Waiting { since, .. }) = &mut self.cx.threads[ti].exec.wait {
                     *since = None;
                 }
                 self.block(p, t);
                 Ok(Some(Step::Left {
                     prev: t,
-                    cost: self.machine.kernel.block,
+                    cost: self.cx.machine.kernel.block,
                     handoff,
                 }))
             }
@@ -151,10 +151,10 @@ impl Simulation {
         let probe = self.sync[oi].policy.probe;
         let mut granted = false;
         while !self.sync[oi].spinners.is_empty() {
-            let (i, at, failed) = first_prober(&self.sync[oi].spinners, probe, self.now)
+            let (i, at, failed) = first_prober(&self.sync[oi].spinners, probe, self.cx.now)
                 .expect("spinners is not empty");
             let s = self.sync[oi].spinners[i];
-            let arrived = self.threads[s.thread.index()]
+            let arrived = self.cx.threads[s.thread.index()]
                 .exec
                 .wait
                 .and_then(|w| w.arrived);
@@ -168,7 +168,7 @@ impl Simulation {
             o.stats.backoffs += failed;
             o.stats.max_backoffs = o.stats.max_backoffs.max(failed);
             let msg = if matches!(o.kind, SyncKind::Port { .. }) {
-                self.machine.kernel.message
+                self.cx.machine.kernel.message
             } else {
                 0
             };
@@ -188,7 +188,7 @@ impl Simulation {
         if port_hands_off(&o.kind, o.blocked.len(), may_handoff, no_idle) {
             let r = o.blocked.pop_front().expect("not empty");
             o.stats.wakeups += 1;
-            if let Some(w) = &mut self.threads[r.index()].exec.wait {
+            if let Some(w) = &mut self.cx.threads[r.index()].exec.wait {
                 w.since = None;
             }
             return (0, Some(r));
@@ -199,7 +199,7 @@ impl Simulation {
         for &r in &woken {
             self.make_ready(r, Enqueue::Woken);
         }
-        (n as Cycles * self.machine.kernel.wake, None)
+        (n as Cycles * self.cx.machine.kernel.wake, None)
     }
 
     /// A spinner was granted `obj`: it probes at `at`, pays for the variable's line (with the
@@ -216,12 +216,12 @@ impl Simulation {
         let p = s.proc.index();
         debug_assert_eq!(self.procs[p].thread, Some(s.thread));
         self.settle(p);
-        self.threads[s.thread.index()].exec.wait = None;
+        self.cx.threads[s.thread.index()].exec.wait = None;
         let oi = obj.0 as usize;
         let c = match self.sync[oi].line {
             None => Charge {
-                useful: self.machine.kernel.sync_op,
-                stall: self.machine.kernel.spin_notice,
+                useful: self.cx.machine.kernel.sync_op,
+                stall: self.cx.machine.kernel.spin_notice,
                 ..Charge::default()
             },
             Some(line) => {
@@ -233,13 +233,14 @@ impl Simulation {
                     for o in others {
                         let mut c = if probe == crate::sync::Probe::TestAndSet {
                             self.memory
-                                .atomic(o.proc, self.now, line, AtomicKind::TestAndSet)
+                                .atomic(o.proc, self.cx.now, line, AtomicKind::TestAndSet)
                         } else {
-                            self.memory.access(o.proc, self.now, line, AccessKind::Read)
+                            self.memory
+                                .access(o.proc, self.cx.now, line, AccessKind::Read)
                         };
                         // The re-read's stall overlaps the spinning already charged.
                         c.stall = 0;
-                        let task = self.threads[o.thread.index()].info.task.index();
+                        let task = self.cx.threads[o.thread.index()].info.task.index();
                         self.apps[task].mem += c;
                     }
                 }
@@ -251,7 +252,7 @@ impl Simulation {
             None => (c.stall, 0),
             Some(_) => (0, c.stall),
         };
-        let wait = (at - self.now).saturating_add(notice);
+        let wait = (at - self.cx.now).saturating_add(notice);
         self.start_seg(
             p,
             Seg::fixed(&[

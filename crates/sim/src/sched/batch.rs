@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
-use super::{Enqueue, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target};
+use super::{Enqueue, Hooks, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target};
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `batch` (none).
@@ -26,13 +26,13 @@ pub struct Batch {
 
 impl Batch {
     /// The task now owning the machine: the first task with live threads.
-    fn current(&self, cx: &SchedCtx<'_>) -> Option<usize> {
+    fn current(&self, cx: &SchedCtx) -> Option<usize> {
         cx.tasks.iter().position(|t| t.live > 0)
     }
 }
 
 impl Scheduler for Batch {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         let task = cx.thread(t).task.index();
         if self.queues.len() <= task {
             self.queues.resize_with(task + 1, VecDeque::new);
@@ -42,24 +42,28 @@ impl Scheduler for Batch {
         Target::Any
     }
 
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         let task = self.current(cx)?;
         let queue = self.queues.get_mut(task)?;
         let i = queue.iter().position(|&t| cx.allowed(t, p))?;
         queue.remove(i)
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> Option<Cycles> {
+    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
         None
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
         QuantumEnd::Renew
     }
 
     fn single_queue(&self) -> bool {
         // With affinity masks, a thread one processor may not take another may.
         !self.masked
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks::NONE
     }
 }
 

@@ -42,24 +42,26 @@ pub enum Stop {
 
 pub use crate::thread::{TaskInfo, ThreadInfo, ThreadState};
 
-/// A read-only view of the machine that every hook receives.
-pub struct SchedCtx<'a> {
+/// A read-only view of the machine that every hook receives: the engine's own records of the
+/// machine, threads, tasks and processors, lent by reference, so that calling a hook costs
+/// nothing to prepare (the engine owns one and keeps it current).
+pub struct SchedCtx {
     /// Current simulated time.
     pub now: Cycles,
     /// The machine being simulated.
-    pub machine: &'a MachineConfig,
+    pub machine: MachineConfig,
     /// Every thread, indexed by `ThreadId` (read through [`SchedCtx::thread`]).
-    pub(crate) threads: &'a [crate::thread::ThreadSlot],
+    pub(crate) threads: Vec<crate::thread::ThreadSlot>,
     /// The engine's cold record of every thread (read through [`SchedCtx::arrived`] and
     /// [`SchedCtx::base_priority`]).
-    pub(crate) cold: &'a [crate::thread::ThreadCold],
+    pub(crate) cold: Vec<crate::thread::ThreadCold>,
     /// Every task, indexed by `TaskId`.
-    pub tasks: &'a [TaskInfo],
+    pub tasks: Vec<TaskInfo>,
     /// The thread running on each processor, indexed by `ProcId`.
-    pub running: &'a [Option<ThreadId>],
+    pub running: Vec<Option<ThreadId>>,
 }
 
-impl SchedCtx<'_> {
+impl SchedCtx {
     /// The information about thread `t`.
     #[inline]
     pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
@@ -166,6 +168,37 @@ pub struct TickActions {
     pub notify: Vec<(TaskId, Notice)>,
 }
 
+/// Which of the optional hooks called on the engine's hot path a policy implements, declared
+/// once before the run ([`Scheduler::hooks`]; sched_ext's ops flags play this part), so that
+/// the engine skips the calls a policy leaves at their defaults. [`Hooks::ALL`], the default,
+/// is always correct: a hook declared absent is never called, and the engine does what its
+/// default would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hooks {
+    /// [`Scheduler::running`] is called at every dispatch.
+    pub running: bool,
+    /// [`Scheduler::dispatch_cost`] is asked at every dispatch (else the machine's
+    /// `sched_op_cycles`).
+    pub dispatch_cost: bool,
+    /// [`Scheduler::charge`] is told of every stretch of processor time a thread holds.
+    pub charge: bool,
+}
+
+impl Hooks {
+    /// Every optional hook is called.
+    pub const ALL: Hooks = Hooks {
+        running: true,
+        dispatch_cost: true,
+        charge: true,
+    };
+    /// None is: the policy leaves them all at their defaults.
+    pub const NONE: Hooks = Hooks {
+        running: false,
+        dispatch_cost: false,
+        charge: false,
+    };
+}
+
 /// A kernel scheduling policy, shaped like Linux's `sched_class` and sched_ext's operations:
 /// the engine calls these hooks and applies what they decide; the policy keeps its own run
 /// queues. Every thread a processor starts passes through the policy: [`Scheduler::pick_next`]
@@ -173,14 +206,14 @@ pub struct TickActions {
 /// [`Scheduler::running`] is told. A policy never sees the engine's internals.
 pub trait Scheduler {
     /// Thread `t` became runnable: queue it and say where it should be offered first.
-    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx<'_>) -> Target;
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target;
 
     /// Processor `p` needs a thread. The returned thread must have been enqueued and not picked
     /// since. `None` leaves the processor idle until something changes.
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId>;
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId>;
 
     /// The quantum of `t` starting now on `p`; `None` lets it run until it blocks or exits.
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
         Some(cx.machine.slice_cycles)
     }
 
@@ -193,7 +226,7 @@ pub trait Scheduler {
 
     /// The quantum of `t` running on `p` expired: `true` preempts it (it is then enqueued as
     /// [`Enqueue::Preempted`]), `false` gives it a fresh quantum.
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd;
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd;
 
     /// Lays out the policy's own structures in the simulated memory before the run: `alloc(bytes)`
     /// returns the base address of a fresh region (for [`Scheduler::dispatch_touches`], which
@@ -204,12 +237,12 @@ pub trait Scheduler {
     /// policy's structures, in order (e.g. acquire the run-queue lock, read the head, release).
     /// The engine charges them through the memory model one after another, as kernel time, on
     /// top of [`Scheduler::dispatch_cost`].
-    fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx<'_>, _out: &mut Vec<Touch>) {}
+    fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx, _out: &mut Vec<Touch>) {}
 
     /// The kernel cycles the dispatch just chosen by [`Scheduler::pick_next`] on `p` cost (a
     /// policy that searched several queues, or took a remote lock, says so); by default the
     /// machine's `sched_op_cycles`.
-    fn dispatch_cost(&self, _p: ProcId, cx: &SchedCtx<'_>) -> Cycles {
+    fn dispatch_cost(&self, _p: ProcId, cx: &SchedCtx) -> Cycles {
         cx.machine.sched_op_cycles
     }
 
@@ -217,7 +250,7 @@ pub trait Scheduler {
     fn charge(&mut self, _t: ThreadId, _cycles: Cycles) {}
 
     /// Thread `t` left its processor and did not go back to a ready queue.
-    fn stopped(&mut self, _t: ThreadId, _why: Stop, _cx: &SchedCtx<'_>) {}
+    fn stopped(&mut self, _t: ThreadId, _why: Stop, _cx: &SchedCtx) {}
 
     /// Interval of the policy's periodic [`Scheduler::tick`], or `None` for no ticks.
     fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
@@ -226,13 +259,13 @@ pub trait Scheduler {
 
     /// Periodic bookkeeping (usage decay, aging, slice boundaries): processors pushed on
     /// `out.preempt` are preempted, and `out.offer_idle` offers work to the idle ones.
-    fn tick(&mut self, _cx: &SchedCtx<'_>, _out: &mut TickActions) {}
+    fn tick(&mut self, _cx: &SchedCtx, _out: &mut TickActions) {}
 
     /// Thread `t` asks the kernel `req`: the reply and the kernel cycles it costs. By default a
     /// request costs what a `thread_switch` call does; the processor count is the machine's;
     /// mask and priority changes are granted (the engine applies them, moving the thread at
     /// once if its processor leaves its mask).
-    fn request(&mut self, _t: ThreadId, req: &Request, cx: &SchedCtx<'_>) -> (Reply, Cycles) {
+    fn request(&mut self, _t: ThreadId, req: &Request, cx: &SchedCtx) -> (Reply, Cycles) {
         let reply = match req {
             Request::Processors => Reply::Processors(cx.machine.processors),
             Request::SetMask(_) | Request::SetBasePriority(_) => Reply::Done,
@@ -242,26 +275,34 @@ pub trait Scheduler {
 
     /// Thread `t` starts on processor `p` (after a pick, a handoff, or an idle-processor
     /// handoff that bypassed the run queue), so the policy's accounting never drifts.
-    fn running(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx<'_>) {}
+    fn running(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) {}
 
     /// After `t` was enqueued and no idle processor took it: a running processor to preempt in
     /// its favour, if the policy preempts on wake-up.
-    fn preempt_for(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) -> Option<ProcId> {
+    fn preempt_for(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Option<ProcId> {
         None
     }
 
     /// Takes ready thread `t` off the run queue for a handoff; `false` if the policy cannot (the
     /// handoff then falls back to an ordinary pick).
-    fn remove(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+    fn remove(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Handoff {
         Handoff::Refused
     }
 
     /// Strong discouragement: `t` runs only when nothing else is ready, until `until` or until
     /// [`Scheduler::undepress`] (Black 1990, section 5.1).
-    fn depress(&mut self, _t: ThreadId, _until: Cycles, _cx: &SchedCtx<'_>) {}
+    fn depress(&mut self, _t: ThreadId, _until: Cycles, _cx: &SchedCtx) {}
 
     /// Cancels a depression set by [`Scheduler::depress`].
-    fn undepress(&mut self, _t: ThreadId, _cx: &SchedCtx<'_>) {}
+    fn undepress(&mut self, _t: ThreadId, _cx: &SchedCtx) {}
+
+    /// Which optional hot-path hooks ([`Scheduler::running`], [`Scheduler::dispatch_cost`],
+    /// [`Scheduler::charge`]) the policy implements; asked once, before the run. The default
+    /// calls them all; a policy that leaves some at their defaults may say so to save a call
+    /// per dispatch or per charge.
+    fn hooks(&self) -> Hooks {
+        Hooks::ALL
+    }
 
     /// Whether `pick_next` returning `None` on one idle processor means it would on every idle
     /// processor (one shared run queue), so the engine may stop offering. The default, `false`,

@@ -15,7 +15,8 @@ use smpsched_policy::priority::{
 
 use super::depress::Depressed;
 use super::{
-    Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target, TickActions,
+    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
+    TickActions,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -115,7 +116,7 @@ impl Priority {
 }
 
 impl Scheduler for Priority {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         self.masked |= cx.thread(t).masked;
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
@@ -130,7 +131,14 @@ impl Scheduler for Priority {
         !self.masked
     }
 
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            charge: true,
+            ..Hooks::NONE
+        }
+    }
+
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         if !self.depressed.is_empty() {
             for t in self.depressed.expire(cx.now) {
                 self.insert(t);
@@ -151,24 +159,24 @@ impl Scheduler for Priority {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         Handoff::taken_if(match self.key.get_mut(t.index()).and_then(Option::take) {
             Some((u, seq)) => self.queue.remove(&(u, seq, t)),
             None => self.depressed.remove(t),
         })
     }
 
-    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx<'_>) {
+    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx) {
         self.depressed.set(t, until);
     }
 
-    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) {
+    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx) {
         if self.depressed.cancel(t) {
             self.insert(t);
         }
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
         Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
     }
 
@@ -176,7 +184,7 @@ impl Scheduler for Priority {
         self.params.quantum.unwrap_or(machine.slice_cycles)
     }
 
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         if !self.depressed.is_empty() {
             for w in self.depressed.expire(cx.now) {
                 self.insert(w);
@@ -203,7 +211,7 @@ impl Scheduler for Priority {
         })
     }
 
-    fn tick(&mut self, cx: &SchedCtx<'_>, _out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, _out: &mut TickActions) {
         if self.params.sampled {
             for t in cx.running.iter().flatten() {
                 self.slot(*t);

@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 use serde::Deserialize;
 
 use super::depress::Depressed;
-use super::{Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target};
+use super::{
+    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
+};
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
@@ -42,7 +44,7 @@ impl RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx<'_>) -> Target {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         self.masked |= cx.thread(t).masked;
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
@@ -57,7 +59,11 @@ impl Scheduler for RoundRobin {
         !self.masked
     }
 
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx<'_>) -> Option<ThreadId> {
+    fn hooks(&self) -> Hooks {
+        Hooks::NONE
+    }
+
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         if !self.depressed.is_empty() {
             self.queue.extend(self.depressed.expire(cx.now));
         }
@@ -70,24 +76,24 @@ impl Scheduler for RoundRobin {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) -> Handoff {
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         Handoff::taken_if(match self.queue.iter().position(|&x| x == t) {
             Some(i) => self.queue.remove(i).is_some(),
             None => self.depressed.remove(t),
         })
     }
 
-    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx<'_>) {
+    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx) {
         self.depressed.set(t, until);
     }
 
-    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx<'_>) {
+    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx) {
         if self.depressed.cancel(t) {
             self.queue.push_back(t);
         }
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> Option<Cycles> {
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
         Some(self.quantum.unwrap_or(cx.machine.slice_cycles))
     }
 
@@ -95,7 +101,7 @@ impl Scheduler for RoundRobin {
         self.quantum.unwrap_or(machine.slice_cycles)
     }
 
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx<'_>) -> QuantumEnd {
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         if !self.depressed.is_empty() {
             self.queue.extend(self.depressed.expire(cx.now));
         }
