@@ -139,6 +139,7 @@ pub(crate) struct Waiting {
 
 /// Everything about one thread, in one record so that a dispatch touches one place: what the
 /// policies see ([`ThreadInfo`]) and the engine's own state.
+#[repr(align(64))]
 pub(crate) struct ThreadSlot {
     pub(crate) info: ThreadInfo,
     pub(crate) exec: ThreadExec,

@@ -122,6 +122,7 @@ impl Simulation {
         attrs: ThreadAttrs,
     ) -> ThreadId {
         let t = ThreadId(self.cx.threads.len() as u32);
+        self.cx.any_masked |= attrs.mask.is_some();
         let info = &mut self.cx.tasks[task.index()];
         let rank = info.threads;
         info.threads += 1;

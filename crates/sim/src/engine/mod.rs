@@ -285,6 +285,7 @@ impl Simulation {
                 cold: Vec::new(),
                 tasks: Vec::new(),
                 running: vec![None; n],
+                any_masked: false,
             },
             seed,
             agenda: EventQueue::default(),

@@ -71,6 +71,7 @@ impl Simulation {
                 Request::SetMask(m) => {
                     moves = !m.allows(ProcId(p as u32));
                     info.masked = true;
+                    self.cx.any_masked = true;
                     self.cx.cold[t.index()].mask = Some(m);
                 }
                 Request::SetBasePriority(v) => self.cx.cold[t.index()].base_priority = v,

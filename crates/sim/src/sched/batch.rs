@@ -38,7 +38,7 @@ impl Scheduler for Batch {
             self.queues.resize_with(task + 1, VecDeque::new);
         }
         self.queues[task].push_back(t);
-        self.masked |= cx.thread(t).masked;
+        self.masked |= cx.any_masked();
         Target::Any
     }
 

@@ -59,6 +59,8 @@ pub struct SchedCtx {
     pub tasks: Vec<TaskInfo>,
     /// The thread running on each processor, indexed by `ProcId`.
     pub running: Vec<Option<ThreadId>>,
+    /// Whether any thread was ever given an affinity mask.
+    pub(crate) any_masked: bool,
 }
 
 impl SchedCtx {
@@ -81,6 +83,13 @@ impl SchedCtx {
     /// Thread `t`'s affinity mask (`None`: every processor).
     pub fn mask(&self, t: ThreadId) -> Option<&crate::thread::CpuMask> {
         self.cold[t.index()].mask.as_ref()
+    }
+
+    /// Whether any thread was ever given an affinity mask: until one is, a policy may skip
+    /// every mask check (and keep one shared queue).
+    #[inline]
+    pub fn any_masked(&self) -> bool {
+        self.any_masked
     }
 
     /// Whether thread `t`'s affinity mask lets it run on processor `p`.

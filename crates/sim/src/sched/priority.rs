@@ -117,7 +117,7 @@ impl Priority {
 
 impl Scheduler for Priority {
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
-        self.masked |= cx.thread(t).masked;
+        self.masked |= cx.any_masked();
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {

@@ -45,7 +45,7 @@ impl RoundRobin {
 
 impl Scheduler for RoundRobin {
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
-        self.masked |= cx.thread(t).masked;
+        self.masked |= cx.any_masked();
         if self.depressed.is_depressed(t, cx.now) {
             self.depressed.park(t);
         } else {
