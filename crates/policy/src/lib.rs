@@ -4,4 +4,6 @@
 //! decision here is a small pure function over plain numbers, so that the simulator (`sim`) and
 //! the real ready queues (`queues`) make the same choice from the same state.
 
+pub mod affinity;
+pub mod mach;
 pub mod priority;

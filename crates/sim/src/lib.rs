@@ -13,6 +13,7 @@ pub mod limits;
 pub mod metrics;
 pub mod outcome;
 pub mod program;
+pub mod readyq;
 pub mod rng;
 pub mod sched;
 pub mod sync;

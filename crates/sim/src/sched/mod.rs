@@ -15,6 +15,7 @@ use crate::outcome::{Notice, Reply, Request};
 
 pub mod batch;
 pub mod depress;
+pub mod mach;
 pub mod priority;
 pub mod round_robin;
 
@@ -352,7 +353,7 @@ pub struct PolicyInfo {
 }
 
 /// Every kernel scheduling policy, in the order `smpsched list` shows them.
-pub const POLICIES: &[PolicyInfo] = &[batch::INFO, round_robin::INFO, priority::INFO];
+pub const POLICIES: &[PolicyInfo] = &[batch::INFO, round_robin::INFO, priority::INFO, mach::INFO];
 
 /// The registered policy of that name.
 pub fn policy(name: &str) -> Option<&'static PolicyInfo> {

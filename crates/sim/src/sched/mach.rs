@@ -1,0 +1,394 @@
+//! The Mach timesharing scheduler (Black 1990, section 3).
+//!
+//! A shared global run queue and a local run queue per processor, each a 32-level
+//! [`RunQueue`] with a hint and a count; a processor looks at its local queue first (threads
+//! bound to it: here, a thread whose affinity mask holds that one processor), then at the
+//! global queue. A thread's level is its base level plus an offset from recent usage; usage
+//! accumulates weighted by the overload factor (runnable threads per processor, at least 1,
+//! exponentially averaged once a second) and is aged by 5/8 once a second through the thread's
+//! own copy of a global seconds counter, checked at clock ticks (running threads) and when a
+//! thread becomes ready. A kernel thread scans the run queues every 2 seconds and ages starved
+//! threads. Quanta are counted in clock ticks; at a quantum's end the thread yields to a
+//! waiting thread of equal or higher priority; usage gained during a thread's first quantum
+//! causes no switch. A more important thread made ready is noticed at the next tick (no
+//! interprocessor interrupt), or at once with `ipi = true`. The arithmetic is in
+//! `smpsched_policy::mach`.
+
+use serde::Deserialize;
+use smpsched_policy::mach::{
+    age, average_load, base_level, level, overload, preempts, weighted_usage, yields_at_quantum,
+    LOAD_ONE, LOWEST,
+};
+
+use super::{
+    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
+    TickActions,
+};
+use crate::config::MachineConfig;
+use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::readyq::RunQueue;
+
+/// Parameters of `mach`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// Quantum in clock ticks.
+    pub quantum_ticks: u32,
+    /// Milliseconds of (load-weighted) usage per priority level.
+    pub usage_per_level_ms: f64,
+    /// Seconds between two starvation scans of the run queues.
+    pub scan_seconds: u32,
+    /// Preempt at once for a more important ready thread (an interprocessor interrupt) instead
+    /// of at the next clock tick.
+    pub ipi: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            quantum_ticks: 1,
+            usage_per_level_ms: 100.0,
+            scan_seconds: 2,
+            ipi: false,
+        }
+    }
+}
+
+/// Where a ready thread is queued.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    /// `None`: the global queue; `Some(p)`: processor `p`'s local queue.
+    local: Option<usize>,
+    level: usize,
+}
+
+/// What the scheduler keeps of a processor.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cpu {
+    /// Ticks left of the running thread's quantum.
+    ticks_left: u32,
+    /// Whether the running thread is in its first quantum since it was dispatched.
+    first_quantum: bool,
+    /// The running thread's level when it was dispatched.
+    dispatch_level: usize,
+}
+
+/// Mach's scheduler: global and local run queues, usage aging with the overload factor.
+#[derive(Debug)]
+pub struct Mach {
+    params: Params,
+    global: RunQueue,
+    local: Vec<RunQueue>,
+    cpus: Vec<Cpu>,
+    /// Per thread: load-weighted recent usage, the seconds counter it last aged at, where it is
+    /// queued, and the time its strong discouragement ends.
+    usage: Vec<u64>,
+    stamp: Vec<u64>,
+    queued: Vec<Option<Queued>>,
+    depressed_until: Vec<Cycles>,
+    /// The global seconds counter, and the exponentially averaged overload factor.
+    seconds: u64,
+    load: u64,
+}
+
+impl Mach {
+    /// A Mach scheduler with these parameters.
+    pub fn new(params: Params) -> Result<Self, String> {
+        if params.quantum_ticks == 0 {
+            return Err("quantum_ticks: must be at least 1".into());
+        }
+        if !(params.usage_per_level_ms > 0.0 && params.usage_per_level_ms.is_finite()) {
+            return Err(format!(
+                "usage_per_level_ms: must be a positive number, got {}",
+                params.usage_per_level_ms
+            ));
+        }
+        if params.scan_seconds == 0 {
+            return Err("scan_seconds: must be at least 1".into());
+        }
+        Ok(Mach {
+            params,
+            global: RunQueue::default(),
+            local: Vec::new(),
+            cpus: Vec::new(),
+            usage: Vec::new(),
+            stamp: Vec::new(),
+            queued: Vec::new(),
+            depressed_until: Vec::new(),
+            seconds: 0,
+            load: LOAD_ONE,
+        })
+    }
+
+    fn grow(&mut self, t: ThreadId, cx: &SchedCtx) {
+        let n = cx.machine.processors as usize;
+        if self.local.len() < n {
+            self.local.resize_with(n, RunQueue::default);
+            self.cpus.resize(n, Cpu::default());
+        }
+        if self.usage.len() <= t.index() {
+            let m = t.index() + 1;
+            self.usage.resize(m, 0);
+            self.stamp.resize(m, self.seconds);
+            self.queued.resize(m, None);
+            self.depressed_until.resize(m, 0);
+        }
+    }
+
+    /// Ages `t`'s usage for the seconds since it last checked the global counter.
+    fn catch_up(&mut self, t: ThreadId) {
+        let i = t.index();
+        let behind = self.seconds - self.stamp[i];
+        if behind > 0 {
+            self.usage[i] = age(self.usage[i], behind);
+            self.stamp[i] = self.seconds;
+        }
+    }
+
+    /// `t`'s level now.
+    fn level_of(&self, t: ThreadId, cx: &SchedCtx) -> usize {
+        if self.depressed_until[t.index()] > cx.now {
+            return LOWEST;
+        }
+        let per_level = cx.machine.ms(self.params.usage_per_level_ms).max(1);
+        level(
+            base_level(cx.base_priority(t)),
+            self.usage[t.index()],
+            per_level,
+        )
+    }
+
+    /// The processor `t` is bound to: the one processor of its mask, if it has one.
+    fn bound(t: ThreadId, cx: &SchedCtx) -> Option<usize> {
+        let mut procs = cx.mask(t)?.processors();
+        let p = procs.next()?;
+        procs.next().is_none().then_some(p.index())
+    }
+
+    fn queue(&mut self, t: ThreadId, cx: &SchedCtx) -> Target {
+        let level = self.level_of(t, cx);
+        let local = Self::bound(t, cx).filter(|&p| p < self.local.len());
+        match local {
+            Some(p) => self.local[p].push(t, level),
+            None => self.global.push(t, level),
+        }
+        self.queued[t.index()] = Some(Queued { local, level });
+        match local {
+            Some(p) => Target::Processor(ProcId(p as u32)),
+            None => Target::Any,
+        }
+    }
+
+    /// The most important level waiting for processor `p` (its local queue or the global one).
+    fn best_waiting(&mut self, p: usize) -> Option<usize> {
+        let local = self.local[p].best_level();
+        let global = self.global.best_level();
+        local.into_iter().chain(global).min()
+    }
+
+    /// The level the running thread on `p` is judged at: its dispatch level during its first
+    /// quantum (usage gained then causes no switch), its current level after.
+    fn running_level(&self, t: ThreadId, p: usize, cx: &SchedCtx) -> usize {
+        if self.cpus[p].first_quantum {
+            self.cpus[p].dispatch_level
+        } else {
+            self.level_of(t, cx)
+        }
+    }
+
+    fn runnable(&self, cx: &SchedCtx) -> u64 {
+        let queued = self.global.len() + self.local.iter().map(RunQueue::len).sum::<usize>();
+        (queued + cx.running.iter().flatten().count()) as u64
+    }
+}
+
+impl Scheduler for Mach {
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
+        self.grow(t, cx);
+        self.catch_up(t);
+        self.queue(t, cx)
+    }
+
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        let pi = p.index();
+        if pi >= self.local.len() {
+            self.local.resize_with(pi + 1, RunQueue::default);
+            self.cpus.resize(pi + 1, Cpu::default());
+        }
+        // The local queue first: absolute preference to bound threads.
+        let (t, level) = match self.local[pi].pop() {
+            Some(found) => found,
+            None if cx.any_masked() => self.global.pop_where(|t| cx.allowed(t, p))?,
+            None => self.global.pop()?,
+        };
+        self.queued[t.index()] = None;
+        self.cpus[pi] = Cpu {
+            ticks_left: self.params.quantum_ticks,
+            first_quantum: true,
+            dispatch_level: level,
+        };
+        Some(t)
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            charge: true,
+            ..Hooks::NONE
+        }
+    }
+
+    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
+        // Quanta are counted down by clock ticks.
+        None
+    }
+
+    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
+        machine
+            .tick_cycles
+            .saturating_mul(Cycles::from(self.params.quantum_ticks))
+    }
+
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
+        QuantumEnd::Renew
+    }
+
+    fn charge(&mut self, t: ThreadId, cycles: Cycles) {
+        if let Some(u) = self.usage.get_mut(t.index()) {
+            *u = u.saturating_add(weighted_usage(cycles, self.load));
+        }
+    }
+
+    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
+        Some(machine.tick_cycles.max(1))
+    }
+
+    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
+        let second = cx.machine.ms(1000.0).max(1);
+        let now_seconds = cx.now / second;
+        while self.seconds < now_seconds {
+            self.seconds += 1;
+            self.load = average_load(
+                self.load,
+                overload(self.runnable(cx), u64::from(cx.machine.processors)),
+            );
+            if self.seconds % u64::from(self.params.scan_seconds) == 0 {
+                // The starvation scan: age every queued thread and re-queue it at its level.
+                let mut all = self.global.drain();
+                for q in &mut self.local {
+                    all.extend(q.drain());
+                }
+                for (t, _) in all {
+                    self.catch_up(t);
+                    let _ = self.queue(t, cx);
+                }
+            }
+        }
+        for (p, running) in cx.running.iter().enumerate() {
+            let Some(t) = *running else { continue };
+            if p >= self.cpus.len() || t.index() >= self.usage.len() {
+                continue;
+            }
+            // The clock interrupt ages the running thread and counts down its quantum.
+            self.catch_up(t);
+            let cpu = &mut self.cpus[p];
+            cpu.ticks_left = cpu.ticks_left.saturating_sub(1);
+            let expired = cpu.ticks_left == 0;
+            let mine = self.running_level(t, p, cx);
+            let waiting = self.best_waiting(p);
+            let preempt = match waiting {
+                Some(w) if expired => yields_at_quantum(w, mine),
+                Some(w) => preempts(w, mine),
+                None => false,
+            };
+            if preempt {
+                out.preempt.push(ProcId(p as u32));
+            } else if expired {
+                self.cpus[p].ticks_left = self.params.quantum_ticks;
+                self.cpus[p].first_quantum = false;
+            }
+        }
+    }
+
+    fn preempt_for(&mut self, t: ThreadId, cx: &SchedCtx) -> Option<ProcId> {
+        if !self.params.ipi {
+            return None;
+        }
+        let mine = self.queued[t.index()]?.level;
+        let (p, lvl) = cx
+            .running
+            .iter()
+            .enumerate()
+            .filter_map(|(p, r)| r.map(|r| (p, r)))
+            .filter(|&(p, _)| p < self.cpus.len() && cx.allowed(t, ProcId(p as u32)))
+            .map(|(p, r)| (p, self.running_level(r, p, cx)))
+            .max_by_key(|&(p, l)| (l, std::cmp::Reverse(p)))?;
+        preempts(mine, lvl).then_some(ProcId(p as u32))
+    }
+
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        let Some(q) = self.queued.get_mut(t.index()).and_then(Option::take) else {
+            return Handoff::Refused;
+        };
+        let rq = match q.local {
+            Some(p) => &mut self.local[p],
+            None => &mut self.global,
+        };
+        Handoff::taken_if(rq.remove(t, q.level))
+    }
+
+    fn depress(&mut self, t: ThreadId, until: Cycles, cx: &SchedCtx) {
+        self.grow(t, cx);
+        self.depressed_until[t.index()] = until;
+    }
+
+    fn undepress(&mut self, t: ThreadId, cx: &SchedCtx) {
+        if let Some(d) = self.depressed_until.get_mut(t.index()) {
+            *d = 0;
+        }
+        if self.remove(t, cx) == Handoff::Taken {
+            let _ = self.queue(t, cx);
+        }
+    }
+}
+
+/// Registry entry of `mach`.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "mach",
+    summary: "Mach's 32-level global and local run queues, usage aged by 5/8 a second",
+    description: "A global run queue and a local one per processor, each 32 priority levels with \
+                  a hint and a count; a processor serves its local queue (threads bound to it) \
+                  first. A thread's level is its base plus its load-weighted recent usage, aged \
+                  by 5/8 once a second; the overload factor (runnable threads per processor, at \
+                  least 1) is averaged once a second; every 2 s starved queued threads are aged. \
+                  Quanta are clock ticks; at a quantum's end a thread yields to an equal or more \
+                  important one; a more important ready thread preempts at the next tick.",
+    paper: "Black 1990 section 3 (the Mach timesharing scheduler)",
+    params: &[
+        ParamInfo {
+            name: "quantum_ticks",
+            default: "1",
+            doc: "quantum in clock ticks (machine tick_cycles)",
+        },
+        ParamInfo {
+            name: "usage_per_level_ms",
+            default: "100",
+            doc: "milliseconds of load-weighted recent usage per priority level",
+        },
+        ParamInfo {
+            name: "scan_seconds",
+            default: "2",
+            doc: "seconds between starvation scans of the run queues",
+        },
+        ParamInfo {
+            name: "ipi",
+            default: "false",
+            doc: "preempt at once for a more important ready thread instead of at the next tick",
+        },
+    ],
+    build: |t| {
+        let p = super::params::<Params>(t)?;
+        Mach::new(p)
+            .map(|s| Box::new(s) as Box<dyn Scheduler>)
+            .map_err(serde::de::Error::custom)
+    },
+};
