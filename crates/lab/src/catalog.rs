@@ -109,8 +109,18 @@ fn params_text(out: &mut String, params: &[ParamInfo]) {
         return;
     }
     out.push_str("Parameters:\n");
+    let width = params
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(16);
     for p in params {
-        let _ = writeln!(out, "  {:<16} default {:<22} {}", p.name, p.default, p.doc);
+        let _ = writeln!(
+            out,
+            "  {:<width$} default {:<22} {}",
+            p.name, p.default, p.doc
+        );
     }
 }
 

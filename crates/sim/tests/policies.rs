@@ -116,3 +116,76 @@ fn mach_notices_a_more_important_thread_at_the_next_tick_or_at_once_with_ipis() 
     assert!(at_tick >= 3_000_000 + 100_000, "{at_tick}");
     assert!(at_once < 3_000_000, "{at_once}");
 }
+
+/// Threads that compute and block in turn, more of them than processors: where each is
+/// rescheduled is the policy's choice.
+fn blocking_mix(sim: &mut Simulation, threads: u32) {
+    let task = sim.add_task("mix");
+    for i in 0..threads {
+        let mut ops = Vec::new();
+        for k in 0..40u64 {
+            ops.push(Op::Compute(
+                150_000 + 7_919 * ((u64::from(i) * 13 + k) % 17),
+            ));
+            ops.push(Op::Sleep(60_000 + 3_001 * ((u64::from(i) + k) % 11)));
+        }
+        sim.spawn(task, Box::new(Script::new(ops))).unwrap();
+    }
+}
+
+#[test]
+fn affinity_reschedules_threads_on_their_own_processor_more_as_c_grows() {
+    let rate = |c: f64| {
+        let mut sim = build("affinity", &format!("c = {c}"), machine(4));
+        blocking_mix(&mut sim, 10);
+        run(sim).apps[0].same_processor_rate
+    };
+    let rates: Vec<f64> = [0.0, 0.1, 0.5, 2.0].into_iter().map(rate).collect();
+    assert!(rates.windows(2).all(|w| w[1] >= w[0] - 0.02), "{rates:?}");
+    assert!(rates[3] > rates[0] + 0.1, "{rates:?}");
+}
+
+#[test]
+fn gang_runs_an_application_together_each_thread_always_on_its_processor() {
+    let p = 4u32;
+    let m = machine(p);
+    let slice = m.ms(10.0);
+    let mut sim = build("gang", "slice_ms = 10", m);
+    let work = 3 * slice - 10_000;
+    for name in ["a", "b"] {
+        let task = sim.add_task(name);
+        for _ in 0..p {
+            sim.spawn(task, Box::new(Script::new([Op::Compute(work)])))
+                .unwrap();
+        }
+    }
+    let r = run(sim);
+    for app in &r.apps {
+        assert_eq!(app.migrations, 0, "{}", app.name);
+        assert_eq!(app.same_processor_rate, 1.0, "{}", app.name);
+        // Co-scheduled: every thread of the application ends at the same instant.
+        assert_eq!(app.jobs.p50_response, app.jobs.max_response, "{}", app.name);
+    }
+    // Slices alternate a, b, a, b, a, b: a ends in its third slice (the fifth), b in the sixth.
+    let (a, b) = (r.apps[0].completion_cycles, r.apps[1].completion_cycles);
+    assert!(a > 4 * slice && a < 5 * slice, "a ends at {a}");
+    assert!(b > 5 * slice && b < 6 * slice, "b ends at {b}");
+}
+
+#[test]
+fn gang_fill_uses_processors_the_current_gang_leaves_idle() {
+    let elapsed = |fill: bool| {
+        let m = machine(4);
+        let mut sim = build("gang", &format!("fill = {fill}"), m.clone());
+        let small = sim.add_task("small");
+        sim.spawn(small, Box::new(Script::new([Op::Compute(m.ms(30.0))])))
+            .unwrap();
+        let wide = sim.add_task("wide");
+        for _ in 0..4 {
+            sim.spawn(wide, Box::new(Script::new([Op::Compute(m.ms(30.0))])))
+                .unwrap();
+        }
+        run(sim).elapsed_cycles
+    };
+    assert!(elapsed(true) < elapsed(false));
+}

@@ -13,8 +13,10 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::outcome::{Notice, Reply, Request};
 
+pub mod affinity;
 pub mod batch;
 pub mod depress;
+pub mod gang;
 pub mod mach;
 pub mod priority;
 pub mod round_robin;
@@ -353,7 +355,14 @@ pub struct PolicyInfo {
 }
 
 /// Every kernel scheduling policy, in the order `smpsched list` shows them.
-pub const POLICIES: &[PolicyInfo] = &[batch::INFO, round_robin::INFO, priority::INFO, mach::INFO];
+pub const POLICIES: &[PolicyInfo] = &[
+    batch::INFO,
+    round_robin::INFO,
+    priority::INFO,
+    mach::INFO,
+    affinity::INFO,
+    gang::INFO,
+];
 
 /// The registered policy of that name.
 pub fn policy(name: &str) -> Option<&'static PolicyInfo> {
