@@ -5,5 +5,8 @@
 //! the real ready queues (`queues`) make the same choice from the same state.
 
 pub mod affinity;
+pub mod ddq;
+pub mod dibella;
 pub mod mach;
+pub mod migration;
 pub mod priority;
