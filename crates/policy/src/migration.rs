@@ -9,19 +9,49 @@
 /// `eligible` (bit q for queue q; the puller's own queue is never chosen), `None` when all are
 /// empty. Ties go to the nearest queue after `me` (cyclically).
 pub fn pull_victim(lengths: &[usize], eligible: u64, me: usize) -> Option<usize> {
+    pull_victim_where(lengths, |q| q < 64 && eligible >> q & 1 == 1, me)
+}
+
+/// [`pull_victim`] over any number of queues: `eligible(q)` says whether queue q holds something
+/// the puller may run.
+pub fn pull_victim_where(
+    lengths: &[usize],
+    eligible: impl Fn(usize) -> bool,
+    me: usize,
+) -> Option<usize> {
     let n = lengths.len();
     let mut best: Option<(usize, usize)> = None;
     for k in 1..n {
         let q = (me + k) % n;
-        if q >= 64 || eligible >> q & 1 == 0 {
-            continue;
-        }
         let len = lengths[q];
-        if len > 0 && best.is_none_or(|(_, b)| len > b) {
+        if len > 0 && best.is_none_or(|(_, b)| len > b) && eligible(q) {
             best = Some((q, len));
         }
     }
     best.map(|(q, _)| q)
+}
+
+/// Push migration at preemption (Weibel): the queue a thread leaving core `me` should go to
+/// instead of its own — the shortest eligible queue, if it is at least `threshold` shorter than
+/// `me`'s (ties to the nearest after `me`); `None` keeps it home.
+pub fn push_target(
+    lengths: &[usize],
+    eligible: impl Fn(usize) -> bool,
+    me: usize,
+    threshold: usize,
+) -> Option<usize> {
+    let n = lengths.len();
+    let mine = *lengths.get(me)?;
+    let mut best: Option<(usize, usize)> = None;
+    for k in 1..n {
+        let q = (me + k) % n;
+        let len = lengths[q];
+        if best.is_none_or(|(_, b)| len < b) && eligible(q) {
+            best = Some((q, len));
+        }
+    }
+    best.filter(|&(_, len)| mine >= len.saturating_add(threshold.max(1)))
+        .map(|(q, _)| q)
 }
 
 #[cfg(test)]
@@ -42,6 +72,23 @@ mod tests {
             "never the own queue"
         );
         assert_eq!(pull_victim(&[0, 0, 0], u64::MAX, 1), None);
+    }
+
+    #[test]
+    fn push_goes_to_a_sufficiently_emptier_queue() {
+        let all = |_| true;
+        assert_eq!(push_target(&[5, 3, 1, 1], all, 0, 2), Some(2));
+        assert_eq!(
+            push_target(&[2, 1, 1, 1], all, 0, 2),
+            None,
+            "not emptier enough"
+        );
+        assert_eq!(push_target(&[5, 3, 1, 1], |q| q != 2, 0, 2), Some(3));
+        assert_eq!(push_target(&[5], all, 0, 1), None);
+        assert_eq!(
+            pull_victim_where(&[0, 3, 7, 2], |q| q != 2, 0),
+            pull_victim(&[0, 3, 7, 2], 0b1010, 0)
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Each registered kernel policy's defining property, tested through the engine: Mach's local
 //! run queue precedence, its usage aging sharing a processor fairly, and its preemption at the
-//! next tick (or at once with interprocessor interrupts).
+//! next tick (or at once with interprocessor interrupts); affinity's same-processor rescheduling
+//! rising with c; gang's co-scheduling on fixed processors; per-core pull migration, masks and
+//! run-queue lock costs.
 
 use smpsched_sim::sched::policy;
 use smpsched_sim::{
@@ -188,4 +190,70 @@ fn gang_fill_uses_processors_the_current_gang_leaves_idle() {
         run(sim).elapsed_cycles
     };
     assert!(elapsed(true) < elapsed(false));
+}
+
+#[test]
+fn per_core_pull_migration_moves_waiting_threads_to_idle_processors() {
+    // Eight threads placed two per processor; the two on processor 0 are long, the rest short.
+    // Without pull, processor 0 runs its two alone at the end; with pull, an idle processor
+    // takes the waiting one.
+    let run_with = |pull: bool| {
+        let mut sim = build("per-core", &format!("pull = {pull}"), machine(4));
+        let task = sim.add_task("uneven");
+        for i in 0..8u64 {
+            let work = if i % 4 == 0 { 4_000_000 } else { 1_000_000 };
+            sim.spawn(task, Box::new(Script::new([Op::Compute(work)])))
+                .unwrap();
+        }
+        run(sim)
+    };
+    let (without, with) = (run_with(false), run_with(true));
+    assert_eq!(without.apps[0].migrations, 0);
+    assert!(with.apps[0].migrations > 0);
+    assert!(with.elapsed_cycles < without.elapsed_cycles);
+}
+
+#[test]
+fn per_core_migration_never_breaks_a_mask() {
+    // Half the threads may run only on processors 0 and 1; pull, push and periodic balancing
+    // all move threads, and the engine refuses any dispatch outside a mask (the run would fail).
+    let mut sim = build(
+        "per-core",
+        "pull = true\npush = true\npush_threshold = 1\nbalance_ms = 1\nquantum = 100000",
+        machine(4),
+    );
+    let task = sim.add_task("masked");
+    for i in 0..12u32 {
+        let mask = (i % 2 == 0).then_some(&[0u32, 1][..]);
+        let mut ops = Vec::new();
+        for k in 0..10u64 {
+            ops.push(Op::Compute(200_000 + 10_000 * ((u64::from(i) + k) % 7)));
+            ops.push(Op::Sleep(30_000));
+        }
+        sim.spawn_with(task, Box::new(Script::new(ops)), attrs(mask, 0))
+            .unwrap();
+    }
+    let r = run(sim);
+    assert!(r.apps[0].migrations > 0, "threads did move");
+}
+
+#[test]
+fn pulling_locks_the_busiest_queue_too_and_costs_kernel_time() {
+    // Without migration every processor locks only its own queue; with pull, idle processors
+    // also lock the busiest one. The memory model charges the contended lock lines.
+    let kernel = |pull: bool| {
+        let mut m = machine(8);
+        m.memory = smpsched_sim::memory::MemoryConfig::tango();
+        m.sched_op_cycles = 0;
+        let mut sim = build("per-core", &format!("pull = {pull}"), m);
+        let task = sim.add_task("short");
+        for i in 0..64u64 {
+            let work = 20_000 + 5_000 * (i % 9);
+            sim.spawn(task, Box::new(Script::new([Op::Compute(work)])))
+                .unwrap();
+        }
+        run(sim).total.kernel
+    };
+    assert!(kernel(false) > 0);
+    assert!(kernel(true) > kernel(false));
 }

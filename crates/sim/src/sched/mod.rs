@@ -18,6 +18,7 @@ pub mod batch;
 pub mod depress;
 pub mod gang;
 pub mod mach;
+pub mod per_core;
 pub mod priority;
 pub mod round_robin;
 
@@ -362,6 +363,7 @@ pub const POLICIES: &[PolicyInfo] = &[
     mach::INFO,
     affinity::INFO,
     gang::INFO,
+    per_core::INFO,
 ];
 
 /// The registered policy of that name.

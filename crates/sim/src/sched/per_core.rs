@@ -1,0 +1,291 @@
+//! Per-core run queues with pull and push migration and affinity masks (Weibel; Linux's
+//! per-CPU run queues): each processor serves its own FIFO queue. A new thread goes to the
+//! allowed processor with the shortest queue, a woken one back to the processor it last ran on
+//! (its cache may still be warm). With `pull`, a processor whose queue is empty pulls from the
+//! tail of the busiest queue holding a thread it may run, and every `balance_ms` an
+//! underloaded processor pulls one thread; with `push`, a preempted thread goes to a queue at
+//! least `push_threshold` shorter than its own. Each queue has a lock in the simulated memory:
+//! a dispatch takes the lock of every queue it looks at, so contention on a busy queue shows
+//! as kernel time. The victim choices are `smpsched_policy::migration`.
+//!
+//! Invariant: a thread is only queued on, pulled to or pushed to a processor its mask allows.
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+use smpsched_policy::migration::{pull_victim_where, push_target};
+
+use super::{
+    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
+    TickActions, Touch,
+};
+use crate::config::MachineConfig;
+use crate::ids::{Cycles, ProcId, ThreadId};
+
+/// Parameters of `per-core`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// An idle processor pulls work from the busiest queue.
+    pub pull: bool,
+    /// Milliseconds between periodic balancing passes (an underloaded processor pulls one
+    /// thread); 0 for none. Needs `pull`.
+    pub balance_ms: f64,
+    /// A preempted thread moves to a sufficiently emptier queue.
+    pub push: bool,
+    /// How much shorter a queue must be for a push.
+    pub push_threshold: usize,
+    /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    #[serde(deserialize_with = "super::de_quantum", default)]
+    pub quantum: Option<Cycles>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            pull: true,
+            balance_ms: 0.0,
+            push: false,
+            push_threshold: 2,
+            quantum: None,
+        }
+    }
+}
+
+/// One FIFO run queue per processor.
+#[derive(Debug)]
+pub struct PerCore {
+    params: Params,
+    queues: Vec<VecDeque<ThreadId>>,
+    /// The lock line of each queue in the simulated memory.
+    locks: Vec<u64>,
+    /// The queues the last pick on each processor looked at (their locks are charged).
+    looked: Vec<Vec<usize>>,
+}
+
+impl PerCore {
+    /// A per-core scheduler with these parameters.
+    pub fn new(params: Params) -> Result<Self, String> {
+        if !(params.balance_ms >= 0.0 && params.balance_ms.is_finite()) {
+            return Err(format!(
+                "balance_ms: must be 0 or a positive number of milliseconds, got {}",
+                params.balance_ms
+            ));
+        }
+        if params.balance_ms > 0.0 && !params.pull {
+            return Err(
+                "balance_ms: periodic balancing pulls work, so it needs pull = true".into(),
+            );
+        }
+        Ok(PerCore {
+            params,
+            queues: Vec::new(),
+            locks: Vec::new(),
+            looked: Vec::new(),
+        })
+    }
+
+    fn size(&mut self, cx: &SchedCtx) {
+        let n = cx.machine.processors as usize;
+        if self.queues.len() < n {
+            self.queues.resize_with(n, VecDeque::new);
+            self.looked.resize_with(n, Vec::new);
+        }
+    }
+
+    fn lengths(&self) -> Vec<usize> {
+        self.queues.iter().map(VecDeque::len).collect()
+    }
+
+    /// The allowed processor with the shortest queue (lowest number on ties).
+    fn shortest(&self, t: ThreadId, cx: &SchedCtx) -> usize {
+        (0..self.queues.len())
+            .filter(|&p| cx.allowed(t, ProcId(p as u32)))
+            .min_by_key(|&p| {
+                (
+                    self.queues[p].len() + usize::from(cx.running[p].is_some()),
+                    p,
+                )
+            })
+            .unwrap_or(0)
+    }
+
+    /// The last thread of queue `q` that processor `p` may run, taken out.
+    fn take_tail(&mut self, q: usize, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
+        let i = self.queues[q]
+            .iter()
+            .rposition(|&t| cx.allowed(t, ProcId(p as u32)))?;
+        self.queues[q].remove(i)
+    }
+
+    fn has_for(&self, q: usize, p: usize, cx: &SchedCtx) -> bool {
+        self.queues[q]
+            .iter()
+            .any(|&t| cx.allowed(t, ProcId(p as u32)))
+    }
+
+    /// Processor `p` pulls one thread from the busiest queue holding one it may run.
+    fn pull(&mut self, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
+        let lengths = self.lengths();
+        let victim = pull_victim_where(&lengths, |q| self.has_for(q, p, cx), p)?;
+        self.looked[p].push(victim);
+        self.take_tail(victim, p, cx)
+    }
+}
+
+impl Scheduler for PerCore {
+    fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
+        // One line per queue lock, for as many processors as the engine simulates (1,024).
+        let base = alloc(64 * 1024);
+        self.locks = (0..1024).map(|q| base + 64 * q).collect();
+    }
+
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
+        self.size(cx);
+        let last = cx
+            .thread(t)
+            .last_proc
+            .map(ProcId::index)
+            .filter(|&p| p < self.queues.len() && cx.allowed(t, ProcId(p as u32)));
+        let p = match (why, last) {
+            (Enqueue::Preempted, Some(home)) if self.params.push => {
+                let lengths = self.lengths();
+                push_target(
+                    &lengths,
+                    |q| cx.allowed(t, ProcId(q as u32)),
+                    home,
+                    self.params.push_threshold,
+                )
+                .unwrap_or(home)
+            }
+            (Enqueue::New, _) | (_, None) => self.shortest(t, cx),
+            (_, Some(home)) => home,
+        };
+        self.queues[p].push_back(t);
+        Target::Processor(ProcId(p as u32))
+    }
+
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        self.size(cx);
+        let pi = p.index();
+        self.looked[pi].clear();
+        self.looked[pi].push(pi);
+        if let Some(t) = self.queues[pi].pop_front() {
+            return Some(t);
+        }
+        if self.params.pull {
+            return self.pull(pi, cx);
+        }
+        None
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks::NONE
+    }
+
+    fn dispatch_touches(&self, p: ProcId, _cx: &SchedCtx, out: &mut Vec<Touch>) {
+        for &q in &self.looked[p.index()] {
+            if let Some(&lock) = self.locks.get(q) {
+                out.extend([
+                    Touch::Atomic(lock),
+                    Touch::Read(lock + 8),
+                    Touch::Write(lock),
+                ]);
+            }
+        }
+    }
+
+    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
+        Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
+    }
+
+    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
+        self.params.quantum.unwrap_or(machine.slice_cycles)
+    }
+
+    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
+        QuantumEnd::preempt_if(!self.queues[p.index()].is_empty())
+    }
+
+    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
+        (self.params.balance_ms > 0.0).then(|| machine.ms(self.params.balance_ms).max(1))
+    }
+
+    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
+        self.size(cx);
+        // Periodic balancing: each processor with less work than the busiest queue by two or
+        // more pulls one thread from it.
+        for p in 0..self.queues.len() {
+            let load =
+                |s: &Self, q: usize| s.queues[q].len() + usize::from(cx.running[q].is_some());
+            let mine = load(self, p);
+            let lengths = self.lengths();
+            let Some(v) = pull_victim_where(&lengths, |q| self.has_for(q, p, cx), p) else {
+                continue;
+            };
+            if load(self, v) >= mine + 2 {
+                if let Some(t) = self.take_tail(v, p, cx) {
+                    self.queues[p].push_back(t);
+                }
+            }
+        }
+        out.offer_idle = true;
+    }
+
+    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        for q in &mut self.queues {
+            if let Some(i) = q.iter().position(|&x| x == t) {
+                q.remove(i);
+                return Handoff::Taken;
+            }
+        }
+        Handoff::Refused
+    }
+}
+
+/// Registry entry of `per-core`.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "per-core",
+    summary: "a FIFO run queue per processor, with pull and push migration and masks",
+    description: "Each processor serves its own queue; a new thread goes to the allowed processor \
+                  with the least work, a woken one back where it ran. With `pull` an idle \
+                  processor takes the last thread it may run from the busiest queue, and with \
+                  `balance_ms` an underloaded processor pulls one periodically; with `push` a \
+                  preempted thread moves to a queue `push_threshold` shorter. Every queue's lock \
+                  is a line in the simulated memory, so run-queue contention shows as kernel time. \
+                  pull = false is Weibel's per-core queues without migration.",
+    paper: "Weibel (per-core run queues, pull and push migration, affinity sets)",
+    params: &[
+        ParamInfo {
+            name: "pull",
+            default: "true",
+            doc: "an idle processor pulls from the busiest queue",
+        },
+        ParamInfo {
+            name: "balance_ms",
+            default: "0",
+            doc: "milliseconds between periodic balancing pulls (0: none)",
+        },
+        ParamInfo {
+            name: "push",
+            default: "false",
+            doc: "a preempted thread moves to a sufficiently emptier queue",
+        },
+        ParamInfo {
+            name: "push_threshold",
+            default: "2",
+            doc: "how much shorter a queue must be for a push",
+        },
+        ParamInfo {
+            name: "quantum",
+            default: "machine slice_cycles",
+            doc: "time slice in cycles",
+        },
+    ],
+    build: |t| {
+        let p = super::params::<Params>(t)?;
+        PerCore::new(p)
+            .map(|s| Box::new(s) as Box<dyn Scheduler>)
+            .map_err(serde::de::Error::custom)
+    },
+};
