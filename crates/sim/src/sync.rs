@@ -75,8 +75,8 @@ pub enum Probe {
 pub enum AfterSpin {
     /// Block on the object's queue.
     Block,
-    /// If the lock's holder is ready but not running, hand the processor to it (Gupta 5.1,
-    /// Black 5); otherwise block.
+    /// If the lock's holder (or the object's named owner: the thread that will set an event) is
+    /// ready but not running, hand the processor to it (Gupta 5.1, Black 5); otherwise block.
     HandoffToHolder,
 }
 
@@ -212,6 +212,10 @@ pub struct SyncObject {
     /// is an atomic test-and-set on its line, releasing a write, so contention on the line and
     /// the invalidations of spinners' copies come from the memory model.
     pub line: Option<u64>,
+    /// The thread expected to signal the object (the owner of an event, such as the process
+    /// that finishes an LU column), named by the program for handoff (Gupta 5.1); a lock's
+    /// holder is known without it.
+    pub owner: Option<ThreadId>,
 }
 
 /// Why a signal is invalid.
@@ -235,6 +239,7 @@ impl SyncObject {
             blocked: VecDeque::new(),
             stats: SyncStats::default(),
             line: None,
+            owner: None,
         }
     }
 
@@ -325,11 +330,11 @@ impl SyncObject {
         }
     }
 
-    /// The lock's holder, if this is a held lock.
+    /// The thread to hand the processor to: a lock's holder, else the named owner.
     pub fn holder(&self) -> Option<ThreadId> {
         match self.kind {
             SyncKind::Lock { holder } => holder,
-            _ => None,
+            _ => self.owner,
         }
     }
 

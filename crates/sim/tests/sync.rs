@@ -455,3 +455,59 @@ fn a_contended_lock_is_a_memory_hot_spot() {
         per(&two, 2)
     );
 }
+
+#[test]
+fn a_blocking_waiter_hands_its_processor_to_the_events_owner_next() {
+    // One processor. The waiter blocks on an event its owner will set; another ready thread
+    // was queued before the owner. With handoff the owner runs next (the other waits); with
+    // plain blocking the queue order runs the other thread first.
+    let owner_done = |after: AfterSpin| {
+        let mut m = MachineConfig::tango_12();
+        m.processors = 1;
+        let sched = (policy("round-robin").unwrap().build)(toml::Table::new()).unwrap();
+        let mut sim = Simulation::new(m, sched, 1).unwrap();
+        let app = sim.add_task("app");
+        let event = sim.create_sync(
+            SyncKind::Event { set: false },
+            WaitPolicy {
+                spin: Spin::Limit(0),
+                probe: Probe::Continuous,
+                after,
+            },
+        );
+        let waiter = Op::Wait(event);
+        sim.spawn(
+            app,
+            Box::new(smpsched_sim::Script::new([waiter, Op::Compute(1_000)])),
+        )
+        .unwrap();
+        sim.spawn(
+            app,
+            Box::new(smpsched_sim::Script::new([Op::Compute(5_000_000)])),
+        )
+        .unwrap();
+        let owners = sim.add_task("owner");
+        let owner = sim
+            .spawn(
+                owners,
+                Box::new(smpsched_sim::Script::new([
+                    Op::Compute(1_000),
+                    Op::Signal(event),
+                ])),
+            )
+            .unwrap();
+        sim.set_sync_owner(event, Some(owner));
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        r.apps[1].completion_cycles
+    };
+    // The owner finishes at once with handoff, after a whole quantum of the long thread
+    // (250,000 cycles) without.
+    let handoff = owner_done(AfterSpin::HandoffToHolder);
+    let plain = owner_done(AfterSpin::Block);
+    assert!(handoff < 20_000, "the owner ran next: {handoff}");
+    assert!(
+        plain > 250_000,
+        "queue order ran the long thread first: {plain}"
+    );
+}

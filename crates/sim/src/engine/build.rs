@@ -43,6 +43,16 @@ impl Simulation {
         SyncId(self.sync.len() as u32 - 1)
     }
 
+    /// Names `owner` as the thread expected to signal `id` (an event's owner), the thread a
+    /// waiter with [`AfterSpin::HandoffToHolder`](crate::sync::AfterSpin::HandoffToHolder)
+    /// hands its processor to; a lock's holder needs no naming. Programs may rename it as
+    /// ownership moves.
+    pub fn set_sync_owner(&mut self, id: SyncId, owner: Option<ThreadId>) {
+        if let Some(o) = self.sync.get_mut(id.0 as usize) {
+            o.owner = owner;
+        }
+    }
+
     /// The counters of a synchronization object so far.
     pub fn sync_stats(&self, id: SyncId) -> SyncStats {
         self.sync[id.0 as usize].stats
