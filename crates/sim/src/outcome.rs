@@ -67,6 +67,27 @@ pub enum Request {
     SetMask(CpuMask),
     /// Set this thread's base priority.
     SetBasePriority(i32),
+    /// Create a processor set (Black 1990, section 6); the reply names it.
+    CreateProcessorSet,
+    /// Move a processor to a processor set (its thread, if of another set, is preempted).
+    AssignProcessor {
+        /// The set.
+        set: u32,
+        /// The processor.
+        processor: crate::ids::ProcId,
+    },
+    /// Move a thread (`None`: the caller) to a processor set; it runs only on its processors.
+    AssignThread {
+        /// The set.
+        set: u32,
+        /// The thread, or the caller.
+        thread: Option<crate::ids::ThreadId>,
+    },
+    /// Move the caller's task to a processor set: its threads now, and those it creates later.
+    AssignTask {
+        /// The set.
+        set: u32,
+    },
 }
 
 /// The kernel's answer to a [`Request`].
@@ -74,6 +95,8 @@ pub enum Request {
 pub enum Reply {
     /// A number of processors.
     Processors(u32),
+    /// The processor set a request created.
+    ProcessorSet(u32),
     /// Done.
     Done,
     /// Refused, and why.

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use smpsched_sim::sched::{
-    Enqueue, Handoff, Hooks, QuantumEnd, SchedCtx, Scheduler, Target, TickActions, Touch,
+    Actions, Enqueue, Handoff, Hooks, QuantumEnd, SchedCtx, Scheduler, Target, Touch,
 };
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Op, ProcId, Script, SimError, Simulation, ThreadAttrs, ThreadId,
@@ -216,7 +216,7 @@ impl Scheduler for Gang {
         Some(self.slice)
     }
 
-    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.current = (self.current + 1) % self.tasks;
         // Every running thread makes way; every processor asks the new gang for its thread.
         out.preempt

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use smpsched_sim::memory::{MemoryConfig, Placement};
-use smpsched_sim::sched::{policy, Enqueue, QuantumEnd, SchedCtx, Scheduler, Target, TickActions};
+use smpsched_sim::sched::{policy, Actions, Enqueue, QuantumEnd, SchedCtx, Scheduler, Target};
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Notice, Op, Outcome, ProcId, Program, Reply, Request,
     Simulation, TaskId, ThreadCtx, ThreadId, WordOp,
@@ -275,7 +275,7 @@ impl Scheduler for Telling {
     fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
         Some(100_000)
     }
-    fn tick(&mut self, _cx: &SchedCtx, out: &mut TickActions) {
+    fn tick(&mut self, _cx: &SchedCtx, out: &mut Actions) {
         self.ticks += 1;
         if self.ticks <= 3 {
             out.notify

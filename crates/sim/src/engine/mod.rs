@@ -42,7 +42,7 @@ use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::program::Program;
-use crate::sched::{Enqueue, Hooks, SchedCtx, Scheduler, ThreadState, TickActions, Touch};
+use crate::sched::{Actions, Enqueue, Hooks, SchedCtx, Scheduler, ThreadState, Touch};
 use crate::sync::{SyncObject, SyncStats};
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
 
@@ -209,7 +209,7 @@ pub struct Simulation {
     events: u64,
     limits: Limits,
     /// The policy's requests at its last tick (kept to reuse the allocation).
-    tick_actions: TickActions,
+    tick_actions: Actions,
     /// Processors the policy placed threads on, offered work first.
     offer_first: Vec<usize>,
     /// The words programs operate on ([`Op::Word`](crate::Op::Word)), by address; absent
@@ -302,7 +302,7 @@ impl Simulation {
             live: 0,
             events: 0,
             limits: Limits::NONE,
-            tick_actions: TickActions::default(),
+            tick_actions: Actions::default(),
             offer_first: Vec::new(),
             words: std::collections::HashMap::new(),
             notices: Vec::new(),

@@ -474,14 +474,22 @@ impl Simulation {
         self.place(target);
         if why == Enqueue::Woken && self.no_idle_processor() {
             if let Some(p) = self.sched.preempt_for(t, &self.cx) {
-                let pi = p.index();
-                self.procs[pi].need_resched = true;
-                if matches!(self.procs[pi].seg, Seg::Compute | Seg::Spin) {
-                    // Interrupt now; the processor's event notices need_resched.
-                    self.settle(pi);
-                    self.start_seg(pi, Seg::fixed(&[]), self.cx.now);
-                }
+                self.interrupt(p.index());
             }
+        }
+    }
+
+    /// Asks processor `p` to reschedule: at once if it computes or spins (its interrupted
+    /// segment ends now, and that event notices `need_resched`), else when its current fixed
+    /// charge ends. An idle processor has nothing to give up.
+    pub(super) fn interrupt(&mut self, p: usize) {
+        if p >= self.procs.len() || self.procs[p].thread.is_none() {
+            return;
+        }
+        self.procs[p].need_resched = true;
+        if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
+            self.settle(p);
+            self.start_seg(p, Seg::fixed(&[]), self.cx.now);
         }
     }
 

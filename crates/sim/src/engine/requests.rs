@@ -59,7 +59,19 @@ impl Simulation {
     /// Answers `t`'s request `req` on `p`: the policy replies, the engine applies what it
     /// granted and charges the cost as kernel time. `None` when the thread goes on at once.
     pub(super) fn kernel_request(&mut self, p: usize, t: ThreadId, req: Request) -> Option<Step> {
-        let (mut reply, cost) = self.sched.request(t, &req, &self.cx);
+        let mut out = std::mem::take(&mut self.tick_actions);
+        out.preempt.clear();
+        out.offer_idle = false;
+        let (mut reply, cost) = self.sched.request(t, &req, &self.cx, &mut out);
+        for &q in &out.preempt {
+            // Interrupted at once: each processor's next event notices `need_resched` (the
+            // requester's own, once its request is charged).
+            self.interrupt(q.index());
+        }
+        if out.offer_idle {
+            self.poll_idle = true;
+        }
+        self.tick_actions = out;
         let mut moves = false;
         if reply == Reply::Done {
             let n = self.cx.machine.processors;
@@ -75,7 +87,11 @@ impl Simulation {
                     self.cx.cold[t.index()].mask = Some(m);
                 }
                 Request::SetBasePriority(v) => self.cx.cold[t.index()].base_priority = v,
-                Request::Processors => {}
+                Request::Processors
+                | Request::CreateProcessorSet
+                | Request::AssignProcessor { .. }
+                | Request::AssignThread { .. }
+                | Request::AssignTask { .. } => {}
             }
         }
         self.set_outcome(t.index(), Outcome::Kernel(reply));

@@ -13,8 +13,8 @@ use smpsched_policy::affinity::{cost, load_factor};
 use smpsched_policy::priority::{decay_usage, DEFAULT_DECAY, DEFAULT_DECAY_INTERVAL};
 
 use super::{
-    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
-    TickActions,
+    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Target,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -189,7 +189,7 @@ impl Scheduler for Affinity {
         Some(self.params.decay_interval)
     }
 
-    fn tick(&mut self, _cx: &SchedCtx, _out: &mut TickActions) {
+    fn tick(&mut self, _cx: &SchedCtx, _out: &mut Actions) {
         let f = self.params.decay;
         for u in &mut self.usage {
             *u = decay_usage(*u, f);

@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use serde::Deserialize;
 
 use super::{
-    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
-    TickActions,
+    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Target,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -126,7 +126,7 @@ impl Scheduler for Gang {
         Some(self.slice_cycles(machine))
     }
 
-    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         // The next application with live threads takes the machine.
         let tasks = cx.tasks.len().max(1);
         if let Some(next) = (1..=tasks)

@@ -13,6 +13,13 @@
 //! causes no switch. A more important thread made ready is noticed at the next tick (no
 //! interprocessor interrupt), or at once with `ipi = true`. The arithmetic is in
 //! `smpsched_policy::mach`.
+//!
+//! Processor sets (Black 1990, section 6): each set has its own global run queue; a processor
+//! belongs to one set and runs only its threads (and its local queue's); a thread belongs to
+//! its task's set (the default set, 0, unless assigned), so threads a task creates inherit it;
+//! a set with no processors leaves its threads waiting; the default set always keeps at least
+//! one processor. Creating a set and assigning processors and threads are kernel requests
+//! charged the costs of Black's Table 4.
 
 use serde::Deserialize;
 use smpsched_policy::mach::{
@@ -21,12 +28,15 @@ use smpsched_policy::mach::{
 };
 
 use super::{
-    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
-    TickActions,
+    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Target,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::outcome::{Reply, Request};
 use crate::readyq::RunQueue;
+
+mod psets;
 
 /// Parameters of `mach`.
 #[derive(Debug, Deserialize)]
@@ -41,6 +51,14 @@ pub struct Params {
     /// Preempt at once for a more important ready thread (an interprocessor interrupt) instead
     /// of at the next clock tick.
     pub ipi: bool,
+    /// Microseconds to create a processor set (Black, Table 4: 2250).
+    pub create_set_us: f64,
+    /// Microseconds to assign a processor to a set (Table 4: 4772).
+    pub assign_processor_us: f64,
+    /// Microseconds for a thread to assign itself to a set (Table 4: 1558).
+    pub assign_thread_self_us: f64,
+    /// Microseconds to assign another thread (or a task) to a set (Table 4: 2624).
+    pub assign_thread_other_us: f64,
 }
 
 impl Default for Params {
@@ -50,6 +68,10 @@ impl Default for Params {
             usage_per_level_ms: 100.0,
             scan_seconds: 2,
             ipi: false,
+            create_set_us: 2250.0,
+            assign_processor_us: 4772.0,
+            assign_thread_self_us: 1558.0,
+            assign_thread_other_us: 2624.0,
         }
     }
 }
@@ -57,8 +79,10 @@ impl Default for Params {
 /// Where a ready thread is queued.
 #[derive(Clone, Copy, Debug)]
 struct Queued {
-    /// `None`: the global queue; `Some(p)`: processor `p`'s local queue.
+    /// `None`: its processor set's global queue; `Some(p)`: processor `p`'s local queue.
     local: Option<usize>,
+    /// Its processor set.
+    set: usize,
     level: usize,
 }
 
@@ -77,9 +101,14 @@ struct Cpu {
 #[derive(Debug)]
 pub struct Mach {
     params: Params,
-    global: RunQueue,
+    /// The global run queue of each processor set (0: the default set).
+    global: Vec<RunQueue>,
     local: Vec<RunQueue>,
     cpus: Vec<Cpu>,
+    /// The processor set of each processor, of each thread and of each task.
+    proc_set: Vec<usize>,
+    thread_set: Vec<usize>,
+    task_set: Vec<usize>,
     /// Per thread: load-weighted recent usage, the seconds counter it last aged at, where it is
     /// queued, and the time its strong discouragement ends.
     usage: Vec<u64>,
@@ -106,11 +135,24 @@ impl Mach {
         if params.scan_seconds == 0 {
             return Err("scan_seconds: must be at least 1".into());
         }
+        for (name, us) in [
+            ("create_set_us", params.create_set_us),
+            ("assign_processor_us", params.assign_processor_us),
+            ("assign_thread_self_us", params.assign_thread_self_us),
+            ("assign_thread_other_us", params.assign_thread_other_us),
+        ] {
+            if !(us >= 0.0 && us.is_finite()) {
+                return Err(format!("{name}: must be 0 or more microseconds, got {us}"));
+            }
+        }
         Ok(Mach {
             params,
-            global: RunQueue::default(),
+            global: vec![RunQueue::default()],
             local: Vec::new(),
             cpus: Vec::new(),
+            proc_set: Vec::new(),
+            thread_set: Vec::new(),
+            task_set: Vec::new(),
             usage: Vec::new(),
             stamp: Vec::new(),
             queued: Vec::new(),
@@ -122,16 +164,29 @@ impl Mach {
 
     fn grow(&mut self, t: ThreadId, cx: &SchedCtx) {
         let n = cx.machine.processors as usize;
-        if self.local.len() < n {
-            self.local.resize_with(n, RunQueue::default);
-            self.cpus.resize(n, Cpu::default());
-        }
+        self.processors(n);
         if self.usage.len() <= t.index() {
             let m = t.index() + 1;
             self.usage.resize(m, 0);
             self.stamp.resize(m, self.seconds);
             self.queued.resize(m, None);
             self.depressed_until.resize(m, 0);
+            // A new thread joins its task's set.
+            let task = cx.thread(t).task.index();
+            if self.task_set.len() <= task {
+                self.task_set.resize(task + 1, 0);
+            }
+            self.thread_set.resize(m, 0);
+            self.thread_set[t.index()] = self.task_set[task];
+        }
+    }
+
+    /// Sizes the per-processor records for `n` processors (all in the default set at first).
+    fn processors(&mut self, n: usize) {
+        if self.local.len() < n {
+            self.local.resize_with(n, RunQueue::default);
+            self.cpus.resize(n, Cpu::default());
+            self.proc_set.resize(n, 0);
         }
     }
 
@@ -168,11 +223,12 @@ impl Mach {
     fn queue(&mut self, t: ThreadId, cx: &SchedCtx) -> Target {
         let level = self.level_of(t, cx);
         let local = Self::bound(t, cx).filter(|&p| p < self.local.len());
+        let set = self.thread_set[t.index()];
         match local {
             Some(p) => self.local[p].push(t, level),
-            None => self.global.push(t, level),
+            None => self.global[set].push(t, level),
         }
-        self.queued[t.index()] = Some(Queued { local, level });
+        self.queued[t.index()] = Some(Queued { local, set, level });
         match local {
             Some(p) => Target::Processor(ProcId(p as u32)),
             None => Target::Any,
@@ -182,7 +238,7 @@ impl Mach {
     /// The most important level waiting for processor `p` (its local queue or the global one).
     fn best_waiting(&mut self, p: usize) -> Option<usize> {
         let local = self.local[p].best_level();
-        let global = self.global.best_level();
+        let global = self.global[self.proc_set[p]].best_level();
         local.into_iter().chain(global).min()
     }
 
@@ -197,7 +253,12 @@ impl Mach {
     }
 
     fn runnable(&self, cx: &SchedCtx) -> u64 {
-        let queued = self.global.len() + self.local.iter().map(RunQueue::len).sum::<usize>();
+        let queued = self
+            .global
+            .iter()
+            .chain(&self.local)
+            .map(RunQueue::len)
+            .sum::<usize>();
         (queued + cx.running.iter().flatten().count()) as u64
     }
 }
@@ -211,15 +272,14 @@ impl Scheduler for Mach {
 
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         let pi = p.index();
-        if pi >= self.local.len() {
-            self.local.resize_with(pi + 1, RunQueue::default);
-            self.cpus.resize(pi + 1, Cpu::default());
-        }
-        // The local queue first: absolute preference to bound threads.
+        self.processors(pi + 1);
+        // The local queue first: absolute preference to bound threads; then the global queue
+        // of the processor's set.
+        let global = &mut self.global[self.proc_set[pi]];
         let (t, level) = match self.local[pi].pop() {
             Some(found) => found,
-            None if cx.any_masked() => self.global.pop_where(|t| cx.allowed(t, p))?,
-            None => self.global.pop()?,
+            None if cx.any_masked() => global.pop_where(|t| cx.allowed(t, p))?,
+            None => global.pop()?,
         };
         self.queued[t.index()] = None;
         self.cpus[pi] = Cpu {
@@ -262,7 +322,7 @@ impl Scheduler for Mach {
         Some(machine.tick_cycles.max(1))
     }
 
-    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         let second = cx.machine.ms(1000.0).max(1);
         let now_seconds = cx.now / second;
         while self.seconds < now_seconds {
@@ -273,8 +333,8 @@ impl Scheduler for Mach {
             );
             if self.seconds % u64::from(self.params.scan_seconds) == 0 {
                 // The starvation scan: age every queued thread and re-queue it at its level.
-                let mut all = self.global.drain();
-                for q in &mut self.local {
+                let mut all = Vec::new();
+                for q in self.global.iter_mut().chain(&mut self.local) {
                     all.extend(q.drain());
                 }
                 for (t, _) in all {
@@ -325,13 +385,23 @@ impl Scheduler for Mach {
         preempts(mine, lvl).then_some(ProcId(p as u32))
     }
 
+    fn request(
+        &mut self,
+        t: ThreadId,
+        req: &Request,
+        cx: &SchedCtx,
+        out: &mut Actions,
+    ) -> (Reply, Cycles) {
+        self.answer(t, req, cx, out)
+    }
+
     fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         let Some(q) = self.queued.get_mut(t.index()).and_then(Option::take) else {
             return Handoff::Refused;
         };
         let rq = match q.local {
             Some(p) => &mut self.local[p],
-            None => &mut self.global,
+            None => &mut self.global[q.set],
         };
         Handoff::taken_if(rq.remove(t, q.level))
     }
@@ -361,8 +431,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
                   by 5/8 once a second; the overload factor (runnable threads per processor, at \
                   least 1) is averaged once a second; every 2 s starved queued threads are aged. \
                   Quanta are clock ticks; at a quantum's end a thread yields to an equal or more \
-                  important one; a more important ready thread preempts at the next tick.",
-    paper: "Black 1990 section 3 (the Mach timesharing scheduler)",
+                  important one; a more important ready thread preempts at the next tick. \
+                  Processor sets: each has its own global queue, a processor runs only its \
+                  set's threads, tasks and threads are assigned to sets by kernel requests \
+                  charged Black's Table 4 costs.",
+    paper: "Black 1990 section 3 (the Mach timesharing scheduler) and section 6 (processor sets)",
     params: &[
         ParamInfo {
             name: "quantum_ticks",
@@ -383,6 +456,26 @@ pub const INFO: PolicyInfo = PolicyInfo {
             name: "ipi",
             default: "false",
             doc: "preempt at once for a more important ready thread instead of at the next tick",
+        },
+        ParamInfo {
+            name: "create_set_us",
+            default: "2250",
+            doc: "microseconds to create a processor set (Table 4)",
+        },
+        ParamInfo {
+            name: "assign_processor_us",
+            default: "4772",
+            doc: "microseconds to assign a processor to a set (Table 4)",
+        },
+        ParamInfo {
+            name: "assign_thread_self_us",
+            default: "1558",
+            doc: "microseconds for a thread to assign itself to a set (Table 4)",
+        },
+        ParamInfo {
+            name: "assign_thread_other_us",
+            default: "2624",
+            doc: "microseconds to assign another thread or a task to a set (Table 4)",
         },
     ],
     build: |t| {

@@ -74,6 +74,11 @@ impl SchedCtx {
         &self.threads[t.index()].info
     }
 
+    /// How many threads have been created (ids `0..thread_count()`).
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
+    }
+
     /// When thread `t` was created (its arrival, for a job of an open workload).
     pub fn arrived(&self, t: ThreadId) -> Cycles {
         self.cold[t.index()].arrived
@@ -169,9 +174,10 @@ impl Handoff {
     }
 }
 
-/// What a policy's [`Scheduler::tick`] asks of the engine.
+/// What a policy asks of the engine from its [`Scheduler::tick`] or [`Scheduler::request`]
+/// (beyond the request's reply).
 #[derive(Debug, Default)]
-pub struct TickActions {
+pub struct Actions {
     /// Running processors to preempt now (each then asks [`Scheduler::pick_next`]).
     pub preempt: Vec<ProcId>,
     /// Offer work to every idle processor now (a gang's slice begins).
@@ -272,16 +278,31 @@ pub trait Scheduler {
 
     /// Periodic bookkeeping (usage decay, aging, slice boundaries): processors pushed on
     /// `out.preempt` are preempted, and `out.offer_idle` offers work to the idle ones.
-    fn tick(&mut self, _cx: &SchedCtx, _out: &mut TickActions) {}
+    fn tick(&mut self, _cx: &SchedCtx, _out: &mut Actions) {}
 
-    /// Thread `t` asks the kernel `req`: the reply and the kernel cycles it costs. By default a
-    /// request costs what a `thread_switch` call does; the processor count is the machine's;
-    /// mask and priority changes are granted (the engine applies them, moving the thread at
-    /// once if its processor leaves its mask).
-    fn request(&mut self, _t: ThreadId, req: &Request, cx: &SchedCtx) -> (Reply, Cycles) {
+    /// Thread `t` asks the kernel `req`: the reply and the kernel cycles it costs; processors
+    /// the answer takes from their threads go on `out.preempt` (a processor moved to another
+    /// processor set, a thread moved off its processor's set), and `out.offer_idle` offers
+    /// work to idle processors. By default a request costs what a `thread_switch` call does;
+    /// the processor count is the machine's; mask and priority changes are granted (the engine
+    /// applies them, moving the thread at once if its processor leaves its mask); processor
+    /// sets are refused (a policy without them).
+    fn request(
+        &mut self,
+        _t: ThreadId,
+        req: &Request,
+        cx: &SchedCtx,
+        _out: &mut Actions,
+    ) -> (Reply, Cycles) {
         let reply = match req {
             Request::Processors => Reply::Processors(cx.machine.processors),
             Request::SetMask(_) | Request::SetBasePriority(_) => Reply::Done,
+            Request::CreateProcessorSet
+            | Request::AssignProcessor { .. }
+            | Request::AssignThread { .. }
+            | Request::AssignTask { .. } => {
+                Reply::Refused("this scheduling policy has no processor sets")
+            }
         };
         (reply, cx.machine.kernel.yield_call)
     }

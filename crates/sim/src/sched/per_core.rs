@@ -16,8 +16,8 @@ use serde::Deserialize;
 use smpsched_policy::migration::{pull_victim_where, push_target};
 
 use super::{
-    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
-    TickActions, Touch,
+    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Target, Touch,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -211,7 +211,7 @@ impl Scheduler for PerCore {
         (self.params.balance_ms > 0.0).then(|| machine.ms(self.params.balance_ms).max(1))
     }
 
-    fn tick(&mut self, cx: &SchedCtx, out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.size(cx);
         // Periodic balancing: each processor with less work than the busiest queue by two or
         // more pulls one thread from it.

@@ -15,8 +15,8 @@ use smpsched_policy::priority::{
 
 use super::depress::Depressed;
 use super::{
-    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
-    TickActions,
+    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Target,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -211,7 +211,7 @@ impl Scheduler for Priority {
         })
     }
 
-    fn tick(&mut self, cx: &SchedCtx, _out: &mut TickActions) {
+    fn tick(&mut self, cx: &SchedCtx, _out: &mut Actions) {
         if self.params.sampled {
             for t in cx.running.iter().flatten() {
                 self.slot(*t);
