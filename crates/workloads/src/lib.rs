@@ -10,7 +10,9 @@ use smpsched_sim::{SimError, Simulation, TaskId};
 
 pub mod arrivals;
 pub mod dist;
+pub mod gang_server;
 pub mod pingpong;
+pub mod psets;
 pub mod rpc;
 pub mod sweep;
 pub mod synthetic;
@@ -60,6 +62,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     rpc::INFO,
     sweep::INFO,
     arrivals::INFO,
+    psets::INFO,
+    gang_server::INFO,
 ];
 
 /// The registered workload of that name.

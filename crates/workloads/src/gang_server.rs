@@ -1,0 +1,442 @@
+//! Black's processor allocation server (Black 1990, section 6: the `cpu_server`, a batch
+//! scheduler for processors): applications ask a server process for processors for a time; the
+//! server grants requests first-come first-served, greedily, never more than `max_fraction` of
+//! the machine nor longer than `max_minutes` per request (75% and 15 minutes in the paper), by
+//! creating a processor set, assigning the processors to it and replying; the application
+//! assigns itself to the set, runs, and returns the processors, which go back to the default
+//! set. The request and reply travel as messages on ports; their contents are shared program
+//! state (the simulator times the messages, not their bytes).
+//!
+//! Each client records `latency_ms` (from sending its request to running on its processors;
+//! Black measured about 35 ms for one processor plus about 5 ms per additional one), or
+//! `refused`; the server records `allocated` (processors held by clients, at each grant).
+//! Processor 0 is never granted: the default set keeps it for the server and everything else.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::{
+    Cycles, Op, Outcome, ProcId, Program, Reply, Request, SimError, Simulation, SyncId, SyncKind,
+    TaskId, ThreadCtx, WaitPolicy,
+};
+
+use crate::{Workload, WorkloadInfo};
+
+/// Parameters of `gang-server`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GangServer {
+    /// Client applications, each asking once.
+    pub clients: u32,
+    /// Processors each client asks for.
+    pub processors: u32,
+    /// Milliseconds each client keeps its processors.
+    pub hold_ms: f64,
+    /// Milliseconds between two clients' requests.
+    #[serde(default = "default_spacing")]
+    pub spacing_ms: f64,
+    /// Most of the machine one request may have (Black: 0.75).
+    #[serde(default = "default_fraction")]
+    pub max_fraction: f64,
+    /// Longest a request may hold its processors, in minutes (Black: 15).
+    #[serde(default = "default_minutes")]
+    pub max_minutes: f64,
+}
+
+fn default_spacing() -> f64 {
+    1000.0
+}
+fn default_fraction() -> f64 {
+    0.75
+}
+fn default_minutes() -> f64 {
+    15.0
+}
+
+/// A message to the server.
+#[derive(Clone, Copy, Debug)]
+enum Message {
+    Request {
+        client: usize,
+        processors: u32,
+        hold: Cycles,
+    },
+    Release {
+        client: usize,
+    },
+}
+
+/// What the server and its clients share.
+#[derive(Debug, Default)]
+struct Shared {
+    inbox: VecDeque<Message>,
+    /// The answer to each client: its processor set, or `None` when refused.
+    grants: Vec<Option<Option<u32>>>,
+}
+
+impl GangServer {
+    /// The most processors one request may have on `n` processors (never processor 0).
+    pub fn cap(&self, n: u32) -> u32 {
+        ((f64::from(n) * self.max_fraction).floor() as u32).min(n.saturating_sub(1))
+    }
+}
+
+impl Workload for GangServer {
+    fn threads(&self) -> u64 {
+        u64::from(self.clients) + 1
+    }
+
+    fn operations(&self) -> Option<u64> {
+        Some(u64::from(self.clients))
+    }
+
+    fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
+        let m = sim.machine().clone();
+        let shared = Rc::new(RefCell::new(Shared {
+            inbox: VecDeque::new(),
+            grants: vec![None; self.clients as usize],
+        }));
+        let port = |sim: &mut Simulation| {
+            sim.create_sync(
+                SyncKind::Port {
+                    messages: 0,
+                    handoff: false,
+                },
+                WaitPolicy::BLOCK,
+            )
+        };
+        let server_port = port(sim);
+        let replies: Vec<SyncId> = (0..self.clients).map(|_| port(sim)).collect();
+        sim.spawn(
+            task,
+            Box::new(Server {
+                shared: shared.clone(),
+                port: server_port,
+                replies: replies.clone(),
+                free: (1..m.processors).map(ProcId).collect(),
+                held: vec![Vec::new(); self.clients as usize],
+                fcfs: VecDeque::new(),
+                pending: VecDeque::new(),
+                creating: None,
+                cap: self.cap(m.processors),
+                max_hold: m.ms(self.max_minutes * 60_000.0),
+                done: 0,
+                clients: self.clients as usize,
+                received: false,
+            }),
+        )?;
+        for (c, &reply) in replies.iter().enumerate() {
+            sim.spawn(
+                task,
+                Box::new(Client {
+                    c,
+                    step: 0,
+                    shared: shared.clone(),
+                    server: server_port,
+                    reply,
+                    start: m.ms(self.spacing_ms * c as f64),
+                    processors: self.processors,
+                    hold: m.ms(self.hold_ms),
+                    sent: 0,
+                    cycles_per_ms: m.ms(1.0).max(1) as f64,
+                }),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The allocation server: a loop of receive, decide, act.
+struct Server {
+    shared: Rc<RefCell<Shared>>,
+    port: SyncId,
+    replies: Vec<SyncId>,
+    /// Processors not granted (processor 0 never is).
+    free: Vec<ProcId>,
+    /// The processors each client holds.
+    held: Vec<Vec<ProcId>>,
+    /// Requests waiting, first come first served: (client, processors).
+    fcfs: VecDeque<(usize, u32)>,
+    /// Operations decided and not yet issued.
+    pending: VecDeque<Op>,
+    /// The client whose processor set is being created.
+    creating: Option<usize>,
+    cap: u32,
+    max_hold: Cycles,
+    done: usize,
+    clients: usize,
+    /// Whether a message was just received (one per receive).
+    received: bool,
+}
+
+impl Server {
+    /// Starts the grant of the head request if it fits: greedy, first come first served (a
+    /// request that does not fit holds back those behind it).
+    fn try_grant(&mut self) -> Option<Op> {
+        let &(client, n) = self.fcfs.front()?;
+        if self.creating.is_some() || (n as usize) > self.free.len() {
+            return None;
+        }
+        self.fcfs.pop_front();
+        self.creating = Some(client);
+        let take = self.free.len() - n as usize;
+        self.held[client] = self.free.split_off(take);
+        Some(Op::Kernel(Request::CreateProcessorSet))
+    }
+}
+
+impl Program for Server {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if let Some(Outcome::Kernel(Reply::ProcessorSet(set))) = cx.outcome.take() {
+            let client = self.creating.take().expect("a set is created for a grant");
+            for &p in &self.held[client] {
+                self.pending
+                    .push_back(Op::Kernel(Request::AssignProcessor { set, processor: p }));
+            }
+            self.shared.borrow_mut().grants[client] = Some(Some(set));
+            self.pending.push_back(Op::Signal(self.replies[client]));
+            let allocated = self.held.iter().map(Vec::len).sum::<usize>();
+            self.pending.push_back(Op::Record {
+                name: "allocated",
+                value: allocated as f64,
+            });
+        }
+        if let Some(op) = self.pending.pop_front() {
+            return op;
+        }
+        if self.received {
+            self.received = false;
+            let msg = self.shared.borrow_mut().inbox.pop_front();
+            match msg {
+                Some(Message::Release { client }) => {
+                    for p in std::mem::take(&mut self.held[client]) {
+                        self.pending.push_back(Op::Kernel(Request::AssignProcessor {
+                            set: 0,
+                            processor: p,
+                        }));
+                        self.free.push(p);
+                    }
+                    self.free.sort_by_key(|p| std::cmp::Reverse(p.0));
+                    self.done += 1;
+                }
+                Some(Message::Request {
+                    client,
+                    processors,
+                    hold,
+                }) => {
+                    if processors == 0 || processors > self.cap || hold > self.max_hold {
+                        self.shared.borrow_mut().grants[client] = Some(None);
+                        self.pending.push_back(Op::Signal(self.replies[client]));
+                        self.done += 1;
+                    } else {
+                        self.fcfs.push_back((client, processors));
+                    }
+                }
+                None => {}
+            }
+            if let Some(op) = self.pending.pop_front() {
+                return op;
+            }
+        }
+        if let Some(op) = self.try_grant() {
+            return op;
+        }
+        if self.done == self.clients && self.creating.is_none() {
+            return Op::Exit;
+        }
+        self.received = true;
+        Op::Wait(self.port)
+    }
+}
+
+/// An application: asks for processors, moves onto them, computes, gives them back.
+struct Client {
+    c: usize,
+    step: u32,
+    shared: Rc<RefCell<Shared>>,
+    server: SyncId,
+    reply: SyncId,
+    start: Cycles,
+    processors: u32,
+    hold: Cycles,
+    sent: Cycles,
+    cycles_per_ms: f64,
+}
+
+impl Program for Client {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        self.step += 1;
+        match self.step {
+            1 => Op::Sleep(self.start.max(1)),
+            2 => {
+                self.sent = cx.now;
+                self.shared.borrow_mut().inbox.push_back(Message::Request {
+                    client: self.c,
+                    processors: self.processors,
+                    hold: self.hold,
+                });
+                Op::Signal(self.server)
+            }
+            3 => Op::Wait(self.reply),
+            4 => match self.shared.borrow().grants[self.c] {
+                Some(Some(set)) => Op::Kernel(Request::AssignThread { set, thread: None }),
+                _ => {
+                    self.step = 100;
+                    Op::Record {
+                        name: "refused",
+                        value: 1.0,
+                    }
+                }
+            },
+            5 => {
+                let ms = (cx.now - self.sent) as f64 / self.cycles_per_ms;
+                Op::Record {
+                    name: "latency_ms",
+                    value: ms,
+                }
+            }
+            6 => Op::Compute(self.hold.max(1)),
+            7 => {
+                self.shared
+                    .borrow_mut()
+                    .inbox
+                    .push_back(Message::Release { client: self.c });
+                Op::Signal(self.server)
+            }
+            _ => Op::Exit,
+        }
+    }
+}
+
+/// Registry entry of `gang-server`.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "gang-server",
+    summary: "Black's processor allocation server granting processor sets to applications",
+    description: "A server process grants applications processors for a time, first come first \
+                  served and greedily, at most `max_fraction` of the machine and `max_minutes` \
+                  per request, by creating a processor set and assigning processors to it. Each \
+                  client sends one request (`spacing_ms` apart), assigns itself to its set, \
+                  computes `hold_ms` and gives the processors back. Clients record latency_ms \
+                  (request to running on the set) or refused; the server records allocated. \
+                  Needs a policy with processor sets (mach).",
+    paper: "Black 1990 section 6 (the cpu_server gang allocator)",
+    params: &[
+        ParamInfo {
+            name: "clients",
+            default: "(required)",
+            doc: "client applications",
+        },
+        ParamInfo {
+            name: "processors",
+            default: "(required)",
+            doc: "processors per request",
+        },
+        ParamInfo {
+            name: "hold_ms",
+            default: "(required)",
+            doc: "milliseconds held",
+        },
+        ParamInfo {
+            name: "spacing_ms",
+            default: "1000",
+            doc: "milliseconds between requests",
+        },
+        ParamInfo {
+            name: "max_fraction",
+            default: "0.75",
+            doc: "most of the machine per request",
+        },
+        ParamInfo {
+            name: "max_minutes",
+            default: "15",
+            doc: "longest hold per request",
+        },
+    ],
+    build: |t| {
+        let w: GangServer = toml::Value::Table(t).try_into()?;
+        let bad = |field: &str, what: String| -> Result<Box<dyn Workload>, toml::de::Error> {
+            Err(serde::de::Error::custom(format!("{field}: {what}")))
+        };
+        if w.clients == 0 || w.clients > 10_000 {
+            return bad(
+                "clients",
+                format!("must be between 1 and 10000, got {}", w.clients),
+            );
+        }
+        for (field, v) in [
+            ("hold_ms", w.hold_ms),
+            ("spacing_ms", w.spacing_ms),
+            ("max_minutes", w.max_minutes),
+        ] {
+            if !(v >= 0.0 && v.is_finite() && v < 1e9) {
+                return bad(field, format!("must be a number of at least 0, got {v}"));
+            }
+        }
+        if !(w.max_fraction > 0.0 && w.max_fraction <= 1.0) {
+            return bad(
+                "max_fraction",
+                format!("must be in (0, 1], got {}", w.max_fraction),
+            );
+        }
+        Ok(Box::new(w))
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smpsched_sim::sched::policy;
+    use smpsched_sim::MachineConfig;
+
+    fn run(w: &GangServer) -> smpsched_sim::AppReport {
+        let m = MachineConfig::multimax();
+        let s = (policy("mach").unwrap().build)(toml::Table::new()).unwrap();
+        let mut sim = Simulation::new(m, s, 1).unwrap();
+        let task = sim.add_task("server");
+        w.install(&mut sim, task).unwrap();
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        r.apps[0].clone()
+    }
+
+    fn server(clients: u32, processors: u32) -> GangServer {
+        GangServer {
+            clients,
+            processors,
+            hold_ms: 50.0,
+            spacing_ms: 0.0,
+            max_fraction: 0.75,
+            max_minutes: 15.0,
+        }
+    }
+
+    #[test]
+    fn grants_fill_the_machine_greedily_and_never_past_it() {
+        // Six requests of 5 at once on 16 processors: three fit beside processor 0, the rest wait.
+        let app = run(&server(6, 5));
+        assert_eq!(app.recorded["allocated"].max, 15.0);
+        assert_eq!(app.recorded["latency_ms"].count, 6);
+        // The waiting half got its processors only after a first holder gave them back.
+        assert!(app.recorded["latency_ms"].max > 50.0);
+    }
+
+    #[test]
+    fn requests_past_the_limits_are_refused() {
+        let app = run(&server(2, 13));
+        assert_eq!(app.recorded["refused"].count, 2);
+        assert!(!app.recorded.contains_key("allocated"));
+        let mut long = server(2, 4);
+        long.hold_ms = 16.0 * 60_000.0;
+        let app = run(&long);
+        assert_eq!(app.recorded["refused"].count, 2);
+        let app = run(&server(2, 12));
+        assert_eq!(app.recorded["latency_ms"].count, 2);
+        assert_eq!(
+            app.recorded["allocated"].max, 12.0,
+            "one 12 at a time: 24 > 15"
+        );
+    }
+}
