@@ -16,6 +16,7 @@ pub mod psets;
 pub mod rpc;
 pub mod sweep;
 pub mod synthetic;
+pub mod taskqueue;
 
 /// An application ready to be installed into a simulation.
 pub trait Workload: Send + Sync {
@@ -64,6 +65,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     arrivals::INFO,
     psets::INFO,
     gang_server::INFO,
+    taskqueue::INFO,
 ];
 
 /// The registered workload of that name.

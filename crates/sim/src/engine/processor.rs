@@ -98,17 +98,23 @@ impl Simulation {
         if out.offer_idle {
             self.poll_idle = true;
         }
+        self.post_notices(&mut out);
+        self.tick_actions = out;
+        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
+            self.push(self.after(iv.max(1)), EventKind::Tick);
+        }
+        Ok(())
+    }
+
+    /// Posts the notices a policy sent (each thread of the task sees the latest at its next
+    /// operation).
+    pub(super) fn post_notices(&mut self, out: &mut crate::sched::Actions) {
         for (task, notice) in out.notify.drain(..) {
             self.notices_sent = true;
             if let Some(n) = self.notices.get_mut(task.index()) {
                 *n = (n.0.wrapping_add(1), Some(notice));
             }
         }
-        self.tick_actions = out;
-        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
-            self.push(self.after(iv.max(1)), EventKind::Tick);
-        }
-        Ok(())
     }
 
     /// Charges the processor's current segment up to now.

@@ -71,6 +71,7 @@ impl Simulation {
         if out.offer_idle {
             self.poll_idle = true;
         }
+        self.post_notices(&mut out);
         self.tick_actions = out;
         let mut moves = false;
         if reply == Reply::Done {

@@ -20,7 +20,7 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `affinity`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// The weight c of the time away from a processor (0.1 and 0.5 in the paper).

@@ -18,8 +18,10 @@ pub mod batch;
 pub mod depress;
 pub mod gang;
 pub mod mach;
+pub mod partition;
 pub mod per_core;
 pub mod priority;
+pub mod process_control;
 pub mod round_robin;
 
 /// Why a thread is being put on the ready queue.
@@ -385,6 +387,8 @@ pub const POLICIES: &[PolicyInfo] = &[
     affinity::INFO,
     gang::INFO,
     per_core::INFO,
+    partition::INFO,
+    process_control::INFO,
 ];
 
 /// The registered policy of that name.

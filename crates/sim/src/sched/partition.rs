@@ -1,0 +1,252 @@
+//! Partitioned scheduling (Gupta, Tucker and Urushibara 1991, section 7.1): the processors are
+//! divided equally among the applications with live threads, each application's threads run
+//! only on its own block of processors, and within a block threads are chosen by priority with
+//! usage decay, with affinity when `c` > 0 (`affinity`'s rule, one instance per application).
+//! The division is redone when an application starts or finishes; a thread left on a
+//! processor that changed hands is preempted at the next slice boundary.
+//!
+//! Invariant: after each slice boundary, every running thread runs in its application's block.
+
+use serde::Deserialize;
+
+use super::affinity::{self, Affinity};
+use super::{
+    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Stop,
+    Target,
+};
+use crate::config::MachineConfig;
+use crate::ids::{Cycles, ProcId, ThreadId};
+
+/// Parameters of `partition` (and of `process-control`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// Affinity weight within a partition (0: plain priority by usage; 0.5 in Figure 9).
+    pub c: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { c: 0.0 }
+    }
+}
+
+/// The equal division of `processors` among `apps` applications, in order: each gets
+/// `processors / apps`, the first `processors % apps` one more; `(first, count)` per
+/// application. With more applications than processors, the last ones get none.
+pub fn blocks(processors: usize, apps: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(apps);
+    let mut next = 0;
+    for i in 0..apps {
+        let n = processors / apps + usize::from(i < processors % apps);
+        out.push((next, n));
+        next += n;
+    }
+    out
+}
+
+/// Processors divided equally among the applications, priority (and affinity) within each.
+#[derive(Debug)]
+pub struct Partition {
+    c: f64,
+    /// One priority scheduler per application, by task index.
+    apps: Vec<Affinity>,
+    /// The application owning each processor (`None`: no live application).
+    owner: Vec<Option<usize>>,
+    /// Processors per application in the current division.
+    share: Vec<u32>,
+    /// The task of each thread seen (usage is charged without a context).
+    task_of: Vec<u32>,
+    /// The live applications the division was made for.
+    divided_for: Vec<usize>,
+    next_decay: Cycles,
+}
+
+impl Partition {
+    /// A partitioned scheduler with these parameters.
+    pub fn new(params: Params) -> Result<Self, String> {
+        // Validates c as the affinity policy does.
+        Affinity::new(affinity::Params {
+            c: params.c,
+            ..Default::default()
+        })?;
+        Ok(Partition {
+            c: params.c,
+            apps: Vec::new(),
+            owner: Vec::new(),
+            share: Vec::new(),
+            task_of: Vec::new(),
+            divided_for: Vec::new(),
+            next_decay: 0,
+        })
+    }
+
+    fn app(&mut self, task: usize) -> &mut Affinity {
+        while self.apps.len() <= task {
+            let a = Affinity::new(affinity::Params {
+                c: self.c,
+                ..Default::default()
+            })
+            .expect("validated at construction");
+            self.apps.push(a);
+        }
+        &mut self.apps[task]
+    }
+
+    /// Redivides the processors if the live applications changed; `true` if it did.
+    pub(crate) fn redivide(&mut self, cx: &SchedCtx) -> bool {
+        let live: Vec<usize> = (0..cx.tasks.len())
+            .filter(|&k| cx.tasks[k].live > 0)
+            .collect();
+        if live == self.divided_for && self.owner.len() == cx.machine.processors as usize {
+            return false;
+        }
+        let n = cx.machine.processors as usize;
+        self.owner = vec![None; n];
+        self.share = vec![0; cx.tasks.len()];
+        for (&task, (first, count)) in live.iter().zip(blocks(n, live.len())) {
+            for p in first..first + count {
+                self.owner[p] = Some(task);
+            }
+            self.share[task] = count as u32;
+        }
+        self.divided_for = live;
+        true
+    }
+
+    /// Processors application `task` has in the current division.
+    pub(crate) fn share_of(&self, task: usize) -> u32 {
+        self.share.get(task).copied().unwrap_or(0)
+    }
+
+    fn task(&self, t: ThreadId) -> Option<usize> {
+        self.task_of.get(t.index()).map(|&k| k as usize)
+    }
+
+    /// Slice-boundary work shared with process control: decay, redivide, and preempt threads
+    /// running outside their application's block.
+    pub(crate) fn boundary(&mut self, cx: &SchedCtx, out: &mut Actions) {
+        if cx.now >= self.next_decay {
+            self.next_decay = cx.now + affinity::Params::default().decay_interval;
+            let mut ignored = Actions::default();
+            for a in &mut self.apps {
+                a.tick(cx, &mut ignored);
+            }
+        }
+        self.redivide(cx);
+        for (p, r) in cx.running.iter().enumerate() {
+            if let Some(t) = *r {
+                if self.owner.get(p).copied().flatten() != self.task(t) {
+                    out.preempt.push(ProcId(p as u32));
+                }
+            }
+        }
+        out.offer_idle = true;
+    }
+}
+
+impl Scheduler for Partition {
+    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
+        let task = cx.thread(t).task.index();
+        if self.task_of.len() <= t.index() {
+            self.task_of.resize(t.index() + 1, 0);
+        }
+        self.task_of[t.index()] = task as u32;
+        if why == Enqueue::New {
+            self.redivide(cx);
+        }
+        let _ = self.app(task).enqueue(t, why, cx);
+        match self.owner.iter().position(|&o| o == Some(task)) {
+            Some(p) => Target::Processor(ProcId(p as u32)),
+            None => Target::Any,
+        }
+    }
+
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        if self.owner.len() != cx.machine.processors as usize {
+            self.redivide(cx);
+        }
+        let task = self.owner.get(p.index()).copied().flatten()?;
+        self.app(task).pick_next(p, cx)
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            charge: true,
+            ..Hooks::NONE
+        }
+    }
+
+    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
+        match self.task(t) {
+            Some(task) => self.app(task).quantum_expired(t, p, cx),
+            None => QuantumEnd::Renew,
+        }
+    }
+
+    fn charge(&mut self, t: ThreadId, cycles: Cycles) {
+        if let Some(task) = self.task(t) {
+            self.app(task).charge(t, cycles);
+        }
+    }
+
+    fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
+        if let Some(task) = self.task(t) {
+            self.app(task).stopped(t, why, cx);
+        }
+        if why == Stop::Exited {
+            self.redivide(cx);
+        }
+    }
+
+    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
+        Some(machine.slice_cycles.max(1))
+    }
+
+    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
+        self.boundary(cx, out);
+    }
+
+    fn remove(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
+        match self.task(t) {
+            Some(task) => self.app(task).remove(t, cx),
+            None => Handoff::Refused,
+        }
+    }
+}
+
+/// Registry entry of `partition`.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "partition",
+    summary: "processors divided equally among applications, priority within each block",
+    description: "The applications with live threads share the processors equally, each in a \
+                  block of its own; a thread runs only in its application's block, chosen there \
+                  by priority with usage decay, and with affinity when c > 0. The division is \
+                  redone as applications start and finish; threads left outside their block \
+                  are preempted at the next slice boundary.",
+    paper: "Gupta et al. 1991 section 7.1 (partitioned scheduling, Figure 9)",
+    params: &[ParamInfo {
+        name: "c",
+        default: "0",
+        doc: "affinity weight within a partition (0: plain priority)",
+    }],
+    build: |t| {
+        let p = super::params::<Params>(t)?;
+        Partition::new(p)
+            .map(|s| Box::new(s) as Box<dyn Scheduler>)
+            .map_err(serde::de::Error::custom)
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::blocks;
+
+    #[test]
+    fn processors_are_divided_equally_remainder_first() {
+        assert_eq!(blocks(12, 4), vec![(0, 3), (3, 3), (6, 3), (9, 3)]);
+        assert_eq!(blocks(10, 4), vec![(0, 3), (3, 3), (6, 2), (8, 2)]);
+        assert_eq!(blocks(2, 3), vec![(0, 1), (1, 1), (2, 0)]);
+        assert!(blocks(4, 0).is_empty());
+    }
+}

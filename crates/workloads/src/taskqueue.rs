@@ -1,0 +1,184 @@
+//! A task-queue application (Gupta, Tucker and Urushibara 1991, section 7.2; Tucker and Gupta
+//! 1989): `workers` server processes take tasks from one shared queue guarded by a lock
+//! (spin 500 cycles, then block) and run them. The application obeys process control: when the
+//! kernel says it has N processors (a [`Notice::Processors`]), a worker of rank N or more
+//! suspends itself at its next task boundary (it blocks on an event of its own), and when N
+//! grows an active worker resumes the suspended ones below N, so that runnable workers match
+//! processors. Under a policy that sends no notices every worker stays active.
+//!
+//! Each suspension is recorded as `suspended`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::{
+    Notice, Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx, WaitPolicy,
+};
+
+use crate::dist::Dist;
+use crate::{Workload, WorkloadInfo};
+
+/// Parameters of `taskqueue`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskQueue {
+    /// Worker (server) processes.
+    pub workers: u32,
+    /// Tasks in the queue.
+    pub tasks: u64,
+    /// Cycles of work per task.
+    pub task: Dist,
+}
+
+/// What the workers share.
+#[derive(Debug)]
+struct Shared {
+    left: u64,
+    /// The processors the application was last told it has.
+    processors: u32,
+    /// Whether each worker is suspended.
+    suspended: Vec<bool>,
+    /// Each worker's wake-up event.
+    events: Vec<SyncId>,
+    lock: SyncId,
+}
+
+impl Workload for TaskQueue {
+    fn threads(&self) -> u64 {
+        u64::from(self.workers)
+    }
+
+    fn operations(&self) -> Option<u64> {
+        Some(self.tasks)
+    }
+
+    fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
+        let lock = sim.create_sync(
+            SyncKind::Lock { holder: None },
+            WaitPolicy::spin_then_block(500),
+        );
+        let events = (0..self.workers)
+            .map(|_| sim.create_sync(SyncKind::Event { set: false }, WaitPolicy::BLOCK))
+            .collect();
+        let shared = Rc::new(RefCell::new(Shared {
+            left: self.tasks,
+            processors: self.workers,
+            suspended: vec![false; self.workers as usize],
+            events,
+            lock,
+        }));
+        for rank in 0..self.workers {
+            sim.spawn(
+                task,
+                Box::new(Worker {
+                    rank,
+                    shared: shared.clone(),
+                    task: self.task,
+                    plan: Vec::new(),
+                }),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+struct Worker {
+    rank: u32,
+    shared: Rc<RefCell<Shared>>,
+    task: Dist,
+    /// Operations decided and not yet issued, as a stack (the next on top).
+    plan: Vec<Op>,
+}
+
+impl Program for Worker {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if let Some(Notice::Processors(n)) = cx.notice {
+            self.shared.borrow_mut().processors = n.max(1);
+        }
+        if let Some(op) = self.plan.pop() {
+            return op;
+        }
+        let mut s = self.shared.borrow_mut();
+        let me = self.rank as usize;
+        // A task boundary: first obey process control.
+        if self.rank >= s.processors && !s.suspended[me] && s.left > 0 {
+            s.suspended[me] = true;
+            let e = s.events[me];
+            self.plan.extend([Op::Clear(e), Op::Wait(e)]);
+            return Op::Record {
+                name: "suspended",
+                value: 1.0,
+            };
+        }
+        // Resume a suspended worker the application has a processor for (or, once the queue is
+        // empty, so that it can finish).
+        let done = s.left == 0;
+        if let Some(w) =
+            (0..s.suspended.len()).find(|&w| s.suspended[w] && (done || (w as u32) < s.processors))
+        {
+            s.suspended[w] = false;
+            return Op::Signal(s.events[w]);
+        }
+        if s.left == 0 {
+            return Op::Exit;
+        }
+        s.left -= 1;
+        let lock = s.lock;
+        let work = self.task.sample(cx.rng).max(1);
+        // Take the task under the queue lock, then run it.
+        self.plan
+            .extend([Op::Compute(work), Op::Signal(lock), Op::Compute(50)]);
+        Op::Wait(lock)
+    }
+}
+
+/// Registry entry of `taskqueue`.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "taskqueue",
+    summary: "worker processes taking tasks from a locked queue, obeying process control",
+    description: "`workers` processes take `tasks` tasks (each `task` cycles of work) from one \
+                  queue guarded by a spin-then-block lock. Told by the kernel that the \
+                  application has N processors (process-control), workers of rank N and above \
+                  suspend at their next task boundary and are resumed when N grows. Suspended \
+                  workers resume when N grows or the queue empties; each suspension is \
+                  recorded as `suspended`.",
+    paper: "Gupta et al. 1991 section 7.2; Tucker and Gupta 1989 (task-queue applications)",
+    params: &[
+        ParamInfo {
+            name: "workers",
+            default: "(required)",
+            doc: "worker processes",
+        },
+        ParamInfo {
+            name: "tasks",
+            default: "(required)",
+            doc: "tasks in the queue",
+        },
+        ParamInfo {
+            name: "task",
+            default: "(required)",
+            doc: "cycles per task (a distribution)",
+        },
+    ],
+    build: |t| {
+        let w: TaskQueue = toml::Value::Table(t).try_into()?;
+        if w.workers == 0 || w.workers > 100_000 {
+            return Err(serde::de::Error::custom(format!(
+                "workers: must be between 1 and 100000, got {}",
+                w.workers
+            )));
+        }
+        if w.tasks == 0 || w.tasks > 1_000_000_000 {
+            return Err(serde::de::Error::custom(format!(
+                "tasks: must be between 1 and 1e9, got {}",
+                w.tasks
+            )));
+        }
+        w.task
+            .validate()
+            .map_err(|e| serde::de::Error::custom(format!("task: {e}")))?;
+        Ok(Box::new(w))
+    },
+};
