@@ -11,9 +11,10 @@ use smpsched_lab::output::folder_name;
 use smpsched_lab::reproduce::report::render_terminal;
 use smpsched_lab::reproduction::{papers, run_paper};
 use smpsched_lab::{
-    catalog, plan_jobs, run_experiment_observed, stopped_error, terminal_table, Destination,
+    catalog, plan_jobs, run_experiment_traced, stopped_error, terminal_table, traces, Destination,
     Experiment, InputError, LabError, Outbox,
 };
+use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
@@ -56,6 +57,18 @@ enum Command {
         /// No table and no progress bar; only the paths written.
         #[arg(long)]
         quiet: bool,
+        /// Also write a trace of each point's first repetition into DIR (new or empty), as
+        /// Chrome trace JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: what each
+        /// processor ran, wake-ups, preemptions, blocks, migrations, waits.
+        #[arg(long, value_name = "DIR")]
+        trace: Option<PathBuf>,
+        /// Most events kept per trace; recording stops there and the trace says when.
+        #[arg(long, value_name = "N", default_value_t = 50_000, requires = "trace")]
+        trace_events: usize,
+        /// Trace only this window of simulated time, in milliseconds: FROM:UNTIL (either may be
+        /// left out).
+        #[arg(long, value_name = "FROM:UNTIL", requires = "trace")]
+        trace_window: Option<String>,
     },
     /// Re-run a paper's tables and figures and write a report with our numbers beside the
     /// paper's, each claim's verdict, and plots.
@@ -109,7 +122,16 @@ fn main() -> ExitCode {
             seed,
             jobs,
             quiet,
-        } => run(&file, out, force, seed, jobs, quiet),
+            trace,
+            trace_events,
+            trace_window,
+        } => match trace
+            .map(|dir| trace_options(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
+            .transpose()
+        {
+            Ok(trace) => run(&file, out, force, seed, jobs, quiet, trace),
+            Err(e) => Err(e),
+        },
         Command::Reproduce {
             paper,
             scale,
@@ -174,6 +196,65 @@ fn running_message(exp: &Experiment, point: &str, p: Progress) -> String {
     )
 }
 
+/// The bounds of `--trace`: `events` at most, within `window` (milliseconds, `FROM:UNTIL`).
+fn trace_options(events: usize, window: Option<&str>) -> Result<TraceRequest, LabError> {
+    let bad = |message: String| {
+        LabError::Input(Box::new(InputError {
+            file: PathBuf::from("smpsched run"),
+            line: None,
+            field: "--trace-window".into(),
+            message,
+        }))
+    };
+    if events == 0 {
+        return Err(LabError::Input(Box::new(InputError {
+            file: PathBuf::from("smpsched run"),
+            line: None,
+            field: "--trace-events".into(),
+            message: "must be at least 1".into(),
+        })));
+    }
+    let (from, until) = match window {
+        None => (None, None),
+        Some(w) => {
+            let (a, b) = w
+                .split_once(':')
+                .ok_or_else(|| bad(format!("expected FROM:UNTIL in milliseconds, got `{w}`")))?;
+            let ms = |s: &str| -> Result<Option<f64>, LabError> {
+                if s.trim().is_empty() {
+                    return Ok(None);
+                }
+                match s.trim().parse::<f64>() {
+                    Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+                    _ => Err(bad(format!("`{s}` is not a number of milliseconds"))),
+                }
+            };
+            let (from, until) = (ms(a)?, ms(b)?);
+            if let (Some(f), Some(u)) = (from, until) {
+                if u <= f {
+                    return Err(bad(format!(
+                        "the window ends ({u} ms) before it starts ({f} ms)"
+                    )));
+                }
+            }
+            (from, until)
+        }
+    };
+    Ok(TraceRequest {
+        events,
+        from,
+        until,
+    })
+}
+
+/// What `--trace` asked for; the window becomes cycles per machine.
+#[derive(Clone, Copy)]
+struct TraceRequest {
+    events: usize,
+    from: Option<f64>,
+    until: Option<f64>,
+}
+
 fn run(
     file: &Path,
     out: Option<PathBuf>,
@@ -181,6 +262,7 @@ fn run(
     seed: Option<u64>,
     jobs: usize,
     quiet: bool,
+    trace: Option<(PathBuf, TraceRequest)>,
 ) -> Result<(), LabError> {
     let mut exp = Experiment::load(file)?;
     if let Some(s) = seed {
@@ -195,16 +277,30 @@ fn run(
         None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
     };
     let outbox = Outbox::prepare(dest)?;
+    if let Some((dir, _)) = &trace {
+        traces::check_destination(dir)?;
+    }
+    // Every point of a file shares one clock rate in practice; the window is converted with the
+    // first point's machine.
+    let trace_config = trace.as_ref().map(|(_, t)| {
+        let m = &exp.points[0].machine;
+        TraceConfig {
+            max_events: t.events,
+            from: t.from.map_or(0, |ms| m.ms(ms)),
+            until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
+        }
+    });
     if let Some(note) = plan_jobs(&exp, jobs).note() {
         eprintln!("{note}");
     }
     let total = exp.points.len() * exp.repetitions as usize;
     let bar = progress_bar(total, quiet);
-    let runs = run_experiment_observed(
+    let runs = run_experiment_traced(
         &exp,
         jobs,
         &|done, _| bar.set_position(done as u64),
         &|point, p| bar.set_message(running_message(&exp, point, p)),
+        trace_config,
     );
     bar.finish_and_clear();
     let runs = runs?;
@@ -217,6 +313,17 @@ fn run(
     }
     if let Some(latest) = &written.latest {
         println!("latest: {} -> {}", latest.display(), written.dir.display());
+    }
+    if let Some((dir, _)) = &trace {
+        let written = traces::write_traces(&exp, &runs, dir)?;
+        for f in &written.files {
+            println!("wrote {}", f.display());
+        }
+        for (point, at) in written.truncated {
+            eprintln!(
+                "note: the trace of {point} stopped at cycle {at}: it reached --trace-events"
+            );
+        }
     }
     // Runs that stopped at a bound are in the results, marked; the command says so and fails.
     match stopped_error(&exp, &runs) {

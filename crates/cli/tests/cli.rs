@@ -342,3 +342,79 @@ fn bad_reproduction_files_name_line_and_field() {
         assert!(err.contains(want), "want {want} in: {err}");
     }
 }
+
+#[test]
+fn traces_are_chrome_json_per_point_bounded_and_never_overwrite() {
+    let dir = tempdir("trace");
+    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
+    let o = smpsched(
+        &["run", "exp.toml", "--out", "r", "--quiet", "--trace", "t"],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for point in ["policy-batch", "policy-round-robin", "policy-priority"] {
+        let path = dir.join("t").join(format!("{point}.trace.json"));
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        let slices: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
+        assert!(!slices.is_empty(), "{point}");
+        for s in &slices {
+            assert!(s["dur"].as_f64().unwrap() > 0.0 && s["ts"].as_f64().unwrap() >= 0.0);
+            assert!(s["tid"].as_u64().unwrap() < 4, "a processor of the machine");
+        }
+        assert!(v["otherData"]["truncated_at_cycle"].is_null());
+    }
+    // The folder now holds traces: a second run may not write into it.
+    let o = smpsched(
+        &["run", "exp.toml", "--out", "r2", "--quiet", "--trace", "t"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--trace"));
+    assert!(!dir.join("r2").exists(), "nothing ran");
+    // A budget of 10 events: each trace stops, and says where.
+    let o = smpsched(
+        &[
+            "run",
+            "exp.toml",
+            "--out",
+            "r3",
+            "--quiet",
+            "--trace",
+            "t3",
+            "--trace-events",
+            "10",
+        ],
+        &dir,
+    );
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("stopped at cycle"));
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.join("t3").join("policy-batch.trace.json")).unwrap(),
+    )
+    .unwrap();
+    let kept = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] != "M")
+        .count();
+    assert_eq!(kept, 10);
+    assert!(v["otherData"]["truncated_at_cycle"].is_u64());
+    // A window that ends before it starts is bad input.
+    let o = smpsched(
+        &[
+            "run",
+            "exp.toml",
+            "--out",
+            "r4",
+            "--trace",
+            "t4",
+            "--trace-window",
+            "5:2",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--trace-window"));
+}

@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use smpsched_sim::sched::PolicyInfo;
+use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::{Cycles, Limits, MachineConfig, Progress, RunReport, SimError, Simulation};
 use smpsched_workloads::{Workload, WorkloadInfo};
 
@@ -152,11 +153,26 @@ impl Point {
         every: u64,
         observe: &mut dyn FnMut(Progress),
     ) -> Result<RunReport, SimError> {
+        self.simulate_traced(seed, every, observe, None)
+    }
+
+    /// Like [`Point::simulate_observed`], recording a trace of what each processor ran (in the
+    /// report's `trace`) when `trace` is given.
+    pub fn simulate_traced(
+        &self,
+        seed: u64,
+        every: u64,
+        observe: &mut dyn FnMut(Progress),
+        trace: Option<TraceConfig>,
+    ) -> Result<RunReport, SimError> {
         let sched = (self.policy.build)(self.policy_params.clone())
             .expect("policy parameters were validated when the experiment was loaded");
         let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
         sim.set_limits(self.limits);
         sim.set_idle_handoff(self.idle_handoff);
+        if let Some(config) = trace {
+            sim.set_trace(config);
+        }
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());
             app.workload.install(&mut sim, task)?;

@@ -18,11 +18,13 @@ pub mod results;
 pub mod runner;
 pub mod source;
 pub(crate) mod sweep;
+pub mod traces;
 
 pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};
 pub use results::{terminal_table, Delivered, Destination, Outbox};
 pub use runner::{
-    plan_jobs, run_experiment, run_experiment_observed, stopped_error, JobPlan, RunRecord, Stopped,
+    plan_jobs, run_experiment, run_experiment_observed, run_experiment_traced, stopped_error,
+    JobPlan, RunRecord, Stopped,
 };
 pub mod reproduce;

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
+use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::{Bound, Cycles, Progress, RunReport, SimError};
 
 use crate::budget;
@@ -132,6 +133,18 @@ pub fn run_experiment_observed(
     progress: &(dyn Fn(usize, usize) + Sync),
     running: &(dyn Fn(&str, Progress) + Sync),
 ) -> Result<Vec<RunRecord>, LabError> {
+    run_experiment_traced(exp, jobs, progress, running, None)
+}
+
+/// Like [`run_experiment_observed`], recording a trace of each point's first repetition (in
+/// its report's `trace`) when `trace` is given.
+pub fn run_experiment_traced(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    running: &(dyn Fn(&str, Progress) + Sync),
+    trace: Option<TraceConfig>,
+) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
         .collect();
@@ -146,8 +159,13 @@ pub fn run_experiment_observed(
             .map(|&(p, r)| {
                 let point = &exp.points[p];
                 let seed = exp.seed_of(r);
-                let outcome = point
-                    .simulate_observed(seed, PROGRESS_EVERY, &mut |p| running(&point.label, p));
+                let traced = trace.filter(|_| r == 0);
+                let outcome = point.simulate_traced(
+                    seed,
+                    PROGRESS_EVERY,
+                    &mut |p| running(&point.label, p),
+                    traced,
+                );
                 let (report, stopped) = match outcome {
                     Ok(report) => (report, None),
                     Err(SimError::Limit {

@@ -18,6 +18,7 @@ pub mod rng;
 pub mod sched;
 pub mod sync;
 pub mod thread;
+pub mod trace;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};

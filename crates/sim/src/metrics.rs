@@ -198,6 +198,10 @@ pub struct RunReport {
     pub sync: SyncStats,
     /// Memory-model counters summed over every processor.
     pub memory: MemoryStats,
+    /// What each processor ran, when a trace was asked for
+    /// ([`Simulation::set_trace`](crate::Simulation::set_trace)); not part of the results.
+    #[serde(skip)]
+    pub trace: Option<crate::trace::Trace>,
 }
 
 impl RunReport {

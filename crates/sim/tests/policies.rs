@@ -468,3 +468,102 @@ fn policies_without_processor_sets_refuse_them() {
     run(sim);
     assert!(refused.get());
 }
+
+#[test]
+fn a_trace_shows_gangs_in_rows_and_agrees_with_the_measures() {
+    let p = 4u32;
+    let m = machine(p);
+    let slice = m.ms(10.0);
+    let mut sim = build("gang", "slice_ms = 10", m);
+    sim.set_trace(smpsched_sim::trace::TraceConfig::default());
+    for name in ["a", "b", "c"] {
+        let task = sim.add_task(name);
+        for _ in 0..p {
+            let ops = (0..6).flat_map(|_| [Op::Compute(slice / 3), Op::Sleep(1_000)]);
+            sim.spawn(task, Box::new(Script::new(ops.collect::<Vec<_>>())))
+                .unwrap();
+        }
+    }
+    let r = run(sim);
+    let trace = r.trace.as_ref().expect("traced");
+    assert!(trace.truncated_at.is_none());
+    // Stretches on one processor never overlap, and lie within the run.
+    for q in 0..p {
+        let mut on: Vec<_> = trace
+            .stretches
+            .iter()
+            .filter(|s| s.processor.0 == q)
+            .collect();
+        on.sort_by_key(|s| s.start);
+        assert!(on.windows(2).all(|w| w[0].end <= w[1].start));
+        assert!(on
+            .iter()
+            .all(|s| s.start < s.end && s.end <= r.elapsed_cycles));
+    }
+    // Gang: stretches of different applications (on different processors) hardly overlap.
+    let mut mixed = 0;
+    for x in &trace.stretches {
+        for y in &trace.stretches {
+            if x.task != y.task {
+                mixed += x.end.min(y.end).saturating_sub(x.start.max(y.start));
+            }
+        }
+    }
+    assert!(
+        mixed * 100 < r.elapsed_cycles,
+        "applications overlapped {mixed} cycles"
+    );
+    // Each application's stretches hold its useful time, within what it held in all.
+    for (k, app) in r.apps.iter().enumerate() {
+        let held: u64 = trace
+            .stretches
+            .iter()
+            .filter(|s| s.task.index() == k)
+            .map(|s| s.end - s.start)
+            .sum();
+        assert!(
+            held >= app.time.useful + app.time.stall + app.time.spin,
+            "{}",
+            app.name
+        );
+        assert!(held <= app.time.held(), "{}", app.name);
+    }
+    // Gang never migrates; blocking shows as marks.
+    use smpsched_sim::trace::Mark;
+    assert!(!trace
+        .moments
+        .iter()
+        .any(|m| matches!(m.mark, Mark::Migrated { .. })));
+    assert!(trace.moments.iter().any(|m| m.mark == Mark::Blocked));
+}
+
+#[test]
+fn a_trace_keeps_to_its_event_budget_and_window() {
+    let run_with = |config: smpsched_sim::trace::TraceConfig| {
+        let mut sim = build("per-core", "", machine(4));
+        blocking_mix(&mut sim, 10);
+        sim.set_trace(config);
+        run(sim).trace.unwrap()
+    };
+    let small = run_with(smpsched_sim::trace::TraceConfig {
+        max_events: 25,
+        ..Default::default()
+    });
+    assert_eq!(small.stretches.len() + small.moments.len(), 25);
+    assert!(small.truncated_at.is_some());
+    let window = run_with(smpsched_sim::trace::TraceConfig {
+        max_events: 1_000_000,
+        from: 1_000_000,
+        until: 2_000_000,
+    });
+    assert!(window.truncated_at.is_none());
+    assert!(!window.stretches.is_empty());
+    assert!(window
+        .stretches
+        .iter()
+        .all(|s| s.start >= 1_000_000 && s.end <= 2_000_000));
+    assert!(window
+        .moments
+        .iter()
+        .all(|m| (1_000_000..2_000_000).contains(&m.at)));
+}

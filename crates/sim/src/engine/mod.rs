@@ -45,6 +45,7 @@ use crate::program::Program;
 use crate::sched::{Actions, Enqueue, Hooks, SchedCtx, Scheduler, ThreadState, Touch};
 use crate::sync::{SyncObject, SyncStats};
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
+use crate::trace::{Trace, TraceConfig};
 
 /// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
 /// near `u64::MAX` stops the run there.
@@ -230,6 +231,8 @@ pub struct Simulation {
     fault: Option<SimError>,
     /// Events handled at which the run loop next checks its bounds, faults and observer.
     next_check: u64,
+    /// What each processor ran, when a trace was asked for.
+    trace: Option<Box<Trace>>,
     /// Jobs of open workloads not yet arrived, by arrival index.
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
 }
@@ -313,6 +316,7 @@ impl Simulation {
             fault: None,
             next_check: 0,
             arrivals: Vec::new(),
+            trace: None,
         })
     }
 
@@ -343,6 +347,12 @@ impl Simulation {
     #[inline]
     fn after(&self, d: Cycles) -> Cycles {
         self.cx.now.saturating_add(d)
+    }
+
+    /// Records what each processor runs, within `config`'s bounds, into the report's `trace`.
+    pub fn set_trace(&mut self, config: TraceConfig) {
+        let n = self.procs.len();
+        self.trace = Some(Box::new(Trace::new(config, n)));
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
@@ -548,7 +558,12 @@ impl Simulation {
         for o in &self.sync {
             sync.merge(&o.stats);
         }
+        let trace = self.trace.take().map(|mut t| {
+            t.close(elapsed);
+            *t
+        });
         RunReport {
+            trace,
             sync,
             memory: self.memory.total_stats(),
             elapsed_cycles: elapsed,

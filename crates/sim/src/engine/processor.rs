@@ -14,6 +14,7 @@ use crate::memory::Charge;
 use crate::memory::{AccessKind, AtomicKind};
 use crate::metrics::{Category, TimeSplit};
 use crate::sched::{Enqueue, Handoff, Stop, Target, ThreadState, Touch};
+use crate::trace::Mark;
 
 impl Seg {
     /// Fixed charges in this order (at most four).
@@ -227,6 +228,9 @@ impl Simulation {
     }
 
     pub(super) fn set_idle(&mut self, p: usize) {
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.depart(ProcId(p as u32), self.cx.now);
+        }
         let proc = &mut self.procs[p];
         proc.thread = None;
         proc.charge_to = None;
@@ -322,6 +326,12 @@ impl Simulation {
         let info = &mut self.cx.threads[ti].info;
         info.state = ThreadState::Running(pid);
         let app = &mut self.apps[info.task.index()];
+        if let Some(tr) = self.trace.as_deref_mut() {
+            if let Some(from) = info.last_proc.filter(|&l| l != pid) {
+                tr.mark(self.cx.now, t, Some(pid), Mark::Migrated { from });
+            }
+            tr.dispatch(pid, t, info.task, self.cx.now);
+        }
         if let Some(last) = info.last_proc {
             app.redispatches += 1;
             if last == pid {
@@ -450,6 +460,9 @@ impl Simulation {
     }
 
     pub(super) fn block(&mut self, p: usize, t: ThreadId) {
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.mark(self.cx.now, t, Some(ProcId(p as u32)), Mark::Blocked);
+        }
         self.leave(p, t);
         let ti = t.index();
         self.cx.threads[ti].info.state = ThreadState::Blocked;
@@ -458,12 +471,20 @@ impl Simulation {
     }
 
     pub(super) fn preempt(&mut self, p: usize, t: ThreadId) {
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.mark(self.cx.now, t, Some(ProcId(p as u32)), Mark::Preempted);
+        }
         self.leave(p, t);
         self.make_ready(t, Enqueue::Preempted);
     }
 
     pub(super) fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
         self.cx.threads[t.index()].info.state = ThreadState::Ready;
+        if why == Enqueue::Woken {
+            if let Some(tr) = self.trace.as_deref_mut() {
+                tr.mark(self.cx.now, t, None, Mark::Woken);
+            }
+        }
         if self.idle_handoff && matches!(why, Enqueue::Woken | Enqueue::New) {
             if let Some(p) = self.next_idle(0) {
                 // Black 3.1: the idle processor picks the thread up without a run-queue search.

@@ -17,6 +17,7 @@ use crate::sync::{
     first_prober, port_hands_off, to_wake, AfterSpin, Attempt, Spin, Spinner, SyncId, SyncKind,
 };
 use crate::thread::Waiting;
+use crate::trace::Mark;
 
 impl Simulation {
     /// The cost to `t` on `p` of touching `obj`'s variable at `at`: an atomic test-and-set to
@@ -89,6 +90,15 @@ impl Simulation {
                 let since = w.since.unwrap_or(self.cx.now);
                 if !w.contended {
                     self.sync[oi].stats.contended += 1;
+                    if let Some(tr) = self.trace.as_deref_mut() {
+                        let at = self.cx.now;
+                        tr.mark(
+                            at,
+                            t,
+                            Some(ProcId(p as u32)),
+                            Mark::Waits { object: w.obj.0 },
+                        );
+                    }
                 }
                 self.cx.threads[ti].exec.wait = Some(Waiting {
                     obj: w.obj,
