@@ -11,6 +11,7 @@ use smpsched_sim::{SimError, Simulation, TaskId};
 pub mod arrivals;
 pub mod dist;
 pub mod gang_server;
+pub mod parallel;
 pub mod pingpong;
 pub mod psets;
 pub mod rpc;
@@ -66,6 +67,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     psets::INFO,
     gang_server::INFO,
     taskqueue::INFO,
+    parallel::INFO,
 ];
 
 /// The registered workload of that name.
