@@ -37,10 +37,30 @@ pub const METRICS: &[(&str, &str)] = &[
     ),
     ("max_backoffs", "most failed probes in one backoff wait"),
     (
+        "runq_lock_wait_us",
+        "mean microseconds a run-queue lock acquisition stalled on the lock's line",
+    ),
+    (
+        "runq_lock_hold_us",
+        "mean microseconds a run-queue lock was held per acquisition",
+    ),
+    (
         "app_util:APP",
         "useful work, % of the processor time the application held",
     ),
     ("app_share:APP", "% of machine time the application held"),
+    (
+        "app_same_proc:APP",
+        "% of the application's redispatches on the processor the thread last ran on",
+    ),
+    (
+        "app_intervening:APP",
+        "median dispatches of other threads between two runs of a thread on one processor",
+    ),
+    (
+        "app_switches:APP",
+        "the application's context switches per time slice per processor",
+    ),
     (
         "app_done_ms:APP",
         "milliseconds until the application's last thread exits",
@@ -107,6 +127,9 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         return match kind {
             "app_util" => Some(100.0 * a.utilization),
             "app_share" => Some(100.0 * a.machine_share),
+            "app_same_proc" => Some(100.0 * a.same_processor_rate),
+            "app_intervening" => a.median_intervening.map(|m| m as f64),
+            "app_switches" => Some(a.switches_per_slice_per_proc),
             "app_done_ms" => Some(m.to_us(a.completion_cycles) / 1000.0),
             "app_response_ms" => Some(m.to_us(1) * a.jobs.mean_response / 1000.0),
             "app_p95_ms" => Some(m.to_us(a.jobs.p95_response) / 1000.0),
@@ -128,6 +151,12 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         "switches_per_slice" => r.apps.iter().map(|a| a.switches_per_slice_per_proc).sum(),
         "blocks" => r.sync.blocks as f64,
         "max_backoffs" => r.sync.max_backoffs as f64,
+        "runq_lock_wait_us" if r.runq_lock.acquires > 0 => {
+            m.to_us(r.runq_lock.wait_cycles) / r.runq_lock.acquires as f64
+        }
+        "runq_lock_hold_us" if r.runq_lock.acquires > 0 => {
+            m.to_us(r.runq_lock.hold_cycles) / r.runq_lock.acquires as f64
+        }
         _ => return None,
     })
 }
@@ -143,9 +172,12 @@ pub fn value(name: &str, point: &Point, runs: &[RunRecord]) -> Option<f64> {
 }
 
 /// Kinds of application measures, written `KIND:APP`.
-const APP_KINDS: [&str; 7] = [
+const APP_KINDS: [&str; 10] = [
     "app_util",
     "app_share",
+    "app_same_proc",
+    "app_intervening",
+    "app_switches",
     "app_done_ms",
     "app_response_ms",
     "app_p95_ms",

@@ -72,7 +72,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
 }
 
 /// The measure columns of `results.csv`, after the run's and the point's columns.
-const CSV_MEASURES: [&str; 21] = [
+const CSV_MEASURES: [&str; 22] = [
     "app",
     "elapsed_cycles",
     "completion_cycles",
@@ -88,6 +88,7 @@ const CSV_MEASURES: [&str; 21] = [
     "switches_per_slice_per_proc",
     "migrations",
     "same_processor_rate",
+    "median_intervening",
     "jobs",
     "mean_response",
     "p95_response",
@@ -145,7 +146,7 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
         ]);
         row.extend(split(&rep.total));
         row.extend([rep.utilization.to_string(), 1.0f64.to_string()]);
-        row.extend(["", "", "", "", "", "", "", ""].map(String::from));
+        row.extend(["", "", "", "", "", "", "", "", ""].map(String::from));
         row.extend([stopped.clone(), rep.events.to_string()]);
         w.write_record(&row).map_err(fail)?;
         for a in &rep.apps {
@@ -163,6 +164,8 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
                 a.switches_per_slice_per_proc.to_string(),
                 a.migrations.to_string(),
                 a.same_processor_rate.to_string(),
+                a.median_intervening
+                    .map_or_else(String::new, |m| m.to_string()),
                 a.jobs.jobs.to_string(),
                 a.jobs.mean_response.to_string(),
                 a.jobs.p95_response.to_string(),

@@ -119,6 +119,10 @@ pub struct AppReport {
     pub migrations: u64,
     /// Fraction of re-dispatches that landed on the processor the thread last ran on.
     pub same_processor_rate: f64,
+    /// Median number of dispatches of other threads on a processor between two runs of one of
+    /// the application's threads there (Gupta 5.2's "intervening processes"); `None` when no
+    /// thread ran twice on one processor.
+    pub median_intervening: Option<u64>,
     /// Memory references its threads made (atomics included).
     pub refs: u64,
     /// Of those, references that missed in the cache.
@@ -179,6 +183,53 @@ impl Default for Recorded {
     }
 }
 
+/// Run-queue lock traffic: the locks a policy's dispatches take in the simulated memory
+/// ([`Touch`](crate::sched::Touch)s), so lock contention on run queues can be read off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RunQueueLock {
+    /// Lock acquisitions (atomic touches).
+    pub acquires: u64,
+    /// Cycles the acquisitions stalled on the lock's line (waiting for it).
+    pub wait_cycles: Cycles,
+    /// Cycles from each acquisition to its release (the references made holding it).
+    pub hold_cycles: Cycles,
+}
+
+/// Counts of a small non-negative measure, for a median without keeping every sample: values
+/// from 0 to 255 each have a bucket, larger ones share the last.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Histogram {
+    buckets: Vec<u64>,
+}
+
+impl Histogram {
+    const BUCKETS: usize = 256;
+
+    /// Counts one value.
+    pub(crate) fn add(&mut self, v: u64) {
+        if self.buckets.is_empty() {
+            self.buckets = vec![0; Self::BUCKETS];
+        }
+        self.buckets[(v as usize).min(Self::BUCKETS - 1)] += 1;
+    }
+
+    /// The median (the lower one of an even count); `None` when empty.
+    pub(crate) fn median(&self) -> Option<u64> {
+        let n: u64 = self.buckets.iter().sum();
+        if n == 0 {
+            return None;
+        }
+        let mut seen = 0;
+        for (v, &c) in self.buckets.iter().enumerate() {
+            seen += c;
+            if 2 * seen >= n {
+                return Some(v as u64);
+            }
+        }
+        None
+    }
+}
+
 /// Everything measured in one simulation run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
@@ -202,6 +253,8 @@ pub struct RunReport {
     /// ([`Simulation::set_trace`](crate::Simulation::set_trace)); not part of the results.
     #[serde(skip)]
     pub trace: Option<crate::trace::Trace>,
+    /// Run-queue lock traffic of the policy's own structures in the memory model.
+    pub runq_lock: RunQueueLock,
 }
 
 impl RunReport {
@@ -227,5 +280,25 @@ pub(crate) fn ratio(num: f64, den: f64) -> f64 {
         0.0
     } else {
         num / den
+    }
+}
+
+#[cfg(test)]
+mod histogram_tests {
+    use super::Histogram;
+
+    #[test]
+    fn the_median_is_the_lower_middle_value_and_large_values_share_a_bucket() {
+        let mut h = Histogram::default();
+        assert_eq!(h.median(), None);
+        for v in [5, 1, 9, 1] {
+            h.add(v);
+        }
+        assert_eq!(h.median(), Some(1));
+        h.add(7);
+        assert_eq!(h.median(), Some(5));
+        let mut big = Histogram::default();
+        big.add(10_000);
+        assert_eq!(big.median(), Some(255));
     }
 }

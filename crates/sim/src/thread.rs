@@ -37,6 +37,9 @@ pub struct ThreadInfo {
     pub last_proc: Option<ProcId>,
     /// Total cycles the thread has held a processor (all categories but idle).
     pub cpu_cycles: Cycles,
+    /// The dispatch count of its last processor when it was last dispatched there (for the
+    /// intervening-dispatch measure).
+    pub(crate) last_dispatch: u32,
     /// Whether the thread has an affinity mask ([`SchedCtx::mask`](crate::sched::SchedCtx::mask)
     /// gives it; the engine refuses a dispatch outside it,
     /// [`SimError::MaskViolated`](crate::SimError::MaskViolated)).

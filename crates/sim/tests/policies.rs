@@ -567,3 +567,32 @@ fn a_trace_keeps_to_its_event_budget_and_window() {
         .iter()
         .all(|m| (1_000_000..2_000_000).contains(&m.at)));
 }
+
+#[test]
+fn affinity_shortens_the_intervening_dispatches_and_locks_are_measured() {
+    // More affinity: threads come back to their processor after fewer others ran there.
+    let intervening = |c: f64| {
+        let mut sim = build("affinity", &format!("c = {c}"), machine(4));
+        blocking_mix(&mut sim, 10);
+        run(sim).apps[0]
+            .median_intervening
+            .expect("threads ran twice on a processor")
+    };
+    assert!(
+        intervening(2.0) <= intervening(0.0),
+        "{} vs {}",
+        intervening(2.0),
+        intervening(0.0)
+    );
+    // A policy without structures in memory takes no run-queue lock; per-core does, and
+    // holding its lock costs something.
+    let mut sim = build("round-robin", "", machine(4));
+    blocking_mix(&mut sim, 6);
+    assert_eq!(run(sim).runq_lock.acquires, 0);
+    let mut m = machine(8);
+    m.memory = smpsched_sim::memory::MemoryConfig::tango();
+    let mut sim = build("per-core", "", m);
+    blocking_mix(&mut sim, 16);
+    let lock = run(sim).runq_lock;
+    assert!(lock.acquires > 0 && lock.hold_cycles > 0, "{lock:?}");
+}

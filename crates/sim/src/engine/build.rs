@@ -143,6 +143,7 @@ impl Simulation {
                 state: ThreadState::Ready,
                 last_proc: None,
                 cpu_cycles: 0,
+                last_dispatch: 0,
                 masked: attrs.mask.is_some(),
             },
             exec: ThreadExec {

@@ -181,6 +181,8 @@ struct AppAcc {
     completion: Cycles,
     /// Memory charges summed over the task's threads.
     mem: Charge,
+    /// Dispatches of other threads between two runs of one thread on one processor.
+    intervening: crate::metrics::Histogram,
     /// Measures the task's programs recorded ([`Op::Record`](crate::Op::Record)).
     recorded: std::collections::BTreeMap<&'static str, Recorded>,
 }
@@ -231,6 +233,8 @@ pub struct Simulation {
     fault: Option<SimError>,
     /// Events handled at which the run loop next checks its bounds, faults and observer.
     next_check: u64,
+    /// Run-queue lock traffic of the policy's dispatches.
+    runq_lock: crate::metrics::RunQueueLock,
     /// What each processor ran, when a trace was asked for.
     trace: Option<Box<Trace>>,
     /// Jobs of open workloads not yet arrived, by arrival index.
@@ -274,6 +278,7 @@ impl Simulation {
                 epoch: 0,
                 time: TimeSplit::default(),
                 need_resched: false,
+                dispatches: 0,
             })
             .collect();
         let mut idle = vec![0u64; n.div_ceil(64)];
@@ -317,6 +322,7 @@ impl Simulation {
             next_check: 0,
             arrivals: Vec::new(),
             trace: None,
+            runq_lock: Default::default(),
         })
     }
 
@@ -546,6 +552,7 @@ impl Simulation {
                 switches_per_slice_per_proc: ratio(a.switches as f64, slices * np),
                 migrations: a.migrations,
                 same_processor_rate: ratio(a.same_proc as f64, a.redispatches as f64),
+                median_intervening: a.intervening.median(),
                 refs: a.mem.refs,
                 misses: a.mem.misses,
                 miss_rate: ratio(a.mem.misses as f64, a.mem.refs as f64),
@@ -564,6 +571,7 @@ impl Simulation {
         });
         RunReport {
             trace,
+            runq_lock: self.runq_lock,
             sync,
             memory: self.memory.total_stats(),
             elapsed_cycles: elapsed,

@@ -50,6 +50,8 @@ pub(super) struct Proc {
     pub(super) epoch: u32,
     pub(super) time: TimeSplit,
     pub(super) need_resched: bool,
+    /// Threads dispatched here so far.
+    pub(super) dispatches: u32,
 }
 
 /// What a processor does once the kernel work for a departed thread is charged.
@@ -284,6 +286,7 @@ impl Simulation {
         let mut touches = std::mem::take(&mut self.touches);
         touches.clear();
         self.sched.dispatch_touches(pid, &self.cx, &mut touches);
+        let mut holding = false;
         for &touch in &touches {
             let at = self.after(kernel);
             let c = match touch {
@@ -300,6 +303,22 @@ impl Simulation {
                 Touch::Atomic(a) => self.memory.atomic(pid, at, a, AtomicKind::TestAndSet),
             };
             kernel = kernel.saturating_add(c.total());
+            // Lock accounting: an atomic acquires, the references after it are made holding
+            // the lock, a write releases it.
+            let lock = &mut self.runq_lock;
+            match touch {
+                Touch::Atomic(_) => {
+                    lock.acquires += 1;
+                    lock.wait_cycles += c.stall;
+                    holding = true;
+                }
+                Touch::Read(_) if holding => lock.hold_cycles += c.total(),
+                Touch::Write(_) if holding => {
+                    lock.hold_cycles += c.total();
+                    holding = false;
+                }
+                Touch::Read(_) | Touch::Write(_) => {}
+            }
         }
         self.touches = touches;
         self.start_thread(p, t, prev, kernel, false)
@@ -332,14 +351,19 @@ impl Simulation {
             }
             tr.dispatch(pid, t, info.task, self.cx.now);
         }
+        let dispatches = self.procs[p].dispatches.wrapping_add(1);
+        self.procs[p].dispatches = dispatches;
         if let Some(last) = info.last_proc {
             app.redispatches += 1;
             if last == pid {
                 app.same_proc += 1;
+                let between = dispatches.wrapping_sub(info.last_dispatch).wrapping_sub(1);
+                app.intervening.add(u64::from(between));
             } else {
                 app.migrations += 1;
             }
         }
+        info.last_dispatch = dispatches;
         if info.last_proc.is_none() {
             self.cx.cold[ti].first_run = self.cx.now;
         }
