@@ -596,3 +596,26 @@ fn affinity_shortens_the_intervening_dispatches_and_locks_are_measured() {
     let lock = run(sim).runq_lock;
     assert!(lock.acquires > 0 && lock.hold_cycles > 0, "{lock:?}");
 }
+
+#[test]
+fn mach_usage_gained_in_a_first_quantum_causes_no_switch() {
+    // Two equal threads, a quantum of 3 ticks, and usage so heavily weighted that one tick of
+    // it drops a thread a level below the waiting one: the runner still keeps its processor for
+    // its whole first quantum (Black 3), then yields.
+    let mut m = machine(1);
+    m.tick_cycles = 100_000;
+    let mut sim = build("mach", "quantum_ticks = 3\nusage_per_level_ms = 0.5", m);
+    sim.set_trace(smpsched_sim::trace::TraceConfig::default());
+    let task = sim.add_task("cpu");
+    for _ in 0..2 {
+        sim.spawn(task, Box::new(Script::new([Op::Compute(2_000_000)])))
+            .unwrap();
+    }
+    let r = run(sim);
+    let first = r.trace.as_ref().unwrap().stretches[0];
+    assert!(first.end - first.start >= 300_000 - 1_000, "{first:?}");
+    assert!(
+        first.end - first.start < 400_000,
+        "it yields at its quantum's end: {first:?}"
+    );
+}

@@ -129,6 +129,8 @@ impl Simulation {
                 o.blocked.push_back(t);
                 o.stats.blocks += 1;
                 let handoff = match policy.after {
+                    // To the holder if it is ready and not running, whatever its application (in
+                    // Gupta's applications, 5.1, locks and events are the application's own).
                     AfterSpin::HandoffToHolder => o
                         .holder()
                         .filter(|h| self.cx.threads[h.index()].info.state == ThreadState::Ready),
