@@ -4,4 +4,7 @@
 //! decision here is a small pure function over plain numbers, so that the simulator (`sim`) and
 //! the real ready queues (`queues`) make the same choice from the same state.
 
+pub mod ddq;
+pub mod dibella;
+pub mod migration;
 pub mod priority;

@@ -1,0 +1,72 @@
+//! Pull migration: which queue an idle worker takes work from (Weibel, per-core run queues with
+//! pull migration and affinity sets).
+//!
+//! An idle worker pulls from the busiest queue among those holding something it may run. The
+//! decision is a pure function of queue lengths and a bitmask of eligible queues; ties go to the
+//! first queue after the puller's own index, so that pullers spread over equal victims.
+
+/// The queue an idle worker `me` should pull from: the longest of the queues whose bit is set in
+/// `eligible` (bit q for queue q; the puller's own queue is never chosen), `None` when all are
+/// empty. Ties go to the nearest queue after `me` (cyclically).
+pub fn pull_victim(lengths: &[usize], eligible: u64, me: usize) -> Option<usize> {
+    let n = lengths.len();
+    let mut best: Option<(usize, usize)> = None;
+    for k in 1..n {
+        let q = (me + k) % n;
+        if q >= 64 || eligible >> q & 1 == 0 {
+            continue;
+        }
+        let len = lengths[q];
+        if len > 0 && best.is_none_or(|(_, b)| len > b) {
+            best = Some((q, len));
+        }
+    }
+    best.map(|(q, _)| q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busiest_eligible_queue_wins() {
+        assert_eq!(pull_victim(&[0, 3, 7, 2], u64::MAX, 0), Some(2));
+        assert_eq!(
+            pull_victim(&[0, 3, 7, 2], 0b1010, 0),
+            Some(1),
+            "queue 2 is not eligible"
+        );
+        assert_eq!(
+            pull_victim(&[9, 0, 0], u64::MAX, 0),
+            None,
+            "never the own queue"
+        );
+        assert_eq!(pull_victim(&[0, 0, 0], u64::MAX, 1), None);
+    }
+
+    #[test]
+    fn ties_go_to_the_next_queue_after_the_puller() {
+        assert_eq!(pull_victim(&[4, 4, 4, 4], u64::MAX, 1), Some(2));
+        assert_eq!(pull_victim(&[4, 4, 4, 4], u64::MAX, 3), Some(0));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn victim_is_eligible_nonempty_and_maximal(lens in proptest::collection::vec(0usize..10, 1..20), elig in proptest::prelude::any::<u64>(), me in 0usize..20) {
+            let me = me % lens.len();
+            match pull_victim(&lens, elig, me) {
+                Some(q) => {
+                    proptest::prop_assert!(q != me && elig >> q & 1 == 1 && lens[q] > 0);
+                    for (i, &l) in lens.iter().enumerate() {
+                        if i != me && elig >> i & 1 == 1 { proptest::prop_assert!(l <= lens[q]); }
+                    }
+                }
+                None => {
+                    for (i, &l) in lens.iter().enumerate() {
+                        proptest::prop_assert!(i == me || elig >> i & 1 == 0 || l == 0);
+                    }
+                }
+            }
+        }
+    }
+}
