@@ -1,0 +1,70 @@
+//! The single global FCFS ready queue: one FIFO behind one lock, the baseline of every paper
+//! (DiBella's "Global", George's centralized queue, Mach's global run queue without levels).
+//!
+//! An atomic count beside the lock lets a worker test emptiness without taking the lock (Mach's
+//! count, Black 3.1); it is updated under the lock, so it is exact whenever the lock is free.
+
+use std::collections::VecDeque;
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
+use crate::{check_workers, require_any, Client, Post, PostError, ReadyQueue, Take, Wake};
+
+/// One FIFO, one lock, shared by every client and worker.
+pub struct Global<T> {
+    queue: CachePadded<Mutex<VecDeque<T>>>,
+    count: CachePadded<AtomicUsize>,
+    workers: usize,
+}
+
+impl<T> Global<T> {
+    /// A global queue served by `workers` workers.
+    pub fn new(workers: usize) -> Global<T> {
+        check_workers(workers);
+        Global {
+            queue: CachePadded::new(Mutex::new(VecDeque::new())),
+            count: CachePadded::new(AtomicUsize::new(0)),
+            workers,
+        }
+    }
+}
+
+impl<T: Send> ReadyQueue<T> for Global<T> {
+    fn name(&self) -> &'static str {
+        "global"
+    }
+
+    fn workers(&self) -> usize {
+        self.workers
+    }
+
+    fn post(&self, _client: &mut Client, item: T, how: Post) -> Result<Wake, PostError<T>> {
+        let item = require_any("global", self.workers, item, &how)?;
+        let mut q = lock(&self.queue);
+        q.push_back(item);
+        self.count.store(q.len(), Ordering::Release);
+        Ok(Wake::Any)
+    }
+
+    fn take(&self, _worker: usize) -> Take<T> {
+        if self.count.load(Ordering::Acquire) == 0 {
+            return Take::Empty;
+        }
+        let mut q = lock(&self.queue);
+        let item = q.pop_front();
+        self.count.store(q.len(), Ordering::Release);
+        match item {
+            Some(t) => Take::Item(t),
+            None => Take::Empty,
+        }
+    }
+
+    fn len_hint(&self) -> usize {
+        self.count.load(Ordering::Acquire)
+    }
+
+    fn has_work_for(&self, _worker: usize) -> bool {
+        self.count.load(Ordering::SeqCst) > 0
+    }
+}

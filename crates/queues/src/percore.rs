@@ -1,0 +1,163 @@
+//! Per-core run queues with pull migration and affinity masks (Weibel, "Theoretical and
+//! Experimental Approach to SMP Scheduling": per-core queues, pull migration, affinity sets).
+//!
+//! Each worker owns a FIFO behind its own lock. A post goes to a worker allowed by the item's
+//! affinity mask (the posting worker itself when allowed, else one drawn from the mask). A worker
+//! serves its own queue first; when it is empty it *pulls*: it picks the busiest queue holding
+//! something it may run (`policy::migration::pull_victim`) and takes from its tail the newest
+//! item whose mask allows it.
+//!
+//! # Invariants
+//!
+//! - Every item in queue q allows worker q (posts place it so), and an item is only ever taken
+//!   by its queue's owner or by a puller whose bit is in its mask: masks are never violated.
+//! - `eligible` of a queue is a superset of the union of the masks of its items: bits are added
+//!   under the lock before the item is visible and cleared only when the queue is empty.
+//! - `count` is the queue's length, updated under its lock.
+
+use std::collections::VecDeque;
+
+use crossbeam_utils::CachePadded;
+use smpsched_policy::migration::pull_victim;
+
+use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::{check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake};
+
+struct Lane<T> {
+    queue: Mutex<VecDeque<(T, u64)>>,
+    count: AtomicUsize,
+    eligible: AtomicU64,
+}
+
+/// Per-worker FIFOs; idle workers pull from the tail of the busiest queue they may serve.
+pub struct PerCore<T> {
+    lanes: Box<[CachePadded<Lane<T>>]>,
+}
+
+impl<T> PerCore<T> {
+    /// Per-core queues for `workers` workers.
+    pub fn new(workers: usize) -> PerCore<T> {
+        check_workers(workers);
+        PerCore {
+            lanes: (0..workers)
+                .map(|_| {
+                    CachePadded::new(Lane {
+                        queue: Mutex::new(VecDeque::new()),
+                        count: AtomicUsize::new(0),
+                        eligible: AtomicU64::new(0),
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    fn pop_own(&self, me: usize) -> Option<T> {
+        let lane = &self.lanes[me];
+        if lane.count.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut g = lock(&lane.queue);
+        let item = g.pop_front().map(|(t, _)| t);
+        Self::settle(lane, &g);
+        item
+    }
+
+    fn settle(lane: &Lane<T>, g: &VecDeque<(T, u64)>) {
+        lane.count.store(g.len(), Ordering::Release);
+        if g.is_empty() {
+            lane.eligible.store(0, Ordering::Release);
+        }
+    }
+
+    /// Pulls from the tail of queue `q` the newest item that `me` may run.
+    fn pull_from(&self, q: usize, me: usize) -> Option<T> {
+        let lane = &self.lanes[q];
+        let mut g = lock(&lane.queue);
+        let pos = g.iter().rposition(|(_, mask)| mask >> me & 1 == 1)?;
+        let item = g.remove(pos).map(|(t, _)| t);
+        Self::settle(lane, &g);
+        item
+    }
+
+    fn victims_mask(&self, me: usize) -> u64 {
+        let mut m = 0u64;
+        for (q, lane) in self.lanes.iter().enumerate() {
+            if q != me
+                && lane.count.load(Ordering::SeqCst) > 0
+                && lane.eligible.load(Ordering::SeqCst) >> me & 1 == 1
+            {
+                m |= 1 << q;
+            }
+        }
+        m
+    }
+}
+
+impl<T: Send> ReadyQueue<T> for PerCore<T> {
+    fn name(&self) -> &'static str {
+        "per-core"
+    }
+
+    fn workers(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn post(&self, client: &mut Client, item: T, how: Post) -> Result<Wake, PostError<T>> {
+        let n = self.lanes.len();
+        let mask = how.affinity.within(n);
+        if mask == 0 {
+            return Err(PostError::Unsupported {
+                item,
+                structure: "per-core",
+                what: "an affinity mask with none of its workers",
+            });
+        }
+        let q = match client.home() {
+            Some(h) if h < n && mask >> h & 1 == 1 => h,
+            _ => nth_set_bit(mask, client.draw()),
+        };
+        let lane = &self.lanes[q];
+        let mut g = lock(&lane.queue);
+        lane.eligible.fetch_or(mask, Ordering::AcqRel);
+        g.push_back((item, mask));
+        lane.count.store(g.len(), Ordering::Release);
+        drop(g);
+        Ok(if mask.count_ones() == 1 {
+            Wake::Worker(q)
+        } else if how.affinity.is_any(n) {
+            Wake::Prefer(q)
+        } else {
+            Wake::Worker(q)
+        })
+    }
+
+    fn take(&self, worker: usize) -> Take<T> {
+        if let Some(t) = self.pop_own(worker) {
+            return Take::Item(t);
+        }
+        let n = self.lanes.len();
+        let mut eligible = self.victims_mask(worker);
+        let mut lengths = [0usize; crate::MAX_WORKERS];
+        for (l, lane) in lengths.iter_mut().zip(self.lanes.iter()) {
+            *l = lane.count.load(Ordering::Acquire);
+        }
+        while let Some(q) = pull_victim(&lengths[..n], eligible, worker) {
+            if let Some(t) = self.pull_from(q, worker) {
+                return Take::Item(t);
+            }
+            eligible &= !(1 << q); // its eligible bits were stale
+        }
+        Take::Empty
+    }
+
+    fn len_hint(&self) -> usize {
+        self.lanes
+            .iter()
+            .map(|l| l.count.load(Ordering::Acquire))
+            .sum()
+    }
+
+    fn has_work_for(&self, worker: usize) -> bool {
+        self.lanes[worker].count.load(Ordering::SeqCst) > 0 || self.victims_mask(worker) != 0
+    }
+}

@@ -1,0 +1,28 @@
+//! The loom shim (as in tokio): under `--cfg loom` the structures use loom's atomics and mutexes
+//! so that `tests/loom.rs` can explore their interleavings; otherwise std's.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+#[cfg(loom)]
+pub(crate) use loom::sync::{Mutex, MutexGuard};
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+#[cfg(not(loom))]
+pub(crate) use std::sync::{Mutex, MutexGuard};
+
+/// Locks a mutex, ignoring poisoning: no structure leaves its state half-updated across a panic
+/// (items are moved in and out whole), so a poisoned lock still guards consistent data.
+#[inline]
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One turn of a spin-wait loop: a CPU hint, or a yield to loom's scheduler under loom.
+#[inline]
+pub(crate) fn spin() {
+    #[cfg(loom)]
+    loom::thread::yield_now();
+    #[cfg(not(loom))]
+    std::hint::spin_loop();
+}
