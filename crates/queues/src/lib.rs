@@ -96,6 +96,12 @@ pub trait ReadyQueue<T: Send>: Send + Sync {
     /// this after announcing that `worker` is about to sleep, so it must read the same atomics
     /// that a post writes.
     fn has_work_for(&self, worker: usize) -> bool;
+
+    /// Whether the structure honours affinity masks narrower than every worker (the others
+    /// refuse such posts with [`PostError::Unsupported`]).
+    fn honours_affinity(&self) -> bool {
+        false
+    }
 }
 
 /// The outcome of a take.

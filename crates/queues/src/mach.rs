@@ -148,6 +148,10 @@ impl<T: Send> ReadyQueue<T> for MachRunQueue<T> {
                 .sum::<usize>()
     }
 
+    fn honours_affinity(&self) -> bool {
+        true
+    }
+
     fn has_work_for(&self, worker: usize) -> bool {
         self.local[worker].count.load(Ordering::SeqCst) > 0
             || self.global.count.load(Ordering::SeqCst) > 0

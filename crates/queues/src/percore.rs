@@ -157,6 +157,10 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
             .sum()
     }
 
+    fn honours_affinity(&self) -> bool {
+        true
+    }
+
     fn has_work_for(&self, worker: usize) -> bool {
         self.lanes[worker].count.load(Ordering::SeqCst) > 0 || self.victims_mask(worker) != 0
     }
