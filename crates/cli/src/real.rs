@@ -52,6 +52,55 @@ pub struct RealArgs {
     /// Run every pair of Table 3's first block (the 30 rows of Table 4) instead of one pair.
     #[arg(long)]
     table4: bool,
+    /// Instead of DiBella's test, run George's: producer/consumer (--clients producers of
+    /// --requests items each against --schedulers consumers) and a prime sieve up to 2,000,000
+    /// as tasks on a pool of --schedulers workers, over every structure.
+    #[arg(long, conflicts_with = "table4")]
+    george: bool,
+}
+
+fn george(a: &RealArgs) -> ExitCode {
+    use smpsched_queues::george::{producer_consumer, sieve};
+    use smpsched_queues::pool::{Pool, PoolConfig};
+    use smpsched_queues::{Ddq, DistributedFcfs, Global, MachRunQueue, MultiAccess, PerCore};
+    let (w, p) = (a.schedulers, a.clients);
+    if !(1..=64).contains(&w) || p == 0 || a.requests == 0 {
+        return input_error("need 1 to 64 schedulers, at least one client and one request");
+    }
+    let items = a.requests as u64;
+    println!("George's producer/consumer ({p} producers x {items} items, {w} consumers) and prime sieve to 2,000,000 ({w} workers)");
+    println!(
+        "{:<17} {:>12} {:>10} {:>13} {:>10} {:>8}",
+        "structure", "p/c ms", "M items/s", "max backoffs", "sieve ms", "primes"
+    );
+    fn row(name: &str, r: smpsched_queues::george::PcReport, sieve: (std::time::Duration, usize)) {
+        println!(
+            "{name:<17} {:>12.2} {:>10.2} {:>13} {:>10.2} {:>8}",
+            r.elapsed.as_secs_f64() * 1e3,
+            r.items as f64 / r.elapsed.as_secs_f64() / 1e6,
+            r.max_backoffs,
+            sieve.0.as_secs_f64() * 1e3,
+            sieve.1
+        );
+    }
+    macro_rules! one {
+        ($name:literal, $make:expr) => {{
+            let r = producer_consumer(&$make, p, items);
+            let pool = Pool::with_config($make, PoolConfig::default());
+            let t = std::time::Instant::now();
+            let primes = sieve(&pool, 2_000_000);
+            let s = (t.elapsed(), primes);
+            pool.shutdown();
+            row($name, r, s);
+        }};
+    }
+    one!("global", Global::new(w));
+    one!("distributed-fcfs", DistributedFcfs::new(w));
+    one!("multi-access", MultiAccess::new(w));
+    one!("ddq", Ddq::new(w));
+    one!("mach", MachRunQueue::new(w));
+    one!("per-core", PerCore::new(w));
+    ExitCode::SUCCESS
 }
 
 fn input_error(msg: impl std::fmt::Display) -> ExitCode {
@@ -61,6 +110,9 @@ fn input_error(msg: impl std::fmt::Display) -> ExitCode {
 
 /// Runs `smpsched real`: 0 on success, 2 on bad input.
 pub fn main(a: RealArgs) -> ExitCode {
+    if a.george {
+        return george(&a);
+    }
     let cutoff = a.cutoff.unwrap_or(a.clients);
     let Some(load) = Load::parse(&a.load) else {
         return input_error(format!(

@@ -113,3 +113,38 @@ fn bad_names_and_pairs_exit_2_naming_the_choices() {
     let o = smpsched(&["real", "--load", "bursty"], &dir);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn george_runs_producer_consumer_and_the_sieve_on_every_structure() {
+    let dir = tempdir("real-george");
+    let o = smpsched(
+        &[
+            "real",
+            "--george",
+            "--schedulers",
+            "2",
+            "--clients",
+            "2",
+            "--requests",
+            "2000",
+        ],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for s in [
+        "global",
+        "distributed-fcfs",
+        "multi-access",
+        "ddq",
+        "mach",
+        "per-core",
+    ] {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(s))
+            .unwrap_or_else(|| panic!("{s} in {out}"));
+        // pi(2,000,000) = 148,933
+        assert!(row.ends_with("148933"), "{row}");
+    }
+}

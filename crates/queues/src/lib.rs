@@ -48,6 +48,7 @@
 
 pub mod ddq;
 pub mod distributed;
+pub mod george;
 pub mod global;
 pub mod mach;
 pub mod multi_access;
