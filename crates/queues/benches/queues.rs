@@ -283,8 +283,13 @@ fn batch(make: Make, p: usize, c: usize) -> Duration {
                             continue;
                         }
                     }
-                    let total = taken.fetch_add(mine, Ordering::AcqRel) + mine;
-                    mine = 0;
+                    let total = if mine > 0 {
+                        let t = taken.fetch_add(mine, Ordering::AcqRel) + mine;
+                        mine = 0;
+                        t
+                    } else {
+                        taken.load(Ordering::Acquire)
+                    };
                     if total >= ITEMS as usize {
                         break;
                     }

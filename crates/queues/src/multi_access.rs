@@ -20,8 +20,10 @@
 //!   then frees the mailbox by clearing the bit in `reserved`.
 //! - Hence an IN-box is touched by one thread at a time; its mutex is never contended and exists
 //!   only so that the crate needs no `unsafe`.
-//! - `count` is the number of reserved mailboxes: raised before the bit is published and
-//!   lowered after the request is taken, so it is never below the number of set bits.
+//! - A queue's length is the number of reserved mailboxes (the popcount of `reserved`): a
+//!   mailbox is reserved before its bit is published and freed after its request is taken, so
+//!   the length is never below the number of set bits. No separate counter is kept: it would
+//!   add two atomic operations on a shared line to every post and take.
 //! - Each scheduler remembers the mailbox it last serviced in its primary queue and in its
 //!   secondary queues and searches from the next one, so every mailbox is eventually serviced.
 
@@ -67,7 +69,16 @@ struct Queue<T> {
     bitmap: Box<[AtomicU64]>,
     reserved: Box<[AtomicU64]>,
     inbox: Box<[Mutex<Option<T>>]>,
-    count: AtomicUsize,
+}
+
+impl<T> Queue<T> {
+    /// Reserved mailboxes: requests posted and not yet taken (exact when quiescent).
+    fn len(&self, order: Ordering) -> usize {
+        self.reserved
+            .iter()
+            .map(|w| w.load(order).count_ones() as usize)
+            .sum()
+    }
 }
 
 /// What one scheduler remembers between searches.
@@ -130,7 +141,6 @@ impl<T> MultiAccess<T> {
                         bitmap: (0..words).map(|_| AtomicU64::new(0)).collect(),
                         reserved: (0..words).map(|_| AtomicU64::new(0)).collect(),
                         inbox: (0..words * 64).map(|_| Mutex::new(None)).collect(),
-                        count: AtomicUsize::new(0),
                     })
                 })
                 .collect(),
@@ -174,13 +184,15 @@ impl<T> MultiAccess<T> {
     /// mailbox claimed and its request, and whether a claim was lost to another scheduler.
     fn search(&self, q: usize, dir: Direction, last: usize) -> (Option<(usize, T)>, bool) {
         let queue = &self.queues[q];
-        if queue.count.load(Ordering::Acquire) == 0 {
-            return (None, false);
-        }
         let words = queue.bitmap.len();
         let mut snap = [0u64; MAX_MAILBOXES / 64];
+        let mut any = 0;
         for (s, w) in snap.iter_mut().zip(queue.bitmap.iter()) {
             *s = w.load(Ordering::Acquire);
+            any |= *s;
+        }
+        if any == 0 {
+            return (None, false);
         }
         let mut lost = false;
         let mut from = last;
@@ -190,7 +202,6 @@ impl<T> MultiAccess<T> {
             if old & bit != 0 {
                 let request = lock(&queue.inbox[m]).take();
                 queue.reserved[m / 64].fetch_and(!bit, Ordering::Release);
-                queue.count.fetch_sub(1, Ordering::AcqRel);
                 let request = request.expect("a set bit means a stored request");
                 return (Some((m, request)), lost);
             }
@@ -219,7 +230,7 @@ impl<T: Send> ReadyQueue<T> for MultiAccess<T> {
             Some(w) if w < n => w,
             _ => {
                 let primary = smpsched_policy::dibella::client_primary(client.id(), n);
-                let len = self.queues[primary].count.load(Ordering::Relaxed);
+                let len = self.queues[primary].len(Ordering::Relaxed);
                 let seq = client.next_sequence();
                 let draw = client.draw();
                 client_queue(self.config.client, client.id(), seq, n, len, draw)
@@ -230,7 +241,6 @@ impl<T: Send> ReadyQueue<T> for MultiAccess<T> {
         };
         let queue = &self.queues[q];
         *lock(&queue.inbox[m]) = Some(item);
-        queue.count.fetch_add(1, Ordering::AcqRel);
         queue.bitmap[m / 64].fetch_or(1 << (m % 64), Ordering::Release);
         Ok(if self.config.scheduler.searches_all() {
             Wake::Prefer(q)
@@ -283,14 +293,11 @@ impl<T: Send> ReadyQueue<T> for MultiAccess<T> {
     }
 
     fn len_hint(&self) -> usize {
-        self.queues
-            .iter()
-            .map(|q| q.count.load(Ordering::Acquire))
-            .sum()
+        self.queues.iter().map(|q| q.len(Ordering::Acquire)).sum()
     }
 
     fn has_work_for(&self, worker: usize) -> bool {
-        let sees = |q: usize| self.queues[q].count.load(Ordering::SeqCst) > 0;
+        let sees = |q: usize| self.queues[q].len(Ordering::SeqCst) > 0;
         match self.config.scheduler {
             SchedulerPolicy::Static => sees(worker),
             SchedulerPolicy::PrimaryFixed => {

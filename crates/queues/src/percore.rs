@@ -7,6 +7,10 @@
 //! something it may run (`policy::migration::pull_victim`) and takes from its tail the newest
 //! item whose mask allows it.
 //!
+//! Like the lanes of oneTBB's `task_stream`, a poster or a puller that finds a queue's lock
+//! taken does not wait for it: a post moves on to the next queue its mask allows, a pull to the
+//! next victim. Only a worker serving its own queue waits for its lock.
+//!
 //! # Invariants
 //!
 //! - Every item in queue q allows worker q (posts place it so), and an item is only ever taken
@@ -20,7 +24,7 @@ use std::collections::VecDeque;
 use crossbeam_utils::CachePadded;
 use smpsched_policy::migration::pull_victim;
 
-use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{lock, try_lock, AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 use crate::{check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake};
 
 struct Lane<T> {
@@ -69,14 +73,34 @@ impl<T> PerCore<T> {
         }
     }
 
-    /// Pulls from the tail of queue `q` the newest item that `me` may run.
-    fn pull_from(&self, q: usize, me: usize) -> Option<T> {
+    /// Pulls from the tail of queue `q` the newest item that `me` may run; `Err(())` when the
+    /// queue's lock is taken.
+    fn pull_from(&self, q: usize, me: usize) -> Result<Option<T>, ()> {
         let lane = &self.lanes[q];
-        let mut g = lock(&lane.queue);
-        let pos = g.iter().rposition(|(_, mask)| mask >> me & 1 == 1)?;
+        let Some(mut g) = try_lock(&lane.queue) else {
+            return Err(());
+        };
+        let Some(pos) = g.iter().rposition(|(_, mask)| mask >> me & 1 == 1) else {
+            return Ok(None);
+        };
         let item = g.remove(pos).map(|(t, _)| t);
         Self::settle(lane, &g);
-        item
+        Ok(item)
+    }
+
+    /// Locks the first queue from `first` on (cyclically, among those in `mask`) whose lock is
+    /// free, or waits for `first`'s if all are taken.
+    fn lock_some(&self, first: usize, mask: u64) -> (usize, MutexGuard<'_, VecDeque<(T, u64)>>) {
+        let n = self.lanes.len();
+        for k in 0..n {
+            let q = (first + k) % n;
+            if mask >> q & 1 == 1 {
+                if let Some(g) = try_lock(&self.lanes[q].queue) {
+                    return (q, g);
+                }
+            }
+        }
+        (first, lock(&self.lanes[first].queue))
     }
 
     fn victims_mask(&self, me: usize) -> u64 {
@@ -112,12 +136,12 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
                 what: "an affinity mask with none of its workers",
             });
         }
-        let q = match client.home() {
+        let first = match client.home() {
             Some(h) if h < n && mask >> h & 1 == 1 => h,
             _ => nth_set_bit(mask, client.draw()),
         };
+        let (q, mut g) = self.lock_some(first, mask);
         let lane = &self.lanes[q];
-        let mut g = lock(&lane.queue);
         lane.eligible.fetch_or(mask, Ordering::AcqRel);
         g.push_back((item, mask));
         lane.count.store(g.len(), Ordering::Release);
@@ -141,13 +165,20 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
         for (l, lane) in lengths.iter_mut().zip(self.lanes.iter()) {
             *l = lane.count.load(Ordering::Acquire);
         }
+        let mut busy = false;
         while let Some(q) = pull_victim(&lengths[..n], eligible, worker) {
-            if let Some(t) = self.pull_from(q, worker) {
-                return Take::Item(t);
+            match self.pull_from(q, worker) {
+                Ok(Some(t)) => return Take::Item(t),
+                Ok(None) => {} // its eligible bits were stale
+                Err(()) => busy = true,
             }
-            eligible &= !(1 << q); // its eligible bits were stale
+            eligible &= !(1 << q);
         }
-        Take::Empty
+        if busy {
+            Take::Retry
+        } else {
+            Take::Empty
+        }
     }
 
     fn len_hint(&self) -> usize {

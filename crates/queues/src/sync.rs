@@ -18,6 +18,18 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Tries to lock a mutex without waiting (oneTBB's task_stream: a busy lane is skipped, not
+/// waited for); poisoning is ignored as in [`lock`].
+#[inline]
+pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    use std::sync::TryLockError; // loom's try_lock returns std's result type
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
 /// One turn of a spin-wait loop: a CPU hint, or a yield to loom's scheduler under loom.
 #[inline]
 pub(crate) fn spin() {
