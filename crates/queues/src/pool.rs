@@ -53,6 +53,7 @@ impl fmt::Debug for Task {
 pub struct Ctx<'a> {
     pool: &'a dyn Spawner,
     worker: usize,
+    client: &'a RefCell<Client>,
 }
 
 impl Ctx<'_> {
@@ -67,20 +68,21 @@ impl Ctx<'_> {
         f: impl FnOnce(&Ctx<'_>) -> R + Send + 'static,
     ) -> JoinHandle<R> {
         let (task, handle) = with_handle(f);
-        self.pool.submit_inside(self.worker, task, Post::default());
+        self.pool
+            .submit_inside(self.worker, self.client, task, Post::default());
         handle
     }
 
     /// Spawns a detached task from inside the pool; a panic in it is only counted.
     pub fn execute(&self, f: impl FnOnce(&Ctx<'_>) + Send + 'static) {
         self.pool
-            .submit_inside(self.worker, Task::new(f), Post::default());
+            .submit_inside(self.worker, self.client, Task::new(f), Post::default());
     }
 }
 
 /// The type-erased side of a pool that tasks spawn through.
 trait Spawner: Sync {
-    fn submit_inside(&self, worker: usize, task: Task, how: Post);
+    fn submit_inside(&self, worker: usize, client: &RefCell<Client>, task: Task, how: Post);
 }
 
 /// Why a spawn from outside was refused; the closure is handed back.
@@ -437,13 +439,13 @@ impl<Q: ReadyQueue<Task> + 'static> Drop for Pool<Q> {
 }
 
 impl<Q: ReadyQueue<Task>> Spawner for Shared<Q> {
-    fn submit_inside(&self, worker: usize, task: Task, how: Post) {
+    fn submit_inside(&self, worker: usize, client: &RefCell<Client>, task: Task, how: Post) {
         self.pending.fetch_add(1, Ordering::SeqCst);
-        let mut client = Client::worker(worker);
-        match self.queue.post(&mut client, task, how) {
+        let posted = self.queue.post(&mut client.borrow_mut(), task, how);
+        match posted {
             Ok(wake) => self.notify(wake),
             // Full: run it here and now (George: a task that cannot migrate runs locally).
-            Err(e) => self.run(worker, e.into_item()),
+            Err(e) => self.run(worker, client, e.into_item()),
         }
     }
 }
@@ -528,8 +530,12 @@ impl<Q: ReadyQueue<Task>> Shared<Q> {
         }
     }
 
-    fn run(&self, worker: usize, task: Task) {
-        let ctx = Ctx { pool: self, worker };
+    fn run(&self, worker: usize, client: &RefCell<Client>, task: Task) {
+        let ctx = Ctx {
+            pool: self,
+            worker,
+            client,
+        };
         if catch_unwind(AssertUnwindSafe(|| (task.0)(&ctx))).is_err() {
             self.panics.fetch_add(1, Ordering::Relaxed);
         }
@@ -545,12 +551,14 @@ impl<Q: ReadyQueue<Task>> Shared<Q> {
         {
             let _ = sl.tid.set(tid);
         }
+        // The worker's own client state (its random stream feeds the DDQ's direction bits).
+        let client = RefCell::new(Client::worker(me));
         let backoff = Backoff::new();
         let mut spins = 0;
         loop {
             match self.queue.take(me) {
                 Take::Item(task) => {
-                    self.run(me, task);
+                    self.run(me, &client, task);
                     backoff.reset();
                     spins = 0;
                     continue;
