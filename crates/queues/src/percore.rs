@@ -4,8 +4,10 @@
 //! Each worker owns a FIFO behind its own lock. A post goes to a worker allowed by the item's
 //! affinity mask (the posting worker itself when allowed, else one drawn from the mask). A worker
 //! serves its own queue first; when it is empty it *pulls*: it picks the busiest queue holding
-//! something it may run (`policy::migration::pull_victim`) and takes from its tail the newest
-//! item whose mask allows it.
+//! something it may run (`policy::migration::pull_victim`) and takes from its tail half the
+//! imbalance (`policy::migration::pull_batch`) when the tail's items all allow it, else the
+//! newest item whose mask allows it. It runs the oldest item it pulled and keeps the others on
+//! its own queue.
 //!
 //! Like the lanes of oneTBB's `task_stream`, a poster or a puller that finds a queue's lock
 //! taken does not wait for it: a post moves on to the next queue its mask allows, a pull to the
@@ -22,7 +24,7 @@
 use std::collections::VecDeque;
 
 use crossbeam_utils::CachePadded;
-use smpsched_policy::migration::pull_victim;
+use smpsched_policy::migration::{pull_batch, pull_victim};
 
 use crate::sync::{lock, try_lock, AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 use crate::{check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake};
@@ -73,13 +75,27 @@ impl<T> PerCore<T> {
         }
     }
 
-    /// Pulls from the tail of queue `q` the newest item that `me` may run; `Err(())` when the
-    /// queue's lock is taken.
+    /// Pulls from the tail of queue `q` (see the module doc); `Err(())` when its lock is taken.
     fn pull_from(&self, q: usize, me: usize) -> Result<Option<T>, ()> {
         let lane = &self.lanes[q];
         let Some(mut g) = try_lock(&lane.queue) else {
             return Err(());
         };
+        let len = g.len();
+        let k = pull_batch(len, 0);
+        if k > 1 && g.iter().skip(len - k).all(|(_, mask)| mask >> me & 1 == 1) {
+            let mut batch = g.split_off(len - k);
+            Self::settle(lane, &g);
+            drop(g);
+            let first = batch.pop_front().map(|(t, _)| t);
+            let own = &self.lanes[me];
+            let mut mine = lock(&own.queue);
+            let union = batch.iter().fold(0, |u, (_, m)| u | m);
+            own.eligible.fetch_or(union, Ordering::AcqRel);
+            mine.append(&mut batch);
+            own.count.store(mine.len(), Ordering::Release);
+            return Ok(first);
+        }
         let Some(pos) = g.iter().rposition(|(_, mask)| mask >> me & 1 == 1) else {
             return Ok(None);
         };
@@ -142,7 +158,9 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
         };
         let (q, mut g) = self.lock_some(first, mask);
         let lane = &self.lanes[q];
-        lane.eligible.fetch_or(mask, Ordering::AcqRel);
+        if lane.eligible.load(Ordering::Relaxed) & mask != mask {
+            lane.eligible.fetch_or(mask, Ordering::AcqRel);
+        }
         g.push_back((item, mask));
         lane.count.store(g.len(), Ordering::Release);
         drop(g);
