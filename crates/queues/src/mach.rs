@@ -32,6 +32,7 @@ pub fn level_of(priority: u8) -> usize {
 struct Levels<T> {
     queues: [VecDeque<T>; LEVELS],
     hint: usize,
+    len: usize,
 }
 
 struct RunQueue<T> {
@@ -45,6 +46,7 @@ impl<T> RunQueue<T> {
             levels: Mutex::new(Levels {
                 queues: std::array::from_fn(|_| VecDeque::new()),
                 hint: LEVELS,
+                len: 0,
             }),
             count: AtomicUsize::new(0),
         }
@@ -54,7 +56,8 @@ impl<T> RunQueue<T> {
         let mut g = lock(&self.levels);
         g.queues[level].push_back(item);
         g.hint = g.hint.min(level);
-        self.count.fetch_add(1, Ordering::AcqRel);
+        g.len += 1;
+        self.count.store(g.len, Ordering::Release);
     }
 
     fn pop(&self) -> Option<T> {
@@ -66,7 +69,8 @@ impl<T> RunQueue<T> {
         while l < LEVELS {
             if let Some(item) = g.queues[l].pop_front() {
                 g.hint = l;
-                self.count.fetch_sub(1, Ordering::AcqRel);
+                g.len -= 1;
+                self.count.store(g.len, Ordering::Release);
                 return Some(item);
             }
             l += 1;

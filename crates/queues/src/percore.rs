@@ -9,6 +9,11 @@
 //! newest item whose mask allows it. It runs the oldest item it pulled and keeps the others on
 //! its own queue.
 //!
+//! A worker serving its own queue moves up to half of it (at most `RUN_NEXT` items) into a
+//! private run-next batch in the same lock acquisition, so that under load one acquisition
+//! serves several items; those items are invisible to pullers until served (a bounded loss of
+//! balance for fewer lock round trips, as in Go's per-P run-next slot).
+//!
 //! Like the lanes of oneTBB's `task_stream`, a poster or a puller that finds a queue's lock
 //! taken does not wait for it: a post moves on to the next queue its mask allows, a pull to the
 //! next victim. Only a worker serving its own queue waits for its lock.
@@ -19,7 +24,9 @@
 //!   by its queue's owner or by a puller whose bit is in its mask: masks are never violated.
 //! - `eligible` of a queue is a superset of the union of the masks of its items: bits are added
 //!   under the lock before the item is visible and cleared only when the queue is empty.
-//! - `count` is the queue's length, updated under its lock.
+//! - `count` is the queue's length, updated under its lock; a run-next batch's `count` is its
+//!   length, updated under its own lock (taken inside the queue's lock, never the reverse).
+//! - A run-next batch holds only items from its worker's own queue, which all allow it.
 
 use std::collections::VecDeque;
 
@@ -38,7 +45,18 @@ struct Lane<T> {
 /// Per-worker FIFOs; idle workers pull from the tail of the busiest queue they may serve.
 pub struct PerCore<T> {
     lanes: Box<[CachePadded<Lane<T>>]>,
+    /// Each worker's run-next batch: items it moved off the front of its own queue in one lock
+    /// acquisition, served before the queue (only ever touched by that worker).
+    next: Box<[CachePadded<Next<T>>]>,
 }
+
+struct Next<T> {
+    batch: Mutex<VecDeque<T>>,
+    count: AtomicUsize,
+}
+
+/// The most items a worker moves from its own queue into its run-next batch at once.
+pub const RUN_NEXT: usize = 8;
 
 impl<T> PerCore<T> {
     /// Per-core queues for `workers` workers.
@@ -54,16 +72,44 @@ impl<T> PerCore<T> {
                     })
                 })
                 .collect(),
+            next: (0..workers)
+                .map(|_| {
+                    CachePadded::new(Next {
+                        batch: Mutex::new(VecDeque::new()),
+                        count: AtomicUsize::new(0),
+                    })
+                })
+                .collect(),
         }
     }
 
+    /// The next item of worker `me`'s own: its run-next batch first, then its queue, from
+    /// whose front it takes up to half (at most [`RUN_NEXT`]) in one lock acquisition.
     fn pop_own(&self, me: usize) -> Option<T> {
+        let next = &self.next[me];
+        if next.count.load(Ordering::Acquire) > 0 {
+            let mut b = lock(&next.batch);
+            let item = b.pop_front();
+            next.count.store(b.len(), Ordering::Release);
+            if item.is_some() {
+                return item;
+            }
+        }
         let lane = &self.lanes[me];
         if lane.count.load(Ordering::Acquire) == 0 {
             return None;
         }
         let mut g = lock(&lane.queue);
         let item = g.pop_front().map(|(t, _)| t);
+        let more = (g.len() / 2).min(RUN_NEXT);
+        if more == 0 {
+            Self::settle(lane, &g);
+            return item;
+        }
+        let mut b = lock(&next.batch);
+        b.extend(g.drain(..more).map(|(t, _)| t));
+        next.count.store(b.len(), Ordering::Release);
+        drop(b);
         Self::settle(lane, &g);
         item
     }
@@ -203,6 +249,7 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
         self.lanes
             .iter()
             .map(|l| l.count.load(Ordering::Acquire))
+            .chain(self.next.iter().map(|n| n.count.load(Ordering::Acquire)))
             .sum()
     }
 
@@ -211,6 +258,8 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
     }
 
     fn has_work_for(&self, worker: usize) -> bool {
-        self.lanes[worker].count.load(Ordering::SeqCst) > 0 || self.victims_mask(worker) != 0
+        self.next[worker].count.load(Ordering::SeqCst) > 0
+            || self.lanes[worker].count.load(Ordering::SeqCst) > 0
+            || self.victims_mask(worker) != 0
     }
 }
