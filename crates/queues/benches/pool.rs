@@ -228,12 +228,12 @@ fn main() {
     println!("\n== summary ({n} cores, {n} workers): time per scenario, ratio to tokio (below 1: faster)");
     for s in SCENARIOS {
         let group = format!("pool/{s}");
-        let Some(tokio) = support::mean_ns(&out, &group, "tokio") else {
+        let Some(tokio) = support::median_ns(&out, &group, "tokio") else {
             continue;
         };
         println!("{s} (tokio {:.1} us)", tokio / 1e3);
         for name in names() {
-            if let Some(ns) = support::mean_ns(&out, &group, name) {
+            if let Some(ns) = support::median_ns(&out, &group, name) {
                 println!("  {name:<18} {:>10.1} us {:>8.2}", ns / 1e3, ns / tokio);
             }
         }

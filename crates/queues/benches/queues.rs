@@ -321,7 +321,7 @@ fn contended(c: &mut Criterion) {
 
 fn summary() {
     let out = support::output_dir();
-    let rt = support::mean_ns(&out, "handoff", "cas_round_trip");
+    let rt = support::median_ns(&out, "handoff", "cas_round_trip");
     println!("\n== summary ({} cores)", support::cores());
     if let Some(rt) = rt {
         println!(
@@ -334,14 +334,14 @@ fn summary() {
         "uncontended", "post+take ns", "x handoff"
     );
     for (name, _) in contenders() {
-        if let Some(ns) = support::mean_ns(&out, "uncontended", name) {
+        if let Some(ns) = support::median_ns(&out, "uncontended", name) {
             let x = rt.map_or(f64::NAN, |rt| ns / (rt / 2.0));
             println!("{name:<18} {ns:>14.1} {x:>12.2}");
         }
     }
     for (p, c) in mixes() {
         let group = format!("contended/p{p}c{c}");
-        let Some(inj) = support::mean_ns(&out, &group, "cb-injector") else {
+        let Some(inj) = support::median_ns(&out, &group, "cb-injector") else {
             continue;
         };
         println!(
@@ -349,7 +349,7 @@ fn summary() {
             ITEMS as f64 / inj * 1e3
         );
         for (name, _) in contenders() {
-            if let Some(ns) = support::mean_ns(&out, &group, name) {
+            if let Some(ns) = support::median_ns(&out, &group, name) {
                 println!(
                     "  {name:<18} {:>8.2}  ({:.1} M items/s)",
                     inj / ns,

@@ -36,8 +36,9 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
-/// The mean time per iteration (ns) criterion estimated for `group/id`, if it ran.
-pub fn mean_ns(out: &Path, group: &str, id: &str) -> Option<f64> {
+/// The median time per iteration (ns) criterion estimated for `group/id`, if it ran (the
+/// median, not the mean: on a shared machine a preempted sample is an outlier, not a signal).
+pub fn median_ns(out: &Path, group: &str, id: &str) -> Option<f64> {
     let path = out
         .join(group.replace('/', "_"))
         .join(id.replace('/', "_"))
@@ -45,5 +46,5 @@ pub fn mean_ns(out: &Path, group: &str, id: &str) -> Option<f64> {
         .join("estimates.json");
     let text = std::fs::read_to_string(path).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["mean"]["point_estimate"].as_f64()
+    v["median"]["point_estimate"].as_f64()
 }
