@@ -13,9 +13,15 @@ use crate::{check_workers, require_any, Client, Post, PostError, ReadyQueue, Tak
 
 /// One FIFO, one lock, shared by every client and worker.
 pub struct Global<T> {
-    queue: CachePadded<Mutex<VecDeque<T>>>,
-    count: CachePadded<AtomicUsize>,
+    /// The lock and the count share a cache line: a post or take that takes the lock then
+    /// writes the count touches one line, not two.
+    inner: CachePadded<Inner<T>>,
     workers: usize,
+}
+
+struct Inner<T> {
+    queue: Mutex<VecDeque<T>>,
+    count: AtomicUsize,
 }
 
 impl<T> Global<T> {
@@ -23,8 +29,10 @@ impl<T> Global<T> {
     pub fn new(workers: usize) -> Global<T> {
         check_workers(workers);
         Global {
-            queue: CachePadded::new(Mutex::new(VecDeque::new())),
-            count: CachePadded::new(AtomicUsize::new(0)),
+            inner: CachePadded::new(Inner {
+                queue: Mutex::new(VecDeque::new()),
+                count: AtomicUsize::new(0),
+            }),
             workers,
         }
     }
@@ -41,19 +49,19 @@ impl<T: Send> ReadyQueue<T> for Global<T> {
 
     fn post(&self, _client: &mut Client, item: T, how: Post) -> Result<Wake, PostError<T>> {
         let item = require_any("global", self.workers, item, &how)?;
-        let mut q = lock(&self.queue);
+        let mut q = lock(&self.inner.queue);
         q.push_back(item);
-        self.count.store(q.len(), Ordering::Release);
+        self.inner.count.store(q.len(), Ordering::Release);
         Ok(Wake::Any)
     }
 
     fn take(&self, _worker: usize) -> Take<T> {
-        if self.count.load(Ordering::Acquire) == 0 {
+        if self.inner.count.load(Ordering::Acquire) == 0 {
             return Take::Empty;
         }
-        let mut q = lock(&self.queue);
+        let mut q = lock(&self.inner.queue);
         let item = q.pop_front();
-        self.count.store(q.len(), Ordering::Release);
+        self.inner.count.store(q.len(), Ordering::Release);
         match item {
             Some(t) => Take::Item(t),
             None => Take::Empty,
@@ -61,10 +69,10 @@ impl<T: Send> ReadyQueue<T> for Global<T> {
     }
 
     fn len_hint(&self) -> usize {
-        self.count.load(Ordering::Acquire)
+        self.inner.count.load(Ordering::Acquire)
     }
 
     fn has_work_for(&self, _worker: usize) -> bool {
-        self.count.load(Ordering::SeqCst) > 0
+        self.inner.count.load(Ordering::SeqCst) > 0
     }
 }
