@@ -35,19 +35,20 @@ struct Levels<T> {
     len: usize,
 }
 
+/// The levels are boxed so that the lock word and the count share one cache line.
 struct RunQueue<T> {
-    levels: Mutex<Levels<T>>,
+    levels: Mutex<Box<Levels<T>>>,
     count: AtomicUsize,
 }
 
 impl<T> RunQueue<T> {
     fn new() -> RunQueue<T> {
         RunQueue {
-            levels: Mutex::new(Levels {
+            levels: Mutex::new(Box::new(Levels {
                 queues: std::array::from_fn(|_| VecDeque::new()),
                 hint: LEVELS,
                 len: 0,
-            }),
+            })),
             count: AtomicUsize::new(0),
         }
     }
