@@ -45,6 +45,7 @@
 //! protocols, so there is nothing for Miri to check beyond what std and crossbeam-utils own.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod ddq;
 pub mod distributed;
