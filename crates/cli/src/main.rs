@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+mod real;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::output::folder_name;
 use smpsched_lab::reproduce::report::render_terminal;
@@ -110,6 +112,14 @@ enum Command {
         /// A name shown by `smpsched list`, e.g. `priority` or `tango-12`.
         name: String,
     },
+    /// Run DiBella's client/scheduler request test on real threads over a real ready queue
+    /// (delay, throughput and load distribution per scheduler, as in DiBella's Table 4).
+    ///
+    /// Client threads post requests carrying a service time; one scheduler thread per queue
+    /// services them. Loads: synchronous, uniform or non-uniform asynchronous. The scheduler and
+    /// client policies must be a pair of DiBella's Table 3; an incompatible pair or an unknown
+    /// name exits with 2 and names the valid choices.
+    Real(real::RealArgs),
 }
 
 fn main() -> ExitCode {
@@ -140,6 +150,7 @@ fn main() -> ExitCode {
             experiments,
             reports,
         } => reproduce(&paper, scale, jobs, strict, &experiments, &reports),
+        Command::Real(args) => return real::main(args),
         Command::List { dir } => catalog::listing(&dir).map(|s| print!("{s}")),
         Command::Explain { name } => match catalog::explain(&name) {
             Some(text) => {

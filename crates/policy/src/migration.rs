@@ -3,7 +3,8 @@
 //!
 //! An idle worker pulls from the busiest queue among those holding something it may run. The
 //! decision is a pure function of queue lengths and a bitmask of eligible queues; ties go to the
-//! first queue after the puller's own index, so that pullers spread over equal victims.
+//! first queue after the puller's own index, so that pullers spread over equal victims. A pull
+//! moves half the imbalance ([`pull_batch`]), so that one lock acquisition serves many items.
 
 /// The queue an idle worker `me` should pull from: the longest of the queues whose bit is set in
 /// `eligible` (bit q for queue q; the puller's own queue is never chosen), `None` when all are
@@ -54,9 +55,31 @@ pub fn push_target(
         .map(|(q, _)| q)
 }
 
+/// The most items one pull moves.
+pub const MAX_PULL: usize = 32;
+
+/// How many items a pull moves from a victim of length `victim` to a puller of length `own`:
+/// half the difference, rounded up, at least one and at most [`MAX_PULL`] (0 when the victim
+/// is not longer than the puller).
+pub fn pull_batch(victim: usize, own: usize) -> usize {
+    if victim <= own {
+        return 0;
+    }
+    (victim - own).div_ceil(2).clamp(1, MAX_PULL)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pull_moves_half_the_imbalance() {
+        assert_eq!(pull_batch(1, 0), 1);
+        assert_eq!(pull_batch(9, 0), 5);
+        assert_eq!(pull_batch(9, 3), 3);
+        assert_eq!(pull_batch(3, 3), 0);
+        assert_eq!(pull_batch(1000, 0), MAX_PULL);
+    }
 
     #[test]
     fn busiest_eligible_queue_wins() {
