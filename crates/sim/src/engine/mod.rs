@@ -4,7 +4,8 @@
 //! Cut by role (tokio's scheduler is the model): this file holds the event loop, construction
 //! and the ledger of what a run measured ([`Simulation::run`], `finish`); `build` tasks,
 //! threads (now or arriving later) and synchronization objects; `processor` the processors,
-//! their segments, dispatch and preemption; `interp` the operation interpreter; `requests`
+//! their segments, dispatch and preemption; `actions` what a policy asks (its tick, interrupts,
+//! placement, offering idle processors); `interp` the operation interpreter; `requests`
 //! word operations with outcomes and kernel requests; `waiting` the synchronization mechanics
 //! (decisions are pure functions in `crate::sync`).
 //! Thread and task records live below both engine and policies, in `crate::thread`. The engine
@@ -241,6 +242,7 @@ pub struct Simulation {
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
 }
 
+mod actions;
 mod build;
 mod interp;
 mod processor;

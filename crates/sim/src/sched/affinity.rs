@@ -61,19 +61,7 @@ impl Affinity {
         if !(params.c >= 0.0 && params.c.is_finite()) {
             return Err(format!("c: must be a number at least 0, got {}", params.c));
         }
-        if !(0.0..=1.0).contains(&params.decay) {
-            return Err(format!(
-                "decay: must be between 0 and 1, got {}",
-                params.decay
-            ));
-        }
-        if params.decay_interval == 0 || params.decay_interval > crate::config::MAX_COST_CYCLES {
-            return Err(format!(
-                "decay_interval: must be between 1 and {} cycles, got {}",
-                crate::config::MAX_COST_CYCLES,
-                params.decay_interval
-            ));
-        }
+        super::priority::check_decay(params.decay, params.decay_interval)?;
         Ok(Affinity {
             params,
             ready: Vec::new(),

@@ -48,6 +48,21 @@ impl Default for Params {
     }
 }
 
+/// Checks a usage decay's parameters (shared with the policies that decay usage the same way):
+/// a factor between 0 and 1 and an interval of at least one cycle.
+pub(crate) fn check_decay(decay: f64, interval: Cycles) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&decay) {
+        return Err(format!("decay: must be between 0 and 1, got {decay}"));
+    }
+    if interval == 0 || interval > crate::config::MAX_COST_CYCLES {
+        return Err(format!(
+            "decay_interval: must be between 1 and {} cycles, got {interval}",
+            crate::config::MAX_COST_CYCLES
+        ));
+    }
+    Ok(())
+}
+
 /// The single priority-ordered run queue.
 #[derive(Debug)]
 pub struct Priority {
@@ -69,19 +84,7 @@ pub struct Priority {
 impl Priority {
     /// A priority scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, String> {
-        if !(0.0..=1.0).contains(&params.decay) {
-            return Err(format!(
-                "decay must be between 0 and 1, got {}",
-                params.decay
-            ));
-        }
-        if params.decay_interval == 0 || params.decay_interval > crate::config::MAX_COST_CYCLES {
-            return Err(format!(
-                "decay_interval: must be between 1 and {} cycles, got {}",
-                crate::config::MAX_COST_CYCLES,
-                params.decay_interval
-            ));
-        }
+        check_decay(params.decay, params.decay_interval)?;
         Ok(Priority {
             params,
             usage: Vec::new(),

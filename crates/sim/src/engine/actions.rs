@@ -1,0 +1,143 @@
+//! What a policy asks of the engine, applied: its tick and the actions it returns (processors
+//! to preempt, idle processors to offer work, notices to applications), interrupts of a
+//! running processor, placement of a thread made ready, and the offering of idle processors
+//! (those the policy placed threads on first, then the others lowest number first).
+//!
+//! Invariant: an interrupted processor notices `need_resched` at its next event, never inside
+//! another processor's step; only the event loop's tick preempts at once.
+
+use super::processor::{Dispatch, Seg};
+use super::{EventKind, SimError, Simulation};
+use crate::sched::Target;
+
+impl Simulation {
+    pub(super) fn tick(&mut self) -> Result<(), SimError> {
+        // Bring usage of running threads up to date before the policy looks at it.
+        for p in 0..self.procs.len() {
+            if self.procs[p].thread.is_some() {
+                self.settle(p);
+            }
+        }
+        let mut out = std::mem::take(&mut self.tick_actions);
+        out.preempt.clear();
+        out.offer_idle = false;
+        self.sched.tick(&self.cx, &mut out);
+        for &p in &out.preempt {
+            self.request_preempt(p.index())?;
+        }
+        if out.offer_idle {
+            self.poll_idle = true;
+        }
+        self.post_notices(&mut out);
+        self.tick_actions = out;
+        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
+            self.push(self.after(iv.max(1)), EventKind::Tick);
+        }
+        Ok(())
+    }
+
+    /// Posts the notices a policy sent (each thread of the task sees the latest at its next
+    /// operation).
+    pub(super) fn post_notices(&mut self, out: &mut crate::sched::Actions) {
+        for (task, notice) in out.notify.drain(..) {
+            self.notices_sent = true;
+            if let Some(n) = self.notices.get_mut(task.index()) {
+                *n = (n.0.wrapping_add(1), Some(notice));
+            }
+        }
+    }
+
+    /// Asks processor `p` to reschedule: at once if it computes or spins (its interrupted
+    /// segment ends now, and that event notices `need_resched`), else when its current fixed
+    /// charge ends. An idle processor has nothing to give up.
+    pub(super) fn interrupt(&mut self, p: usize) {
+        if p >= self.procs.len() || self.procs[p].thread.is_none() {
+            return;
+        }
+        self.procs[p].need_resched = true;
+        if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
+            self.settle(p);
+            self.start_seg(p, Seg::fixed(&[]), self.cx.now);
+        }
+    }
+
+    pub(super) fn no_idle_processor(&self) -> bool {
+        self.idle.iter().all(|&w| w == 0)
+    }
+
+    pub(super) fn request_preempt(&mut self, p: usize) -> Result<(), SimError> {
+        if self.procs[p].thread.is_none() {
+            return Ok(());
+        }
+        self.procs[p].need_resched = true;
+        if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
+            self.settle(p);
+            let proc = &mut self.procs[p];
+            proc.epoch = proc.epoch.wrapping_add(1);
+            self.advance(p)?;
+        }
+        Ok(())
+    }
+
+    /// Notes where the policy placed a thread that became runnable: that processor is offered
+    /// work first.
+    pub(super) fn place(&mut self, target: Target) {
+        if let Target::Processor(p) = target {
+            if p.index() < self.procs.len() {
+                self.offer_first.push(p.index());
+            }
+        }
+        self.poll_idle = true;
+    }
+
+    /// Offers work to idle processors — those the policy placed threads on first, then the
+    /// others lowest number first — until the policy has none left.
+    pub(super) fn poll_idle_processors(&mut self) -> Result<(), SimError> {
+        while self.poll_idle {
+            self.poll_idle = false;
+            let mut first = std::mem::take(&mut self.offer_first);
+            for &p in &first {
+                if self.idle[p / 64] >> (p % 64) & 1 == 1 {
+                    self.settle(p);
+                    if let Dispatch::Immediate = self.dispatch(p, None, None) {
+                        self.advance(p)?;
+                    }
+                }
+            }
+            first.clear();
+            self.offer_first = first;
+            let single = self.sched.single_queue();
+            let mut from = 0;
+            while let Some(p) = self.next_idle(from) {
+                from = p + 1;
+                self.settle(p);
+                match self.dispatch(p, None, None) {
+                    // One shared queue: if it is empty for one processor it is for all.
+                    Dispatch::Idle if single => break,
+                    Dispatch::Idle | Dispatch::Overhead => {}
+                    Dispatch::Immediate => self.advance(p)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The lowest-numbered idle processor at or after `from`.
+    pub(super) fn next_idle(&self, from: usize) -> Option<usize> {
+        let mut w = from / 64;
+        if w >= self.idle.len() {
+            return None;
+        }
+        let mut bits = self.idle[w] & (!0u64 << (from % 64));
+        loop {
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+            w += 1;
+            if w >= self.idle.len() {
+                return None;
+            }
+            bits = self.idle[w];
+        }
+    }
+}
