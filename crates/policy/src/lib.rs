@@ -5,6 +5,7 @@
 //! the real ready queues (`queues`) make the same choice from the same state.
 
 pub mod affinity;
+pub mod allocation;
 pub mod ddq;
 pub mod dibella;
 pub mod mach;

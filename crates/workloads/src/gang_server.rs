@@ -11,6 +11,8 @@
 //! Black measured about 35 ms for one processor plus about 5 ms per additional one), or
 //! `refused`; the server records `allocated` (processors held by clients, at each grant).
 //! Processor 0 is never granted: the default set keeps it for the server and everything else.
+//! The server's decisions (admission, the greedy first-come first-served grant) are
+//! `smpsched_policy::allocation`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -22,6 +24,8 @@ use smpsched_sim::{
     Cycles, Op, Outcome, ProcId, Program, Reply, Request, SimError, Simulation, SyncId, SyncKind,
     TaskId, ThreadCtx, WaitPolicy,
 };
+
+use smpsched_policy::allocation::{grant_head, Admission, GangLimits};
 
 use crate::{Workload, WorkloadInfo};
 
@@ -78,9 +82,9 @@ struct Shared {
 }
 
 impl GangServer {
-    /// The most processors one request may have on `n` processors (never processor 0).
-    pub fn cap(&self, n: u32) -> u32 {
-        ((f64::from(n) * self.max_fraction).floor() as u32).min(n.saturating_sub(1))
+    /// The server's limits on a machine of `n` processors with `m`'s clock.
+    fn limits(&self, n: u32, m: &smpsched_sim::MachineConfig) -> GangLimits {
+        GangLimits::of(n, self.max_fraction, m.ms(self.max_minutes * 60_000.0))
     }
 }
 
@@ -121,8 +125,7 @@ impl Workload for GangServer {
                 fcfs: VecDeque::new(),
                 pending: VecDeque::new(),
                 creating: None,
-                cap: self.cap(m.processors),
-                max_hold: m.ms(self.max_minutes * 60_000.0),
+                limits: self.limits(m.processors, &m),
                 done: 0,
                 clients: self.clients as usize,
                 received: false,
@@ -164,8 +167,7 @@ struct Server {
     pending: VecDeque<Op>,
     /// The client whose processor set is being created.
     creating: Option<usize>,
-    cap: u32,
-    max_hold: Cycles,
+    limits: GangLimits,
     done: usize,
     clients: usize,
     /// Whether a message was just received (one per receive).
@@ -176,11 +178,12 @@ impl Server {
     /// Starts the grant of the head request if it fits: greedy, first come first served (a
     /// request that does not fit holds back those behind it).
     fn try_grant(&mut self) -> Option<Op> {
-        let &(client, n) = self.fcfs.front()?;
-        if self.creating.is_some() || (n as usize) > self.free.len() {
+        if self.creating.is_some() {
             return None;
         }
-        self.fcfs.pop_front();
+        let waiting: Vec<u32> = self.fcfs.iter().map(|&(_, n)| n).collect();
+        let i = grant_head(&waiting, self.free.len())?;
+        let (client, n) = self.fcfs.remove(i)?;
         self.creating = Some(client);
         let take = self.free.len() - n as usize;
         self.held[client] = self.free.split_off(take);
@@ -227,7 +230,7 @@ impl Program for Server {
                     processors,
                     hold,
                 }) => {
-                    if processors == 0 || processors > self.cap || hold > self.max_hold {
+                    if let Admission::Refuse(_) = self.limits.admit(processors, hold) {
                         self.shared.borrow_mut().grants[client] = Some(None);
                         self.pending.push_back(Op::Signal(self.replies[client]));
                         self.done += 1;
