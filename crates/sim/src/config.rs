@@ -137,7 +137,10 @@ impl MachineConfig {
         }
     }
 
-    /// DiBella et al. 1992: a 16-processor Sequent Symmetry (Intel 80386 at 16 MHz).
+    /// DiBella et al. 1992: a 16-processor Sequent Symmetry (Intel 80386 at 16 MHz, about 3-4
+    /// MIPS), Dynix's 10 ms clock tick (section 3.1: the timer's granularity), the memory model
+    /// of [`MemoryConfig::sequent_symmetry`] (caches, one bus) so that the ready queues' lock
+    /// and bitmap traffic contends.
     pub fn sequent_symmetry() -> Self {
         MachineConfig {
             name: "sequent-symmetry".into(),
@@ -148,7 +151,7 @@ impl MachineConfig {
             context_switch_cycles: 800,
             sched_op_cycles: 100,
             kernel: KernelCosts::default(),
-            memory: MemoryConfig::none(),
+            memory: MemoryConfig::sequent_symmetry(),
         }
     }
 
@@ -198,7 +201,9 @@ impl MachineConfig {
         },
         Preset {
             name: "sequent-symmetry",
-            summary: "DiBella et al. 1992: a 16-processor Sequent Symmetry (80386 at 16 MHz)",
+            summary:
+                "DiBella et al. 1992: a 16-processor Sequent Symmetry (80386 at 16 MHz), 64 KB \
+                      two-way caches with 16-byte lines on one bus, 10 ms tick",
             build: MachineConfig::sequent_symmetry,
         },
         Preset {

@@ -486,3 +486,39 @@ fn a_hook_declared_absent_is_never_called_and_results_do_not_change() {
     assert_eq!(calls, [0, 0, called[2]]);
     assert_eq!(all, some);
 }
+
+#[test]
+fn a_run_can_end_when_one_task_completes() {
+    // Gupta et al. measure a mix until LU finishes: the others are measured up to that moment.
+    let run = |end: bool| {
+        let sched = (smpsched_sim::sched::policy("round-robin").unwrap().build)(Default::default())
+            .unwrap();
+        let mut sim = Simulation::new(machine(2), sched, 1).unwrap();
+        let short = sim.add_task("short");
+        let long = sim.add_task("long");
+        sim.spawn(short, Box::new(Script::new([Op::Compute(10_000)])))
+            .unwrap();
+        sim.spawn(long, Box::new(Script::new([Op::Compute(5_000_000)])))
+            .unwrap();
+        if end {
+            sim.end_when_done(short);
+        }
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        r
+    };
+    let ended = run(true);
+    assert_eq!(ended.elapsed_cycles, ended.apps[0].completion_cycles);
+    assert!(ended.elapsed_cycles < 100_000, "{}", ended.elapsed_cycles);
+    assert_eq!(
+        ended.apps[1].completion_cycles, 0,
+        "the long task never finished"
+    );
+    assert!(
+        ended.apps[1].time.useful > 0,
+        "what it did until then is measured"
+    );
+    let whole = run(false);
+    assert!(whole.elapsed_cycles >= 5_000_000);
+    assert_eq!(whole.apps[0].completion_cycles, ended.elapsed_cycles);
+}

@@ -284,6 +284,11 @@ impl Simulation {
                 self.cx.tasks[task].live -= 1;
                 if self.cx.tasks[task].live == 0 {
                     self.apps[task].completion = self.cx.now;
+                    if self.end_task.is_some_and(|e| e.index() == task) {
+                        // Checked off the hot path, at the loop's next bound check.
+                        self.ending = true;
+                        self.next_check = self.events;
+                    }
                 }
                 self.live -= 1;
                 self.sched.stopped(t, Stop::Exited, &self.cx);

@@ -1,8 +1,9 @@
 //! The discrete-event engine: simulated processors running simulated threads under a kernel
 //! scheduling policy.
 //!
-//! Cut by role (tokio's scheduler is the model): this file holds the event loop, construction
-//! and the ledger of what a run measured ([`Simulation::run`], `finish`); `build` tasks,
+//! Cut by role (tokio's scheduler is the model): this file holds the event loop and
+//! construction ([`Simulation::run`]); `finish` settles the processors and builds the report
+//! from the ledger of what the run measured; `build` tasks,
 //! threads (now or arriving later) and synchronization objects; `processor` the processors,
 //! their segments, dispatch and preemption; `actions` what a policy asks (its tick, interrupts,
 //! placement, offering idle processors); `interp` the operation interpreter; `requests`
@@ -37,14 +38,13 @@ use thiserror::Error;
 use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
-use crate::jobs::{JobStats, JobTimes};
 use crate::limits::{Bound, Limits, Progress};
 use crate::memory::{Charge, MemorySystem, Placement};
-use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
+use crate::metrics::{Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::program::Program;
 use crate::sched::{Actions, Enqueue, Hooks, SchedCtx, Scheduler, ThreadState, Touch};
-use crate::sync::{SyncObject, SyncStats};
+use crate::sync::SyncObject;
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
 use crate::trace::{Trace, TraceConfig};
 
@@ -112,6 +112,10 @@ pub enum SimError {
     /// A thread's affinity mask holds no processor of the machine.
     #[error("an affinity mask holds no processor of this machine")]
     EmptyMask,
+    /// A workload's parameters do not fit the machine it is installed on (e.g. more pinned
+    /// processes than processors); the message names the parameters.
+    #[error("{0}")]
+    Workload(String),
     /// A thread performed too many zero-time operations in a row.
     #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
     NoProgress(ThreadId),
@@ -240,10 +244,15 @@ pub struct Simulation {
     trace: Option<Box<Trace>>,
     /// Jobs of open workloads not yet arrived, by arrival index.
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
+    /// The task whose completion ends the run ([`Simulation::end_when_done`]).
+    end_task: Option<TaskId>,
+    /// Set when `end_task` completed: the run ends at the next check.
+    ending: bool,
 }
 
 mod actions;
 mod build;
+mod finish;
 mod interp;
 mod processor;
 mod requests;
@@ -323,6 +332,8 @@ impl Simulation {
             fault: None,
             next_check: 0,
             arrivals: Vec::new(),
+            end_task: None,
+            ending: false,
             trace: None,
             runq_lock: Default::default(),
         })
@@ -337,6 +348,13 @@ impl Simulation {
     /// tests to inspect caches).
     pub fn memory(&mut self) -> &mut MemorySystem {
         &mut self.memory
+    }
+
+    /// Ends the run, normally, when the last thread of `task` exits: what the other tasks did
+    /// until then is measured and the rest is not simulated (Gupta et al. 1991 measure a mix
+    /// "up to the point LU finishes", footnote 3). Without it a run ends when every thread has.
+    pub fn end_when_done(&mut self, task: TaskId) {
+        self.end_task = Some(task);
     }
 
     /// Stops the run with [`SimError::Limit`] if it goes past `limit` cycles.
@@ -403,6 +421,9 @@ impl Simulation {
             if self.events >= self.next_check {
                 if let Some(fault) = self.fault.take() {
                     return Err(fault);
+                }
+                if self.ending {
+                    break;
                 }
                 if self.events >= self.limits.events {
                     let bound = Bound::Events(self.limits.events);
@@ -505,83 +526,6 @@ impl Simulation {
             at: self.cx.now,
             blocked: blocked.len(),
             example: ThreadId(blocked.first().copied().unwrap_or(0) as u32),
-        }
-    }
-
-    fn finish(mut self) -> RunReport {
-        for p in 0..self.procs.len() {
-            self.settle(p);
-        }
-        let elapsed = self.cx.now;
-        let np = self.procs.len() as f64;
-        let processors: Vec<TimeSplit> = self.procs.iter().map(|p| p.time).collect();
-        let total = processors
-            .iter()
-            .fold(TimeSplit::default(), |a, b| a.plus(b));
-        let machine_time = np * elapsed as f64;
-        let slices = elapsed as f64 / self.sched.slice_cycles(&self.cx.machine).max(1) as f64;
-        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.cx.tasks.len()];
-        for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
-            if cold.exited != Cycles::MAX {
-                jobs[slot.info.task.index()].push(JobTimes {
-                    arrived: cold.arrived,
-                    first_run: cold.first_run,
-                    exited: cold.exited,
-                    held: slot.info.cpu_cycles,
-                });
-            }
-        }
-        let apps = self
-            .cx
-            .tasks
-            .iter()
-            .zip(&self.apps)
-            .zip(&mut jobs)
-            .map(|((task, a), jobs)| AppReport {
-                jobs: JobStats::of(jobs),
-                recorded: a
-                    .recorded
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), *v))
-                    .collect(),
-                name: task.name.clone(),
-                threads: task.threads,
-                completion_cycles: a.completion,
-                time: a.time,
-                machine_share: ratio(a.time.held() as f64, machine_time),
-                utilization: ratio(a.time.useful as f64, a.time.held() as f64),
-                context_switches: a.switches,
-                switches_per_slice_per_proc: ratio(a.switches as f64, slices * np),
-                migrations: a.migrations,
-                same_processor_rate: ratio(a.same_proc as f64, a.redispatches as f64),
-                median_intervening: a.intervening.median(),
-                refs: a.mem.refs,
-                misses: a.mem.misses,
-                miss_rate: ratio(a.mem.misses as f64, a.mem.refs as f64),
-                invalidations: a.mem.invalidations,
-                remote: a.mem.remote,
-                stall: a.mem.stall,
-            })
-            .collect();
-        let mut sync = SyncStats::default();
-        for o in &self.sync {
-            sync.merge(&o.stats);
-        }
-        let trace = self.trace.take().map(|mut t| {
-            t.close(elapsed);
-            *t
-        });
-        RunReport {
-            trace,
-            runq_lock: self.runq_lock,
-            sync,
-            memory: self.memory.total_stats(),
-            elapsed_cycles: elapsed,
-            events: self.events,
-            utilization: ratio(total.useful as f64, machine_time),
-            processors,
-            total,
-            apps,
         }
     }
 }

@@ -1,0 +1,89 @@
+//! The end of a run: every processor's time settled and the report built from the engine's
+//! ledger (design.md, "Metrics": per-processor time split, per-application measures, per-job
+//! records, synchronization, memory and run-queue lock counters).
+
+use super::Simulation;
+use crate::ids::Cycles;
+use crate::jobs::{JobStats, JobTimes};
+use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
+use crate::sync::SyncStats;
+
+impl Simulation {
+    /// Settles every processor at the current time and builds the run's report.
+    pub(super) fn finish(mut self) -> RunReport {
+        for p in 0..self.procs.len() {
+            self.settle(p);
+        }
+        let elapsed = self.cx.now;
+        let np = self.procs.len() as f64;
+        let processors: Vec<TimeSplit> = self.procs.iter().map(|p| p.time).collect();
+        let total = processors
+            .iter()
+            .fold(TimeSplit::default(), |a, b| a.plus(b));
+        let machine_time = np * elapsed as f64;
+        let slices = elapsed as f64 / self.sched.slice_cycles(&self.cx.machine).max(1) as f64;
+        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.cx.tasks.len()];
+        for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
+            if cold.exited != Cycles::MAX {
+                jobs[slot.info.task.index()].push(JobTimes {
+                    arrived: cold.arrived,
+                    first_run: cold.first_run,
+                    exited: cold.exited,
+                    held: slot.info.cpu_cycles,
+                });
+            }
+        }
+        let apps = self
+            .cx
+            .tasks
+            .iter()
+            .zip(&self.apps)
+            .zip(&mut jobs)
+            .map(|((task, a), jobs)| AppReport {
+                jobs: JobStats::of(jobs),
+                recorded: a
+                    .recorded
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), *v))
+                    .collect(),
+                name: task.name.clone(),
+                threads: task.threads,
+                completion_cycles: a.completion,
+                time: a.time,
+                machine_share: ratio(a.time.held() as f64, machine_time),
+                utilization: ratio(a.time.useful as f64, a.time.held() as f64),
+                context_switches: a.switches,
+                switches_per_slice_per_proc: ratio(a.switches as f64, slices * np),
+                migrations: a.migrations,
+                same_processor_rate: ratio(a.same_proc as f64, a.redispatches as f64),
+                median_intervening: a.intervening.median(),
+                refs: a.mem.refs,
+                misses: a.mem.misses,
+                miss_rate: ratio(a.mem.misses as f64, a.mem.refs as f64),
+                invalidations: a.mem.invalidations,
+                remote: a.mem.remote,
+                stall: a.mem.stall,
+            })
+            .collect();
+        let mut sync = SyncStats::default();
+        for o in &self.sync {
+            sync.merge(&o.stats);
+        }
+        let trace = self.trace.take().map(|mut t| {
+            t.close(elapsed);
+            *t
+        });
+        RunReport {
+            trace,
+            runq_lock: self.runq_lock,
+            sync,
+            memory: self.memory.total_stats(),
+            elapsed_cycles: elapsed,
+            events: self.events,
+            utilization: ratio(total.useful as f64, machine_time),
+            processors,
+            total,
+            apps,
+        }
+    }
+}

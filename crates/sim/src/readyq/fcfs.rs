@@ -1,0 +1,245 @@
+//! The FCFS baselines of DiBella et al. 1992 (section 2.2): Global (one FCFS queue, one lock)
+//! and Distributed FCFS (Anderson et al.: one FCFS queue and one lock per processor), laid out
+//! in simulated memory, with the post and take protocols client and scheduler programs drive.
+//!
+//! A queue is a ring of `capacity` request words with a head and a tail counter, all guarded by
+//! the queue's one test-and-test-and-set lock: only one process at a time may post to or take
+//! from it (single access), and requests leave in the order they were posted. Every access is
+//! an [`Op::Word`](crate::Op::Word) on the [`FcfsLayout`]'s addresses, so lock contention comes from the memory
+//! model.
+//!
+//! Invariants: `head <= tail <= head + capacity`; head and tail change only under the lock;
+//! slot `k % capacity` holds the `k`-th request posted while `head <= k < tail`.
+
+use super::spin::{release, word, word_outcome, Acquire, Step};
+use crate::ids::Cycles;
+use crate::outcome::{Outcome, WordOp};
+
+/// Where each FCFS queue's lock, head, tail and slots lie. The lock and the head share a block
+/// of `stride` bytes (at least 16), the tail has the next block, the slots follow, packed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FcfsLayout {
+    base: u64,
+    queues: usize,
+    capacity: usize,
+    stride: u64,
+}
+
+impl FcfsLayout {
+    /// `queues` queues of `capacity` (at least 1) requests each from `base`.
+    pub fn new(base: u64, queues: usize, capacity: usize, line_bytes: u64) -> Self {
+        assert!(capacity > 0 && queues > 0);
+        FcfsLayout {
+            base,
+            queues,
+            capacity,
+            stride: line_bytes.max(16),
+        }
+    }
+
+    fn per_queue(capacity: usize, stride: u64) -> u64 {
+        2 * stride + (8 * capacity as u64).div_ceil(stride) * stride
+    }
+
+    /// Bytes `queues` queues of `capacity` requests occupy.
+    pub fn bytes(queues: usize, capacity: usize, line_bytes: u64) -> u64 {
+        queues as u64 * Self::per_queue(capacity, line_bytes.max(16))
+    }
+
+    /// Queues.
+    pub fn queues(&self) -> usize {
+        self.queues
+    }
+
+    /// Requests a queue holds at most.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn start(&self, q: usize) -> u64 {
+        debug_assert!(q < self.queues);
+        self.base + q as u64 * Self::per_queue(self.capacity, self.stride)
+    }
+
+    /// The lock of queue `q`.
+    pub fn lock(&self, q: usize) -> u64 {
+        self.start(q)
+    }
+
+    /// The count of requests taken from queue `q`.
+    pub fn head(&self, q: usize) -> u64 {
+        self.start(q) + 8
+    }
+
+    /// The count of requests posted to queue `q`.
+    pub fn tail(&self, q: usize) -> u64 {
+        self.start(q) + self.stride
+    }
+
+    /// Slot `k` (of `capacity`) of queue `q`.
+    pub fn slot(&self, q: usize, k: u64) -> u64 {
+        self.start(q) + 2 * self.stride + 8 * (k % self.capacity as u64)
+    }
+}
+
+/// Whether a protocol posts or takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Post(u64),
+    Take,
+}
+
+/// Posting to or taking from one FCFS queue under its lock.
+#[derive(Clone, Debug)]
+struct Access {
+    layout: FcfsLayout,
+    q: usize,
+    kind: Kind,
+    acq: Acquire,
+    phase: u8,
+    head: u64,
+    tail: u64,
+    result: Option<u64>,
+}
+
+impl Access {
+    fn new(layout: FcfsLayout, q: usize, kind: Kind, pause: Cycles) -> Self {
+        Access {
+            layout,
+            q,
+            kind,
+            acq: Acquire::new(layout.lock(q), pause),
+            phase: 0,
+            head: 0,
+            tail: 0,
+            result: None,
+        }
+    }
+
+    fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
+        let l = self.layout;
+        let q = self.q;
+        match self.phase {
+            0 => match self.acq.resume(outcome) {
+                Step::Op(op) => Step::Op(op),
+                Step::Done(()) => {
+                    self.phase = 1;
+                    Step::Op(word(l.head(q), WordOp::Load))
+                }
+            },
+            1 => {
+                self.head = word_outcome(outcome).0;
+                self.phase = 2;
+                Step::Op(word(l.tail(q), WordOp::Load))
+            }
+            2 => {
+                self.tail = word_outcome(outcome).0;
+                match self.kind {
+                    Kind::Post(v) => {
+                        if self.tail - self.head >= l.capacity as u64 {
+                            self.phase = 9; // full
+                            return Step::Op(release(l.lock(q)));
+                        }
+                        self.phase = 3;
+                        self.result = Some(v);
+                        Step::Op(word(l.slot(q, self.tail), WordOp::Store(v)))
+                    }
+                    Kind::Take => {
+                        if self.tail == self.head {
+                            self.phase = 9; // empty
+                            return Step::Op(release(l.lock(q)));
+                        }
+                        self.phase = 5;
+                        Step::Op(word(l.slot(q, self.head), WordOp::Load))
+                    }
+                }
+            }
+            3 => {
+                self.phase = 4;
+                Step::Op(word(l.tail(q), WordOp::Store(self.tail + 1)))
+            }
+            5 => {
+                self.result = Some(word_outcome(outcome).0);
+                self.phase = 4;
+                Step::Op(word(l.head(q), WordOp::Store(self.head + 1)))
+            }
+            4 => {
+                self.phase = 9;
+                Step::Op(release(l.lock(q)))
+            }
+            _ => Step::Done(self.result),
+        }
+    }
+}
+
+/// A client posts a request word into FCFS queue `q`: done with `true`, or `false` when the
+/// queue was full.
+#[derive(Clone, Debug)]
+pub struct FcfsPost(Access);
+
+impl FcfsPost {
+    /// Posting `value` into queue `q`.
+    pub fn new(layout: FcfsLayout, q: usize, value: u64, pause: Cycles) -> Self {
+        FcfsPost(Access::new(layout, q, Kind::Post(value), pause))
+    }
+
+    /// The next step, given the outcome of the operation issued last.
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<bool> {
+        match self.0.resume(outcome) {
+            Step::Op(op) => Step::Op(op),
+            Step::Done(r) => Step::Done(r.is_some()),
+        }
+    }
+
+    /// Failed test-and-sets on the queue lock.
+    pub fn lock_failures(&self) -> u32 {
+        self.0.acq.failed
+    }
+}
+
+/// A scheduler takes the oldest request of FCFS queue `q`: done with it, or `None` when empty.
+#[derive(Clone, Debug)]
+pub struct FcfsTake(Access);
+
+impl FcfsTake {
+    /// Taking from queue `q`.
+    pub fn new(layout: FcfsLayout, q: usize, pause: Cycles) -> Self {
+        FcfsTake(Access::new(layout, q, Kind::Take, pause))
+    }
+
+    /// The next step, given the outcome of the operation issued last.
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
+        self.0.resume(outcome)
+    }
+
+    /// Failed test-and-sets on the queue lock.
+    pub fn lock_failures(&self) -> u32 {
+        self.0.acq.failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::spin::TestMemory;
+    use super::*;
+
+    #[test]
+    fn fifo_order_and_capacity() {
+        let l = FcfsLayout::new(4096, 2, 3, 16);
+        let mut m = TestMemory::default();
+        for v in 1..=3 {
+            let mut p = FcfsPost::new(l, 1, v, 8);
+            assert!(m.drive(|o| p.resume(o)).0);
+        }
+        let mut p = FcfsPost::new(l, 1, 9, 8);
+        assert!(!m.drive(|o| p.resume(o)).0, "full at capacity");
+        let mut t = FcfsTake::new(l, 0, 8);
+        assert_eq!(m.drive(|o| t.resume(o)).0, None, "queue 0 is empty");
+        for v in 1..=3 {
+            let mut t = FcfsTake::new(l, 1, 8);
+            assert_eq!(m.drive(|o| t.resume(o)).0, Some(v));
+        }
+        assert_eq!(m.get(l.lock(1)), 0, "released");
+        assert!(l.slot(1, 2) < l.lock(1) + FcfsLayout::bytes(1, 3, 16));
+    }
+}

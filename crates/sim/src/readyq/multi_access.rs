@@ -1,0 +1,541 @@
+//! DiBella et al. 1992's multi-access distributed ready queue (section 2.1) laid out in simulated
+//! memory, and the protocols client and scheduler programs drive on it.
+//!
+//! There is one queue per processor. A queue is `mailboxes` mailboxes (MaxReqs: 32 in the paper,
+//! at most 64 here) and a bitmap with one bit per mailbox, guarded by the queue's one bitmap
+//! lock. A mailbox is an IN-box (the request) and an OUT-box (the reply), each with its own
+//! lock. Every lock is a test-and-test-and-set spin lock on a word ([`Acquire`]); every lock,
+//! bitmap and mailbox access is an [`Op::Word`](crate::Op::Word) on the [`Layout`]'s addresses, so contention is
+//! measured by the memory model, not assumed.
+//!
+//! Protocols (each a [`Step`] machine):
+//! * [`Poll`] — a scheduler's optimistic search of one queue: read the bitmap *without* the
+//!   lock, pick the first set bit after its remembered last-serviced mailbox in its search
+//!   direction ([`next_mailbox`]), take the bitmap lock, re-check the bit, reset it if still set
+//!   (the mailbox is now reserved for this scheduler) and release; if another scheduler reset it
+//!   first, release at once, count a lost re-check and keep searching.
+//! * [`TakeRequest`] — the reserving scheduler empties the IN-box under its lock.
+//! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box empty, checked under
+//!   the IN-box lock), writes the request, then sets the bit under the bitmap lock.
+//! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client.
+//!
+//! Invariants: a bit is set only by the client that filled its IN-box and reset only under the
+//! bitmap lock by a scheduler that saw it set under that lock, so each posted request is
+//! reserved by exactly one scheduler; an IN-box is reused only after that scheduler emptied it.
+//! Request words are never 0 (0 means an empty box).
+
+use smpsched_policy::dibella::{next_mailbox, Direction};
+
+use super::spin::{release, word, word_outcome, Acquire, Locked, Step, Write};
+use crate::ids::Cycles;
+use crate::outcome::{Outcome, WordOp};
+
+/// The most mailboxes a queue may have (one bitmap word).
+pub const MAX_MAILBOXES: usize = 64;
+
+/// Where each queue's bitmap lock, bitmap and mailboxes lie in simulated memory. Every lock and
+/// its data share a block of `stride` bytes (at least 16, one cache line when lines are 16
+/// bytes or more): the word at the block's start is the lock, the next one the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    base: u64,
+    queues: usize,
+    mailboxes: usize,
+    stride: u64,
+}
+
+impl Layout {
+    /// The layout of `queues` queues of `mailboxes` mailboxes (1 to [`MAX_MAILBOXES`]) starting
+    /// at `base`, one block per cache line of `line_bytes`.
+    pub fn new(base: u64, queues: usize, mailboxes: usize, line_bytes: u64) -> Self {
+        assert!((1..=MAX_MAILBOXES).contains(&mailboxes) && queues > 0);
+        Layout {
+            base,
+            queues,
+            mailboxes,
+            stride: line_bytes.max(16),
+        }
+    }
+
+    /// Bytes the layout of `queues` queues of `mailboxes` mailboxes occupies.
+    pub fn bytes(queues: usize, mailboxes: usize, line_bytes: u64) -> u64 {
+        queues as u64 * (1 + 2 * mailboxes as u64) * line_bytes.max(16)
+    }
+
+    /// Queues.
+    pub fn queues(&self) -> usize {
+        self.queues
+    }
+
+    /// Mailboxes per queue (MaxReqs).
+    pub fn mailboxes(&self) -> usize {
+        self.mailboxes
+    }
+
+    fn block(&self, q: usize, k: u64) -> u64 {
+        debug_assert!(q < self.queues);
+        self.base + (q as u64 * (1 + 2 * self.mailboxes as u64) + k) * self.stride
+    }
+
+    /// The bitmap lock of queue `q`.
+    pub fn bitmap_lock(&self, q: usize) -> u64 {
+        self.block(q, 0)
+    }
+
+    /// The bitmap of queue `q` (bit `i` set: mailbox `i` holds a request).
+    pub fn bitmap(&self, q: usize) -> u64 {
+        self.block(q, 0) + 8
+    }
+
+    /// The lock of mailbox `i`'s IN-box in queue `q`.
+    pub fn inbox_lock(&self, q: usize, i: usize) -> u64 {
+        debug_assert!(i < self.mailboxes);
+        self.block(q, 1 + 2 * i as u64)
+    }
+
+    /// Mailbox `i`'s IN-box in queue `q` (the request word; 0 when empty).
+    pub fn inbox(&self, q: usize, i: usize) -> u64 {
+        self.inbox_lock(q, i) + 8
+    }
+
+    /// The lock of mailbox `i`'s OUT-box in queue `q`.
+    pub fn outbox_lock(&self, q: usize, i: usize) -> u64 {
+        self.block(q, 2 + 2 * i as u64)
+    }
+
+    /// Mailbox `i`'s OUT-box in queue `q` (the reply word).
+    pub fn outbox(&self, q: usize, i: usize) -> u64 {
+        self.outbox_lock(q, i) + 8
+    }
+
+    /// The bits a bitmap of this queue may hold.
+    pub fn valid_bits(&self) -> u64 {
+        if self.mailboxes == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.mailboxes) - 1
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum PollState {
+    Start,
+    Scanned,
+    Locking(Acquire, usize),
+    Recheck(usize),
+    Reset(usize),
+    Released(Option<usize>, u64),
+}
+
+/// A scheduler's optimistic search of queue `q` from its remembered mailbox `last` in direction
+/// `dir`: [`Step::Done`] with the mailbox it reserved (its bit now reset), or `None` when the
+/// queue held no request it could reserve.
+#[derive(Clone, Debug)]
+pub struct Poll {
+    layout: Layout,
+    q: usize,
+    last: usize,
+    dir: Direction,
+    pause: Cycles,
+    state: PollState,
+    /// Re-checks under the bitmap lock that found the bit already reset by another scheduler.
+    pub lost: u32,
+    /// Failed test-and-sets on the bitmap lock.
+    pub lock_failures: u32,
+}
+
+impl Poll {
+    /// Searching queue `q` of `layout` after mailbox `last` in direction `dir`, pausing `pause`
+    /// cycles between reads of a held lock.
+    pub fn new(layout: Layout, q: usize, last: usize, dir: Direction, pause: Cycles) -> Self {
+        Poll {
+            layout,
+            q,
+            last,
+            dir,
+            pause,
+            state: PollState::Start,
+            lost: 0,
+            lock_failures: 0,
+        }
+    }
+
+    fn pick(&mut self, bitmap: u64) -> Step<Option<usize>> {
+        let bits = bitmap & self.layout.valid_bits();
+        match next_mailbox(&[bits], self.last, self.dir) {
+            None => Step::Done(None),
+            Some(i) => {
+                let mut acq = Acquire::new(self.layout.bitmap_lock(self.q), self.pause);
+                let op = match acq.resume(None) {
+                    Step::Op(op) => op,
+                    Step::Done(()) => unreachable!("an acquisition starts with a test-and-set"),
+                };
+                self.state = PollState::Locking(acq, i);
+                Step::Op(op)
+            }
+        }
+    }
+
+    /// The next step, given the outcome of the operation issued last.
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<usize>> {
+        match &mut self.state {
+            PollState::Start => {
+                self.state = PollState::Scanned;
+                Step::Op(word(self.layout.bitmap(self.q), WordOp::Load))
+            }
+            PollState::Scanned => {
+                let bm = word_outcome(outcome).0;
+                self.pick(bm)
+            }
+            PollState::Locking(acq, i) => {
+                let i = *i;
+                match acq.resume(outcome) {
+                    Step::Op(op) => Step::Op(op),
+                    Step::Done(()) => {
+                        self.lock_failures += acq.failed;
+                        self.state = PollState::Recheck(i);
+                        Step::Op(word(self.layout.bitmap(self.q), WordOp::Load))
+                    }
+                }
+            }
+            PollState::Recheck(i) => {
+                let i = *i;
+                let bm = word_outcome(outcome).0;
+                if bm >> i & 1 == 1 {
+                    self.state = PollState::Reset(i);
+                    Step::Op(word(
+                        self.layout.bitmap(self.q),
+                        WordOp::Store(bm & !(1u64 << i)),
+                    ))
+                } else {
+                    // Another scheduler reset it first: let go at once and search on.
+                    self.lost += 1;
+                    self.last = i;
+                    self.state = PollState::Released(None, bm);
+                    Step::Op(release(self.layout.bitmap_lock(self.q)))
+                }
+            }
+            PollState::Reset(i) => {
+                let i = *i;
+                self.state = PollState::Released(Some(i), 0);
+                Step::Op(release(self.layout.bitmap_lock(self.q)))
+            }
+            PollState::Released(found, bm) => match *found {
+                Some(i) => Step::Done(Some(i)),
+                None => {
+                    let bm = *bm;
+                    self.pick(bm)
+                }
+            },
+        }
+    }
+}
+
+/// A scheduler empties mailbox `i`'s IN-box (reserved by its [`Poll`]) under the IN-box lock:
+/// [`Step::Done`] with the request word.
+#[derive(Clone, Debug)]
+pub struct TakeRequest(Locked);
+
+impl TakeRequest {
+    /// Taking the request of mailbox `i` of queue `q`.
+    pub fn new(layout: &Layout, q: usize, i: usize, pause: Cycles) -> Self {
+        let inbox = layout.inbox(q, i);
+        TakeRequest(Locked::new(
+            layout.inbox_lock(q, i),
+            pause,
+            Some(inbox),
+            Write::Always(inbox, 0),
+        ))
+    }
+
+    /// The next step; done with the request word (0 if the IN-box was empty: a broken
+    /// invariant).
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
+        match self.0.resume(outcome) {
+            Step::Op(op) => Step::Op(op),
+            Step::Done((v, _)) => Step::Done(v),
+        }
+    }
+}
+
+/// A scheduler writes the reply `value` into mailbox `i`'s OUT-box under its lock.
+#[derive(Clone, Debug)]
+pub struct PutReply(Locked);
+
+impl PutReply {
+    /// Writing `value` into the OUT-box of mailbox `i` of queue `q`.
+    pub fn new(layout: &Layout, q: usize, i: usize, value: u64, pause: Cycles) -> Self {
+        PutReply(Locked::new(
+            layout.outbox_lock(q, i),
+            pause,
+            None,
+            Write::Always(layout.outbox(q, i), value),
+        ))
+    }
+
+    /// The next step.
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<()> {
+        match self.0.resume(outcome) {
+            Step::Op(op) => Step::Op(op),
+            Step::Done(_) => Step::Done(()),
+        }
+    }
+}
+
+/// A client reads (and empties) mailbox `i`'s OUT-box under its lock: done with the reply word.
+#[derive(Clone, Debug)]
+pub struct CollectReply(Locked);
+
+impl CollectReply {
+    /// Collecting the reply in mailbox `i` of queue `q`.
+    pub fn new(layout: &Layout, q: usize, i: usize, pause: Cycles) -> Self {
+        let outbox = layout.outbox(q, i);
+        CollectReply(Locked::new(
+            layout.outbox_lock(q, i),
+            pause,
+            Some(outbox),
+            Write::Always(outbox, 0),
+        ))
+    }
+
+    /// The next step; done with the reply word.
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
+        match self.0.resume(outcome) {
+            Step::Op(op) => Step::Op(op),
+            Step::Done((v, _)) => Step::Done(v),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum PostState {
+    Start,
+    Scanned,
+    InboxLocking(Locked, usize),
+    Filled(usize),
+    BitmapLocking(Acquire, usize),
+    Set(usize),
+    Unlock(usize),
+    Released(usize),
+}
+
+/// A client posts the request word `value` (not 0) in queue `q`: it reads the bitmap, tries the
+/// mailboxes whose bits are clear from just after its remembered mailbox `last`, and fills the
+/// first IN-box it finds empty under the IN-box lock; then it sets that mailbox's bit under the
+/// bitmap lock. [`Step::Done`] with the mailbox, or `None` when every mailbox was in use.
+#[derive(Clone, Debug)]
+pub struct Post {
+    layout: Layout,
+    q: usize,
+    value: u64,
+    last: usize,
+    pause: Cycles,
+    free: u64,
+    tried: usize,
+    state: PostState,
+    /// Failed test-and-sets on this post's locks.
+    pub lock_failures: u32,
+}
+
+impl Post {
+    /// Posting `value` in queue `q`, trying mailboxes after `last` first.
+    pub fn new(layout: Layout, q: usize, value: u64, last: usize, pause: Cycles) -> Self {
+        debug_assert!(value != 0, "0 is the empty IN-box");
+        Post {
+            layout,
+            q,
+            value,
+            last,
+            pause,
+            free: 0,
+            tried: 0,
+            state: PostState::Start,
+            lock_failures: 0,
+        }
+    }
+
+    fn try_next(&mut self) -> Step<Option<usize>> {
+        match next_mailbox(&[self.free], self.last, Direction::LeftToRight) {
+            Some(i) if self.tried < self.layout.mailboxes => {
+                self.tried += 1;
+                self.free &= !(1u64 << i);
+                self.last = i;
+                let inbox = self.layout.inbox(self.q, i);
+                let mut l = Locked::new(
+                    self.layout.inbox_lock(self.q, i),
+                    self.pause,
+                    Some(inbox),
+                    Write::IfEmpty(inbox, self.value),
+                );
+                let op = match l.resume(None) {
+                    Step::Op(op) => op,
+                    Step::Done(_) => unreachable!("a locked access starts with a test-and-set"),
+                };
+                self.state = PostState::InboxLocking(l, i);
+                Step::Op(op)
+            }
+            _ => Step::Done(None),
+        }
+    }
+
+    /// The next step, given the outcome of the operation issued last.
+    pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<usize>> {
+        match &mut self.state {
+            PostState::Start => {
+                self.state = PostState::Scanned;
+                Step::Op(word(self.layout.bitmap(self.q), WordOp::Load))
+            }
+            PostState::Scanned => {
+                self.free = !word_outcome(outcome).0 & self.layout.valid_bits();
+                self.try_next()
+            }
+            PostState::InboxLocking(l, i) => {
+                let i = *i;
+                match l.resume(outcome) {
+                    Step::Op(op) => Step::Op(op),
+                    Step::Done((v, failed)) => {
+                        self.lock_failures += failed;
+                        if v != 0 {
+                            // In use (its request taken from the bitmap but not yet from the
+                            // IN-box, or not yet marked): try the next one.
+                            return self.try_next();
+                        }
+                        self.state = PostState::Filled(i);
+                        self.resume(None)
+                    }
+                }
+            }
+            PostState::Filled(i) => {
+                let i = *i;
+                let mut acq = Acquire::new(self.layout.bitmap_lock(self.q), self.pause);
+                let op = match acq.resume(None) {
+                    Step::Op(op) => op,
+                    Step::Done(()) => unreachable!("an acquisition starts with a test-and-set"),
+                };
+                self.state = PostState::BitmapLocking(acq, i);
+                Step::Op(op)
+            }
+            PostState::BitmapLocking(acq, i) => {
+                let i = *i;
+                match acq.resume(outcome) {
+                    Step::Op(op) => Step::Op(op),
+                    Step::Done(()) => {
+                        self.lock_failures += acq.failed;
+                        self.state = PostState::Set(i);
+                        Step::Op(word(self.layout.bitmap(self.q), WordOp::Load))
+                    }
+                }
+            }
+            PostState::Set(i) => {
+                let i = *i;
+                let bm = word_outcome(outcome).0;
+                self.state = PostState::Unlock(i);
+                Step::Op(word(
+                    self.layout.bitmap(self.q),
+                    WordOp::Store(bm | 1u64 << i),
+                ))
+            }
+            PostState::Unlock(i) => {
+                let i = *i;
+                self.state = PostState::Released(i);
+                Step::Op(release(self.layout.bitmap_lock(self.q)))
+            }
+            PostState::Released(i) => Step::Done(Some(*i)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::spin::TestMemory;
+    use super::*;
+
+    fn post(m: &mut TestMemory, l: Layout, q: usize, v: u64, last: usize) -> Option<usize> {
+        let mut p = Post::new(l, q, v, last, 8);
+        m.drive(|o| p.resume(o)).0
+    }
+
+    #[test]
+    fn post_poll_take_reply_collect() {
+        let l = Layout::new(1 << 12, 3, 4, 16);
+        let mut m = TestMemory::default();
+        assert_eq!(post(&mut m, l, 1, 11, 3), Some(0));
+        assert_eq!(post(&mut m, l, 1, 12, 3), Some(1));
+        assert_eq!(m.get(l.bitmap(1)), 0b11);
+        // A scheduler remembering mailbox 0 finds mailbox 1 first.
+        let mut p = Poll::new(l, 1, 0, Direction::LeftToRight, 8);
+        assert_eq!(m.drive(|o| p.resume(o)).0, Some(1));
+        assert_eq!(m.get(l.bitmap(1)), 0b01);
+        let mut t = TakeRequest::new(&l, 1, 1, 8);
+        assert_eq!(m.drive(|o| t.resume(o)).0, 12);
+        assert_eq!(m.get(l.inbox(1, 1)), 0, "the IN-box is free again");
+        let mut r = PutReply::new(&l, 1, 1, 12, 8);
+        m.drive(|o| r.resume(o));
+        let mut c = CollectReply::new(&l, 1, 1, 8);
+        assert_eq!(m.drive(|o| c.resume(o)).0, 12);
+        // Right to left from mailbox 0 wraps to the highest set bit.
+        let mut p = Poll::new(l, 1, 0, Direction::RightToLeft, 8);
+        assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
+        let mut p = Poll::new(l, 1, 0, Direction::RightToLeft, 8);
+        assert_eq!(m.drive(|o| p.resume(o)).0, None, "empty");
+        for k in 0..3 {
+            m.apply(&release(l.bitmap_lock(k)));
+        }
+    }
+
+    #[test]
+    fn a_full_queue_refuses_and_a_reserved_inbox_is_skipped() {
+        let l = Layout::new(0, 1, 2, 16);
+        let mut m = TestMemory::default();
+        assert_eq!(post(&mut m, l, 0, 1, 1), Some(0));
+        assert_eq!(post(&mut m, l, 0, 2, 1), Some(1));
+        assert_eq!(post(&mut m, l, 0, 3, 1), None, "every mailbox in use");
+        // Reserved by a scheduler (bit reset) but not yet emptied: still not free.
+        let mut p = Poll::new(l, 0, 1, Direction::LeftToRight, 8);
+        assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
+        assert_eq!(post(&mut m, l, 0, 3, 1), None);
+        let mut t = TakeRequest::new(&l, 0, 0, 8);
+        assert_eq!(m.drive(|o| t.resume(o)).0, 1);
+        assert_eq!(post(&mut m, l, 0, 3, 1), Some(0));
+    }
+
+    #[test]
+    fn a_lost_recheck_lets_go_and_searches_on() {
+        // Two schedulers read the bitmap without the lock and see the same bit; the second to
+        // take the lock finds it reset, lets go, and reserves the other request.
+        let l = Layout::new(0, 1, 8, 16);
+        let mut m = TestMemory::default();
+        post(&mut m, l, 0, 5, 7);
+        post(&mut m, l, 0, 6, 7);
+        let mut a = Poll::new(l, 0, 7, Direction::LeftToRight, 8);
+        let mut b = Poll::new(l, 0, 7, Direction::LeftToRight, 8);
+        // Both scan.
+        let oa = match a.resume(None) {
+            Step::Op(op) => m.apply(&op),
+            Step::Done(_) => unreachable!(),
+        };
+        let ob = match b.resume(None) {
+            Step::Op(op) => m.apply(&op),
+            Step::Done(_) => unreachable!(),
+        };
+        // A runs to completion first.
+        let mut o = oa;
+        let got_a = loop {
+            match a.resume(o.as_ref()) {
+                Step::Op(op) => o = m.apply(&op),
+                Step::Done(r) => break r,
+            }
+        };
+        let mut o = ob;
+        let got_b = loop {
+            match b.resume(o.as_ref()) {
+                Step::Op(op) => o = m.apply(&op),
+                Step::Done(r) => break r,
+            }
+        };
+        assert_eq!(got_a, Some(0));
+        assert_eq!(got_b, Some(1));
+        assert_eq!((a.lost, b.lost), (0, 1));
+    }
+}
