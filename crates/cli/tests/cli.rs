@@ -418,3 +418,41 @@ fn traces_are_chrome_json_per_point_bounded_and_never_overwrite() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--trace-window"));
 }
+
+#[test]
+fn an_incompatible_dibella_pair_is_bad_input_naming_both_and_the_compatible_clients() {
+    let dir = tempdir("dibella-pair");
+    let exp = |client: &str| {
+        format!(
+            "name = \"pair\"\n[machine]\npreset = \"sequent-symmetry\"\n[scheduler]\n\
+             policy = \"batch\"\n[[workload]]\nkind = \"dibella\"\nscheduler = \"global\"\n\
+             client = \"{client}\"\nschedulers = 2\nclients = 3\nrequests = 40\n\
+             load = \"synchronous\"\n"
+        )
+    };
+    std::fs::write(dir.join("bad.toml"), exp("random")).unwrap();
+    let o = smpsched(&["run", "bad.toml", "--quiet"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.toml"), "{err}");
+    assert!(
+        err.contains("`global`") && err.contains("`random`"),
+        "names both policies: {err}"
+    );
+    assert!(
+        err.contains("compatible client policies: global"),
+        "lists the compatible ones: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // The compatible pair runs, byte-identically from one run to the next.
+    std::fs::write(dir.join("good.toml"), exp("global")).unwrap();
+    let o = smpsched(&["run", "good.toml", "--quiet", "--out", "o"], &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = smpsched(
+        &["run", "good.toml", "--quiet", "--out", "p", "--jobs", "1"],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |d: &str| std::fs::read(dir.join(d).join("results.json")).unwrap();
+    assert_eq!(read("o"), read("p"), "a dibella run is not deterministic");
+}

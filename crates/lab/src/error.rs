@@ -83,7 +83,8 @@ impl LabError {
                 | SimError::NoProgress(_)
                 | SimError::Config(_)
                 | SimError::TooManyThreads
-                | SimError::EmptyMask => 2,
+                | SimError::EmptyMask
+                | SimError::Workload(_) => 2,
                 SimError::BadAddress { .. }
                 | SimError::Misuse { .. }
                 | SimError::MaskViolated { .. } => 1,

@@ -73,6 +73,8 @@ struct RawFile {
     #[serde(default)]
     event_limit: Option<u64>,
     #[serde(default)]
+    until: Option<String>,
+    #[serde(default)]
     machine: toml::Table,
     scheduler: toml::Table,
     #[serde(default)]
@@ -125,6 +127,9 @@ pub struct Point {
     /// Dispatch threads that become ready straight to idle processors (Black 1990, 3.1); a
     /// `[scheduler]` key common to every policy.
     pub idle_handoff: bool,
+    /// The application whose completion ends the run (`until = "LU"`): the others are measured
+    /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
+    pub until: Option<String>,
 }
 
 impl Point {
@@ -176,6 +181,9 @@ impl Point {
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());
             app.workload.install(&mut sim, task)?;
+            if self.until.as_deref() == Some(app.name.as_str()) {
+                sim.end_when_done(task);
+            }
         }
         sim.run_observed(every, observe)
     }
@@ -260,7 +268,7 @@ impl Experiment {
         ] {
             base.remove(key);
         }
-        let scaled: Vec<String> = raw
+        let mut scaled: Vec<String> = raw
             .reproduce
             .as_ref()
             .and_then(|r| r.get("scale"))
@@ -271,6 +279,13 @@ impl Experiment {
                     .collect()
             })
             .unwrap_or_default();
+        // `repetitions` may be listed too: it is scaled like a size but never refused, only
+        // kept at 1 or more (fewer repetitions are a quicker, noisier look, not a smaller run).
+        let mut repetitions = raw.repetitions;
+        if let Some(i) = scaled.iter().position(|p| p == "repetitions") {
+            scaled.remove(i);
+            repetitions = ((f64::from(raw.repetitions) * scale).round() as u32).max(1);
+        }
         let variants = expand(&src, &raw.point, &raw.sweep)?;
         // Asked once per file: reading the machine's memory is not free, and a sweep may have
         // many points.
@@ -315,7 +330,7 @@ impl Experiment {
             Some(t) => Some(crate::reproduction::parse_spec(&src, t, &points)?),
             None => None,
         };
-        let runs = (points.len() as u64).saturating_mul(u64::from(raw.repetitions));
+        let runs = (points.len() as u64).saturating_mul(u64::from(repetitions));
         let widest = points
             .iter()
             .map(|p| p.machine.processors)
@@ -331,7 +346,7 @@ impl Experiment {
                      {} of memory, more than the {} available; run fewer points or repetitions \
                      (or set {} to state the memory smpsched may use)",
                     points.len(),
-                    raw.repetitions,
+                    repetitions,
                     budget::human(need),
                     budget::human(avail),
                     budget::MEMORY_ENV,
@@ -345,7 +360,7 @@ impl Experiment {
             recorded_path: recorded_path(path),
             path: path.to_path_buf(),
             seed: raw.seed,
-            repetitions: raw.repetitions,
+            repetitions,
             points,
         })
     }

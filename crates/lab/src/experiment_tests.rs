@@ -185,3 +185,13 @@ fn set_path_handles_arrays_and_rejects_bad_indices() {
     set_path(&mut doc, "scheduler.decay", toml::Value::Float(0.5)).unwrap();
     assert_eq!(doc["scheduler"]["decay"].as_float(), Some(0.5));
 }
+
+#[test]
+fn until_names_an_application_of_the_point() {
+    let e = parse(&GOOD.replace("seed = 3", "seed = 3\nuntil = \"A\"")).unwrap();
+    assert!(e.points.iter().all(|p| p.until.as_deref() == Some("A")));
+    let e = err(&GOOD.replace("seed = 3", "seed = 3\nuntil = \"LU\""));
+    assert_eq!(e.field, "until", "{e}");
+    assert_eq!(e.line, Some(4), "{e}");
+    assert!(e.message.contains("`A`"), "{e}");
+}

@@ -50,6 +50,31 @@ pub const METRICS: &[(&str, &str)] = &[
     ),
     ("app_share:APP", "% of machine time the application held"),
     (
+        "app_stall:APP",
+        "cache-miss stall, % of the processor time the application held",
+    ),
+    (
+        "app_cycles_m:APP",
+        "millions of processor cycles the application held (Table 1's total cycles)",
+    ),
+    (
+        "app_refs_m:APP",
+        "millions of data references the application made",
+    ),
+    (
+        "app_misses_m:APP",
+        "millions of the application's references that missed",
+    ),
+    (
+        "app_miss_rate:APP",
+        "% of the application's references that missed",
+    ),
+    (
+        "app_sync:APP",
+        "busy-waiting, context switches and kernel work, % of the processor time the \
+         application held (Gupta's synchronization segment)",
+    ),
+    (
         "app_same_proc:APP",
         "% of the application's redispatches on the processor the thread last ran on",
     ),
@@ -60,6 +85,11 @@ pub const METRICS: &[(&str, &str)] = &[
     (
         "app_switches:APP",
         "the application's context switches per time slice per processor",
+    ),
+    (
+        "app_switch_rate:APP",
+        "the application's context switches per time slice of processor time it held (Gupta's \
+         per-application rate)",
     ),
     (
         "app_done_ms:APP",
@@ -93,6 +123,10 @@ pub const METRICS: &[(&str, &str)] = &[
         "recorded_count:APP:NAME",
         "how many values the application's programs recorded as NAME",
     ),
+    (
+        "sd:MEASURE",
+        "standard deviation of any measure above over the point's repetitions",
+    ),
 ];
 
 /// Measures of what programs recorded: `KIND:APP:NAME`.
@@ -107,6 +141,11 @@ fn split_app(name: &str) -> Option<(&str, &str, Option<&str>)> {
     } else {
         Some((kind, rest, None))
     }
+}
+
+/// `c` as a percentage of the processor time an application held.
+fn held_pct(c: u64, time: &smpsched_sim::TimeSplit) -> f64 {
+    100.0 * c as f64 / (time.held() as f64).max(1.0)
 }
 
 fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
@@ -127,9 +166,21 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         return match kind {
             "app_util" => Some(100.0 * a.utilization),
             "app_share" => Some(100.0 * a.machine_share),
+            "app_stall" => Some(held_pct(a.time.stall, &a.time)),
+            "app_cycles_m" => Some(a.time.held() as f64 / 1e6),
+            "app_refs_m" => Some(a.refs as f64 / 1e6),
+            "app_misses_m" => Some(a.misses as f64 / 1e6),
+            "app_miss_rate" => Some(100.0 * a.miss_rate),
+            "app_sync" => Some(held_pct(
+                a.time.spin + a.time.switch + a.time.kernel,
+                &a.time,
+            )),
             "app_same_proc" => Some(100.0 * a.same_processor_rate),
             "app_intervening" => a.median_intervening.map(|m| m as f64),
             "app_switches" => Some(a.switches_per_slice_per_proc),
+            "app_switch_rate" if a.machine_share > 0.0 => {
+                Some(a.switches_per_slice_per_proc / a.machine_share)
+            }
             "app_done_ms" => Some(m.to_us(a.completion_cycles) / 1000.0),
             "app_response_ms" => Some(m.to_us(1) * a.jobs.mean_response / 1000.0),
             "app_p95_ms" => Some(m.to_us(a.jobs.p95_response) / 1000.0),
@@ -161,20 +212,49 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
     })
 }
 
-/// Mean of measure `name` over the runs of `point`; `None` if unknown or not applicable.
+/// The prefix that turns a measure into its standard deviation over a point's repetitions
+/// (`sd:recorded_mean:requests:load0`: how much the load distribution varies from run to run).
+pub const SD_PREFIX: &str = "sd:";
+
+/// Mean of measure `name` over the runs of `point` (or, for `sd:NAME`, the sample standard
+/// deviation of NAME over them, 0 for one run); `None` if unknown or not applicable.
 pub fn value(name: &str, point: &Point, runs: &[RunRecord]) -> Option<f64> {
+    if let Some(inner) = name.strip_prefix(SD_PREFIX) {
+        let vals = values(inner, point, runs)?;
+        let n = vals.len() as f64;
+        let mean = vals.iter().sum::<f64>() / n;
+        let var = if vals.len() > 1 {
+            vals.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        return Some(var.sqrt());
+    }
+    let vals = values(name, point, runs)?;
+    Some(vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// Measure `name` of each run of `point`; `None` if unknown, not applicable or no run.
+fn values(name: &str, point: &Point, runs: &[RunRecord]) -> Option<Vec<f64>> {
     let vals: Vec<f64> = runs
         .iter()
         .filter(|r| r.point == point.label)
         .map(|r| one(name, point, &r.report))
         .collect::<Option<Vec<f64>>>()?;
-    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+    (!vals.is_empty()).then_some(vals)
 }
 
 /// Kinds of application measures, written `KIND:APP`.
-const APP_KINDS: [&str; 10] = [
+const APP_KINDS: [&str; 17] = [
+    "app_switch_rate",
     "app_util",
     "app_share",
+    "app_stall",
+    "app_cycles_m",
+    "app_refs_m",
+    "app_misses_m",
+    "app_miss_rate",
+    "app_sync",
     "app_same_proc",
     "app_intervening",
     "app_switches",
@@ -187,6 +267,9 @@ const APP_KINDS: [&str; 10] = [
 
 /// Whether `name` is a measure at all: one of [`METRICS`], or `KIND:APP` with a known kind.
 pub fn is_known(name: &str) -> bool {
+    if let Some(inner) = name.strip_prefix(SD_PREFIX) {
+        return is_known(inner) && !inner.starts_with(SD_PREFIX);
+    }
     match (name.split_once(':'), split_app(name)) {
         (Some((kind, _)), Some((_, app, what))) if RECORDED_KINDS.contains(&kind) => {
             !app.is_empty() && what.is_some_and(|w| !w.is_empty())
@@ -200,6 +283,11 @@ pub fn is_known(name: &str) -> bool {
 /// that count unit operations, application measures need the application. The error says why,
 /// naming the point.
 pub fn check(name: &str, point: &Point) -> Result<(), String> {
+    if let Some(inner) = name.strip_prefix(SD_PREFIX) {
+        if !inner.starts_with(SD_PREFIX) {
+            return check(inner, point);
+        }
+    }
     if !is_known(name) {
         let names: Vec<&str> = METRICS.iter().map(|(m, _)| *m).collect();
         return Err(format!(
@@ -261,6 +349,10 @@ mod tests {
         assert!(!is_known("recorded_mean:clients:"));
         assert!(!is_known("app_p95_ms:"));
         assert!(!is_known("app_p96_ms:web"));
+        assert!(is_known("sd:recorded_mean:clients:load0"));
+        assert!(is_known("sd:utilization"));
+        assert!(!is_known("sd:sd:utilization"));
+        assert!(!is_known("sd:nonsense"));
         assert_eq!(
             split_app("recorded_max:clients:delay"),
             Some(("recorded_max", "clients", Some("delay")))

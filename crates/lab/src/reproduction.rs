@@ -53,6 +53,10 @@ pub struct Spec {
     /// Integer sizes (dotted paths) that `--scale` multiplies.
     #[serde(default)]
     pub scale: Vec<String>,
+    /// The scale the test suite runs this file at (default 0.25): a file whose paper-scale
+    /// runs are long names a smaller one, so that the suite stays quick.
+    #[serde(default)]
+    pub test_scale: Option<f64>,
     /// Notes for the report: why numbers differ, what was assumed.
     #[serde(default)]
     pub notes: Vec<String>,
@@ -72,7 +76,9 @@ pub struct Spec {
 #[serde(deny_unknown_fields)]
 pub struct PlotSpec {
     /// `line` (metric against a swept parameter, one series per remaining label), `bars` (ours
-    /// beside the paper per expected point) or `stacked` (time split per point).
+    /// beside the paper per expected point), `stacked` (time split per point) or `apps` (each
+    /// application's held time split into useful, cache-miss and synchronization, beside the
+    /// paper's bar: Gupta et al.'s figures).
     pub kind: String,
     /// For `line`: the swept parameter (dotted path) on the x axis.
     #[serde(default)]
@@ -137,6 +143,14 @@ pub(crate) fn parse_spec(
         };
         src.error(&field, message)
     })?;
+    if let Some(t) = spec.test_scale {
+        if !(t.is_finite() && t > 0.0 && t <= 1.0) {
+            return Err(src.error(
+                "reproduce.test_scale",
+                format!("must be a factor above 0 and at most 1, got {t}"),
+            ));
+        }
+    }
     let find = |label: &str| points.iter().find(|p| p.label == label);
     let known_points = || {
         let names: Vec<&str> = points.iter().map(|p| p.label.as_str()).take(12).collect();
@@ -216,11 +230,11 @@ pub(crate) fn parse_spec(
     if let Some(plot) = &spec.plot {
         match plot.kind.as_str() {
             "line" => check_plot_x(src, plot.x.as_deref(), points)?,
-            "bars" | "stacked" => {}
+            "bars" | "stacked" | "apps" => {}
             other => {
                 return Err(src.error(
                     "reproduce.plot.kind",
-                    format!("unknown plot kind `{other}`; valid: line, bars, stacked"),
+                    format!("unknown plot kind `{other}`; valid: line, bars, stacked, apps"),
                 ))
             }
         }
@@ -500,6 +514,13 @@ fn draw(
                 .collect(),
         })
         .map_err(plot_err),
+        "apps" => {
+            let paper: Vec<(String, String, f64)> = rows
+                .iter()
+                .filter_map(|r| Some((r.point.clone(), r.metric.clone(), r.paper?)))
+                .collect();
+            crate::results::app_split_chart(&spec.title, &y_label, exp, runs, &paper)
+        }
         _ => crate::results::time_split_chart(&spec.title, exp, runs),
     }
 }

@@ -271,12 +271,28 @@ pub(crate) fn resolve(
             overrides,
         )?,
     };
+    let until = match doc.remove("until") {
+        None => None,
+        Some(toml::Value::String(app)) if apps.iter().any(|a| a.name == app) => Some(app),
+        Some(v) => {
+            let names: Vec<String> = apps.iter().map(|a| format!("`{}`", a.name)).collect();
+            return Err(located(
+                src,
+                "until",
+                format!(
+                    "must name an application of the point, got {v}; its applications: {}",
+                    names.join(", ")
+                ),
+                overrides,
+            ));
+        }
+    };
     if let Some((k, _)) = doc.iter().next() {
         return Err(located(
             src,
             k,
             "unknown field; valid top-level fields: name, description, seed, repetitions, \
-             time_limit_cycles, event_limit, machine, scheduler, workload, sweep, point, \
+             time_limit_cycles, event_limit, until, machine, scheduler, workload, sweep, point, \
              reproduce"
                 .into(),
             overrides,
@@ -294,6 +310,7 @@ pub(crate) fn resolve(
         apps,
         limits,
         idle_handoff,
+        until,
     })
 }
 

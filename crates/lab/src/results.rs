@@ -319,6 +319,63 @@ pub fn time_split_chart(
     .map_err(|e| LabError::Internal(format!("plot: {e}")))
 }
 
+/// Gupta et al.'s stacked bars: for each point and application, the share of the processor time
+/// the application held that was useful work, cache-miss stall, and synchronization (spinning,
+/// context switches and kernel work), with the paper's bar beside ours where `paper` gives the
+/// application's utilization at that point. `paper` is (point, metric, value) as the
+/// reproduction's expectations give them (`app_util:APP`, and `app_stall:APP` when known); the
+/// paper's bar shows its utilization, its stall when given, and the rest as "not split".
+pub fn app_split_chart(
+    title: &str,
+    y_label: &str,
+    exp: &Experiment,
+    runs: &[RunRecord],
+    paper: &[(String, String, f64)],
+) -> Result<String, LabError> {
+    let cats = [
+        "useful",
+        "cache miss",
+        "sync + switch",
+        "paper: rest, not split",
+    ];
+    let paper_value = |point: &str, metric: String| {
+        paper
+            .iter()
+            .find(|(p, m, _)| p == point && *m == metric)
+            .map(|(_, _, v)| *v)
+    };
+    let mut bars = Vec::new();
+    for p in &exp.points {
+        for a in &p.apps {
+            let v = |m: &str| metric::value(&format!("{m}:{}", a.name), p, runs);
+            let (useful, stall, sync) = (v("app_util"), v("app_stall"), v("app_sync"));
+            if let (Some(u), Some(st), Some(sy)) = (useful, stall, sync) {
+                bars.push(StackedBar {
+                    label: format!("{} {} ours", p.label, a.name),
+                    values: vec![u.max(0.0), st.max(0.0), sy.max(0.0), 0.0],
+                    style: SeriesStyle::Ours,
+                });
+            }
+            if let Some(u) = paper_value(&p.label, format!("app_util:{}", a.name)) {
+                let st = paper_value(&p.label, format!("app_stall:{}", a.name)).unwrap_or(0.0);
+                let rest = (100.0 - u - st).max(0.0);
+                bars.push(StackedBar {
+                    label: format!("{} {} paper", p.label, a.name),
+                    values: vec![u.max(0.0), st.max(0.0), 0.0, rest],
+                    style: SeriesStyle::Paper,
+                });
+            }
+        }
+    }
+    stacked_bars(&StackedBars {
+        title: title.to_string(),
+        y_label: y_label.to_string(),
+        categories: cats.iter().map(|c| c.to_string()).collect(),
+        bars,
+    })
+    .map_err(|e| LabError::Internal(format!("plot: {e}")))
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1}", 100.0 * x)
 }

@@ -162,8 +162,16 @@ fn a_scale_that_rounds_a_size_to_zero_is_refused_with_the_smallest_allowed() {
 }
 
 #[test]
-fn the_black90_reproductions_load_at_small_scales() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/black90");
+fn the_black90_and_gupta91_reproductions_load_at_small_scales() {
+    for paper in ["black90", "gupta91"] {
+        reproductions_load_at_small_scales(paper);
+    }
+}
+
+fn reproductions_load_at_small_scales(paper: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../experiments")
+        .join(paper);
     for f in smpsched_lab::catalog::experiment_files(&dir).unwrap() {
         for scale in [1.0, 0.25, 0.1] {
             if let Err(e) = Experiment::load_scaled(&f, scale) {

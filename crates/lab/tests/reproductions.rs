@@ -11,19 +11,34 @@ fn experiments() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
 }
 
+/// Papers whose claims are about cache capacity at the paper's problem sizes (a 256 x 256 LU
+/// fitting twelve 64 KB caches and not one): shrunk, the data no longer relate to the caches as
+/// the paper's did, so at small scale their claims are not judged. CI judges them at full scale
+/// (`smpsched reproduce gupta91 --strict` in `.ci/run`).
+const JUDGED_AT_FULL_SCALE: &[&str] = &["gupta91"];
+
 #[test]
 fn every_reproduction_holds_its_claims_at_small_scale() {
     let dir = experiments();
     let list = papers(&dir).unwrap();
     assert!(list.contains(&"black90".to_string()), "{list:?}");
+    assert!(list.contains(&"gupta91".to_string()), "{list:?}");
     for paper in list {
+        let full_scale = JUDGED_AT_FULL_SCALE.contains(&paper.as_str());
         for f in smpsched_lab::catalog::experiment_files(&dir.join(&paper)).unwrap() {
-            let exp = Experiment::load_scaled(&f, 0.25).unwrap();
+            let scale = Experiment::load(&f)
+                .unwrap()
+                .reproduce
+                .and_then(|r| r.test_scale)
+                .unwrap_or(0.25);
+            let exp = Experiment::load_scaled(&f, scale).unwrap();
             if exp.reproduce.is_none() {
                 continue;
             }
             let a = reproduce_file(&exp, 2, &paper, &|_, _| {}).unwrap();
-            for c in &a.report.claims {
+            // At small scale such a paper's claims may fail or (a median of nothing) not be
+            // evaluated; it is only run, twice, for determinism.
+            for c in a.report.claims.iter().filter(|_| !full_scale) {
                 assert!(
                     matches!(c.verdict, Verdict::Holds | Verdict::KnownDifference { .. }),
                     "{}: claim `{}` -> {:?} ({})",

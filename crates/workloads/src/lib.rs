@@ -9,8 +9,11 @@ use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{SimError, Simulation, TaskId};
 
 pub mod arrivals;
+pub mod control;
+pub mod dibella;
 pub mod dist;
 pub mod gang_server;
+pub mod gupta;
 pub mod parallel;
 pub mod pingpong;
 pub mod psets;
@@ -68,6 +71,11 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     gang_server::INFO,
     taskqueue::INFO,
     parallel::INFO,
+    gupta::mp3d::INFO,
+    gupta::lu::INFO,
+    gupta::maxflow::INFO,
+    gupta::matmul::INFO,
+    dibella::INFO,
 ];
 
 /// The registered workload of that name.

@@ -14,8 +14,10 @@ use std::rc::Rc;
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
-    Notice, Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx, WaitPolicy,
+    Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx, WaitPolicy,
 };
+
+use crate::control::Control;
 
 use crate::dist::Dist;
 use crate::{Workload, WorkloadInfo};
@@ -36,12 +38,8 @@ pub struct TaskQueue {
 #[derive(Debug)]
 struct Shared {
     left: u64,
-    /// The processors the application was last told it has.
-    processors: u32,
-    /// Whether each worker is suspended.
-    suspended: Vec<bool>,
-    /// Each worker's wake-up event.
-    events: Vec<SyncId>,
+    /// Suspension and resumption of workers under process control.
+    control: Control,
     lock: SyncId,
 }
 
@@ -59,14 +57,9 @@ impl Workload for TaskQueue {
             SyncKind::Lock { holder: None },
             WaitPolicy::spin_then_block(500),
         );
-        let events = (0..self.workers)
-            .map(|_| sim.create_sync(SyncKind::Event { set: false }, WaitPolicy::BLOCK))
-            .collect();
         let shared = Rc::new(RefCell::new(Shared {
             left: self.tasks,
-            processors: self.workers,
-            suspended: vec![false; self.workers as usize],
-            events,
+            control: Control::new(sim, self.workers),
             lock,
         }));
         for rank in 0..self.workers {
@@ -94,32 +87,23 @@ struct Worker {
 
 impl Program for Worker {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        if let Some(Notice::Processors(n)) = cx.notice {
-            self.shared.borrow_mut().processors = n.max(1);
-        }
+        self.shared.borrow_mut().control.notice(cx.notice);
         if let Some(op) = self.plan.pop() {
             return op;
         }
         let mut s = self.shared.borrow_mut();
         let me = self.rank as usize;
-        // A task boundary: first obey process control.
-        if self.rank >= s.processors && !s.suspended[me] && s.left > 0 {
-            s.suspended[me] = true;
-            let e = s.events[me];
-            self.plan.extend([Op::Clear(e), Op::Wait(e)]);
-            return Op::Record {
-                name: "suspended",
-                value: 1.0,
-            };
+        // A task boundary: first obey process control (the plan is a stack: pushed in reverse).
+        let left = s.left > 0;
+        if s.control.should_suspend(me, left) {
+            let [record, wait, clear] = s.control.suspend(me);
+            self.plan.extend([clear, wait]);
+            return record;
         }
         // Resume a suspended worker the application has a processor for (or, once the queue is
         // empty, so that it can finish).
-        let done = s.left == 0;
-        if let Some(w) =
-            (0..s.suspended.len()).find(|&w| s.suspended[w] && (done || (w as u32) < s.processors))
-        {
-            s.suspended[w] = false;
-            return Op::Signal(s.events[w]);
+        if let Some(signal) = s.control.resume_one(left) {
+            return signal;
         }
         if s.left == 0 {
             return Op::Exit;

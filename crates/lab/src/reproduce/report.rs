@@ -368,6 +368,7 @@ pub fn render_paper(report: &PaperReport) -> String {
         }
         out.push('\n');
     }
+    super::overview::render_overview(&mut out, report, inline, code);
     for file in &report.files {
         render_file(&mut out, file);
     }

@@ -1,0 +1,330 @@
+//! A client process of DiBella et al. 1992 (section 2.3): it generates requests, places each in
+//! the queue its policy chooses ([`client_queue`]) with the structure's post protocol, and
+//! services the interrupt of each reply signal, collecting the reply from the OUT-box.
+//!
+//! The Primary policies read the primary queue's bitmap (one load, no lock) to learn its length
+//! against the cutoff capacity. A post that finds every mailbox in use pauses and chooses again
+//! (a Static client chooses the same queue). Asynchronously, a reply's interrupt is serviced at
+//! the client's next step after the signal arrives; synchronously the client blocks until the
+//! signal arrives, then services it and posts its next request (section 4.2).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rand::Rng;
+use smpsched_policy::dibella::{client_primary, client_queue, ClientPolicy};
+use smpsched_sim::readyq::fcfs::FcfsPost;
+use smpsched_sim::readyq::multi_access::{CollectReply, Post};
+use smpsched_sim::readyq::Step;
+use smpsched_sim::{Cycles, Op, Outcome, Program, ThreadCtx, WordOp};
+
+use super::{Costs, Req, ServiceDist, Shared, Structure};
+
+enum Active {
+    None,
+    Post(Post, usize, usize),
+    FcfsPost(FcfsPost, usize, usize),
+    Collect(CollectReply),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Top,
+    /// The interrupt of the reply in (queue, mailbox) is being serviced: collect it.
+    Collect(usize, usize),
+    /// Request `id` is composed: choose its queue.
+    Choose(usize),
+    /// The primary queue's bitmap was read for request `id`.
+    Length(usize),
+    /// Post request `id` in queue `q`.
+    Post(usize, usize),
+    /// Request `id` is posted.
+    Posted,
+    /// Blocked for the reply signal (synchronous).
+    Waiting,
+    /// The reply signal was sent: wait for it to arrive, then service it.
+    Delivered,
+}
+
+/// A client process.
+pub(crate) struct Client {
+    me: usize,
+    queues: usize,
+    policy: ClientPolicy,
+    /// Mean wait between requests (cycles); `None`: synchronous.
+    gap: Option<f64>,
+    service: (Cycles, ServiceDist),
+    structure: Structure,
+    costs: Costs,
+    shared: Rc<RefCell<Shared>>,
+    active: Active,
+    phase: Phase,
+    sequence: u64,
+    waited: bool,
+    /// The mailbox last used in each queue.
+    last: Vec<usize>,
+    full: u64,
+}
+
+impl Client {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        me: usize,
+        queues: usize,
+        policy: ClientPolicy,
+        gap: Option<f64>,
+        service: (Cycles, ServiceDist),
+        structure: Structure,
+        costs: Costs,
+        shared: &Rc<RefCell<Shared>>,
+    ) -> Self {
+        let mailboxes = structure.mailboxes();
+        Client {
+            me,
+            queues,
+            policy,
+            gap,
+            service,
+            structure,
+            costs,
+            shared: shared.clone(),
+            active: Active::None,
+            phase: Phase::Top,
+            sequence: 0,
+            waited: false,
+            last: vec![mailboxes - 1; queues],
+            full: 0,
+        }
+    }
+
+    /// The record of the time from a request's generation to the end of its post (composing,
+    /// choosing, lock waits, retries of full queues), in ms.
+    fn post_record(&self, now: Cycles, generated: Cycles) -> Op {
+        Op::Record {
+            name: "post",
+            value: now.saturating_sub(generated) as f64 / self.costs.cycles_per_ms,
+        }
+    }
+
+    fn event(&self) -> Option<smpsched_sim::SyncId> {
+        self.shared.borrow().events.get(self.me).copied()
+    }
+
+    /// The queue for the next request, given the primary's length; with the random draw's cost.
+    fn choose(&mut self, cx: &mut ThreadCtx<'_>, primary_len: usize) -> (usize, Cycles) {
+        let draw: u64 = cx.rng.random();
+        let queues = match self.structure {
+            Structure::Fcfs(l) => l.queues(),
+            Structure::MultiAccess(_) => self.queues,
+        };
+        let q = client_queue(
+            self.policy,
+            self.me,
+            self.sequence,
+            queues,
+            primary_len,
+            draw,
+        );
+        let drew = match self.policy {
+            ClientPolicy::Random | ClientPolicy::RandomFcfs => true,
+            ClientPolicy::PrimaryRandom { .. } => q != client_primary(self.me, queues),
+            _ => false,
+        };
+        (q, if drew { self.costs.random } else { 0 })
+    }
+}
+
+impl Program for Client {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        loop {
+            let outcome = cx.outcome.take();
+            match std::mem::replace(&mut self.active, Active::None) {
+                Active::None => {}
+                Active::Post(mut p, id, q) => match p.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::Post(p, id, q);
+                        return op;
+                    }
+                    Step::Done(Some(i)) => {
+                        self.last[q] = i;
+                        let mut sh = self.shared.borrow_mut();
+                        sh.reqs[id].posted_after = sh.serviced;
+                        sh.reqs[id].mailbox = (q, i);
+                        self.phase = Phase::Posted;
+                        return self.post_record(cx.now, sh.reqs[id].generated);
+                    }
+                    Step::Done(None) => {
+                        self.full += 1;
+                        self.phase = Phase::Choose(id);
+                        return Op::Compute(self.costs.pause.saturating_mul(25).max(1));
+                    }
+                },
+                Active::FcfsPost(mut p, id, q) => match p.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::FcfsPost(p, id, q);
+                        return op;
+                    }
+                    Step::Done(true) => {
+                        let mut sh = self.shared.borrow_mut();
+                        sh.reqs[id].posted_after = sh.serviced;
+                        sh.reqs[id].mailbox = (q, 0);
+                        self.phase = Phase::Posted;
+                        return self.post_record(cx.now, sh.reqs[id].generated);
+                    }
+                    Step::Done(false) => {
+                        self.full += 1;
+                        self.phase = Phase::Choose(id);
+                        return Op::Compute(self.costs.pause.saturating_mul(25).max(1));
+                    }
+                },
+                Active::Collect(mut c) => match c.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::Collect(c);
+                        return op;
+                    }
+                    Step::Done(_) => {}
+                },
+            }
+            match self.phase {
+                Phase::Top => {
+                    let mut sh = self.shared.borrow_mut();
+                    if self.gap.is_some() {
+                        if let Some(&(at, q, i)) = sh.replies[self.me].front() {
+                            if at <= cx.now {
+                                sh.replies[self.me].pop_front();
+                                self.phase = Phase::Collect(q, i);
+                                return Op::Compute(self.costs.interrupt.max(1));
+                            }
+                        }
+                    }
+                    if sh.reqs.len() as u64 >= sh.total {
+                        drop(sh);
+                        if self.full > 0 {
+                            let v = self.full as f64;
+                            self.full = 0;
+                            return Op::Record {
+                                name: "full",
+                                value: v,
+                            };
+                        }
+                        return Op::Exit;
+                    }
+                    if let Some(mean) = self.gap {
+                        if !self.waited && mean > 0.0 {
+                            self.waited = true;
+                            let u: f64 = cx.rng.random();
+                            let wait = (-(1.0 - u).ln() * mean).round() as Cycles;
+                            if wait > 0 {
+                                return Op::Compute(wait);
+                            }
+                        }
+                    }
+                    self.waited = false;
+                    let service = match self.service {
+                        (mean, ServiceDist::Fixed) => mean,
+                        (mean, ServiceDist::Exponential) => {
+                            let u: f64 = cx.rng.random();
+                            (-(1.0 - u).ln() * mean as f64).round() as Cycles
+                        }
+                    };
+                    let id = sh.reqs.len();
+                    sh.reqs.push(Req {
+                        client: self.me as u32,
+                        generated: cx.now,
+                        service,
+                        serviced: 0,
+                        mailbox: (0, 0),
+                        posted_after: 0,
+                        serviced_after: 0,
+                        by: u32::MAX,
+                    });
+                    sh.first_generated = sh.first_generated.min(cx.now);
+                    sh.last_generated = cx.now;
+                    self.phase = Phase::Choose(id);
+                    return Op::Compute(self.costs.post.max(1));
+                }
+                Phase::Collect(q, i) => {
+                    self.phase = Phase::Top;
+                    if let Structure::MultiAccess(l) = self.structure {
+                        self.active =
+                            Active::Collect(CollectReply::new(&l, q, i, self.costs.pause));
+                    }
+                }
+                Phase::Choose(id) => {
+                    let primary_read = matches!(
+                        self.policy,
+                        ClientPolicy::PrimaryRandom { .. } | ClientPolicy::PrimaryFixed { .. }
+                    );
+                    if let (true, Structure::MultiAccess(l)) = (primary_read, self.structure) {
+                        self.phase = Phase::Length(id);
+                        return Op::Word {
+                            addr: l.bitmap(client_primary(self.me, self.queues)),
+                            op: WordOp::Load,
+                        };
+                    }
+                    let (q, cost) = self.choose(cx, 0);
+                    self.phase = Phase::Post(id, q);
+                    if cost > 0 {
+                        return Op::Compute(cost);
+                    }
+                }
+                Phase::Length(id) => {
+                    let bm = match outcome {
+                        Some(Outcome::Word { old, .. }) => old,
+                        _ => 0,
+                    };
+                    let (q, cost) = self.choose(cx, bm.count_ones() as usize);
+                    self.phase = Phase::Post(id, q);
+                    if cost > 0 {
+                        return Op::Compute(cost);
+                    }
+                }
+                Phase::Post(id, q) => {
+                    let value = id as u64 + 1;
+                    self.active = match self.structure {
+                        Structure::MultiAccess(l) => Active::Post(
+                            Post::new(l, q, value, self.last[q], self.costs.pause),
+                            id,
+                            q,
+                        ),
+                        Structure::Fcfs(l) => {
+                            Active::FcfsPost(FcfsPost::new(l, q, value, self.costs.pause), id, q)
+                        }
+                    };
+                }
+                Phase::Posted => {
+                    self.sequence += 1;
+                    self.phase = Phase::Top;
+                    if self.gap.is_none() {
+                        if let Some(e) = self.event() {
+                            self.phase = Phase::Waiting;
+                            return Op::Wait(e);
+                        }
+                    }
+                }
+                Phase::Waiting => {
+                    self.phase = Phase::Delivered;
+                    if let Some(e) = self.event() {
+                        return Op::Clear(e);
+                    }
+                }
+                Phase::Delivered => {
+                    let front = self.shared.borrow().replies[self.me].front().copied();
+                    match front {
+                        Some((at, _, _)) if at > cx.now => return Op::Sleep(at - cx.now),
+                        Some((_, q, i)) => {
+                            self.shared.borrow_mut().replies[self.me].pop_front();
+                            self.phase = Phase::Collect(q, i);
+                            return Op::Compute(self.costs.interrupt.max(1));
+                        }
+                        None => {
+                            // Woken without a reply (cannot happen): wait again.
+                            self.phase = Phase::Posted;
+                            self.sequence -= 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

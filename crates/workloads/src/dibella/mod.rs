@@ -1,0 +1,498 @@
+//! DiBella et al. 1992's request test (sections 2.3, 3 and 4): client processes post requests
+//! carrying a service time into a ready-queue structure in simulated memory; scheduler
+//! processes, one per processor and pinned there, poll the queues (section 3.1), service the
+//! requests and reply with a signal. Clients and schedulers run on disjoint processors
+//! (section 3.2).
+//!
+//! The structure is chosen by the scheduler policy (Table 3): the multi-access mailboxes of
+//! [`smpsched_sim::readyq::multi_access`] for Static, Random, Sequential and the Primary
+//! policies; one FCFS queue for Global; one FCFS queue per scheduler for Distributed FCFS
+//! ([`smpsched_sim::readyq::fcfs`]). Where a client posts and where a scheduler looks are the
+//! pure decisions of [`smpsched_policy::dibella`]; an incompatible pair is refused when the
+//! workload is built, naming both policies and the compatible clients.
+//!
+//! Loads (section 2.3): `synchronous` (a client posts its next request once the reply to the
+//! previous one has arrived), `uniform` asynchronous (every client waits the same mean time
+//! between requests) and `non-uniform` asynchronous (clients split into one set per queue as
+//! in footnote 4; set 0 posts at the maximum rate, the others wait `gap_ms` on average).
+//!
+//! Measures (section 4), recorded by the programs: `delay` per request (ms, generation to end
+//! of service); at the end `throughput` (requests generated per ms, first to last generation)
+//! and `load0`, `load1`, ... (% of the requests each scheduler serviced, off the balanced
+//! share; they sum to zero); `post` per request (ms from generation to the end of its post:
+//! composing, choosing, lock waits, retries); and counters `lost_recheck` (optimistic re-checks lost), `full`
+//! (posts that found every mailbox in use) and `secondary` (requests serviced from a
+//! non-primary queue).
+//!
+//! Invariants: every request generated is posted exactly once and serviced exactly once
+//! (checked by the tests under every pair); the run ends when every request has been serviced.
+
+mod client;
+mod scheduler;
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use smpsched_policy::dibella::{check_pair, ClientPolicy, SchedulerPolicy};
+use smpsched_sim::memory::Placement;
+use smpsched_sim::readyq::fcfs::FcfsLayout;
+use smpsched_sim::readyq::multi_access::{Layout, MAX_MAILBOXES};
+use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::{
+    CpuMask, Cycles, ProcId, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadAttrs,
+    WaitPolicy,
+};
+
+use crate::{Workload, WorkloadInfo};
+
+/// How clients generate requests (section 2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Load {
+    /// The next request only after the reply to the previous one.
+    Synchronous,
+    /// Every client waits `gap_ms` on average between requests.
+    Uniform,
+    /// Set 0 of the clients at the maximum rate, the other sets `gap_ms` on average.
+    NonUniform,
+}
+
+/// How a request's service time is drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServiceDist {
+    /// Exactly the mean.
+    #[default]
+    Fixed,
+    /// Exponential with the mean.
+    Exponential,
+}
+
+/// Parameters of `dibella` (times in milliseconds of the simulated machine).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiBella {
+    /// Scheduler (dequeuing) policy, Table 1.
+    pub scheduler: String,
+    /// Client (enqueuing) policy, Table 2.
+    pub client: String,
+    /// Scheduler processes (= queues, one per processor).
+    pub schedulers: u32,
+    /// Client processes.
+    pub clients: u32,
+    /// Requests generated in all.
+    pub requests: u64,
+    /// How clients generate requests.
+    pub load: Load,
+    /// Service time of a request including the scheduler's bookkeeping (NULL: 0.11 ms).
+    #[serde(default = "d_service")]
+    pub service_ms: f64,
+    /// Whether each request's service time is exactly `service_ms` (`fixed`) or drawn with that
+    /// mean (`exponential`; section 4.3: "each request has the same average service time").
+    #[serde(default)]
+    pub service_dist: ServiceDist,
+    /// Mailboxes per queue, MaxReqs (32 in the paper; at most 64). Also the capacity of each
+    /// FCFS queue (the global queue holds this many per scheduler).
+    #[serde(default = "d_mailboxes")]
+    pub mailboxes: u32,
+    /// The Primary client policies' cutoff capacity (0: the number of clients, as in the paper).
+    #[serde(default)]
+    pub cutoff: u32,
+    /// Search secondary queues right to left (section 2.2; the paper's tests always do).
+    #[serde(default = "d_true")]
+    pub bidirectional: bool,
+    /// Mean time a (slow) client waits between two requests in asynchronous loads.
+    #[serde(default = "d_gap")]
+    pub gap_ms: f64,
+    /// Propagation time of the reply signal (Dynix: 0.6-0.7 ms, section 3.1).
+    #[serde(default = "d_signal")]
+    pub signal_ms: f64,
+    /// Scheduler processor time to send the reply signal (a system call).
+    #[serde(default = "d_send")]
+    pub send_ms: f64,
+    /// Client processor time to service the reply's interrupt.
+    #[serde(default = "d_interrupt")]
+    pub interrupt_ms: f64,
+    /// Client processor time to compose a request.
+    #[serde(default = "d_post")]
+    pub post_ms: f64,
+    /// Processor time to draw a random number (section 5.3: "generating a random number takes
+    /// a certain amount of time").
+    #[serde(default = "d_random")]
+    pub random_ms: f64,
+    /// Scheduler processor time per queue visited in its polling loop.
+    #[serde(default = "d_visit")]
+    pub visit_ms: f64,
+    /// Pause between two reads of a held spin lock, and before a client retries a full queue.
+    #[serde(default = "d_pause")]
+    pub pause_ms: f64,
+}
+
+fn d_service() -> f64 {
+    0.11
+}
+fn d_mailboxes() -> u32 {
+    32
+}
+fn d_true() -> bool {
+    true
+}
+fn d_gap() -> f64 {
+    0.5
+}
+fn d_signal() -> f64 {
+    0.65
+}
+fn d_send() -> f64 {
+    0.3
+}
+fn d_interrupt() -> f64 {
+    0.65
+}
+fn d_post() -> f64 {
+    0.6
+}
+fn d_random() -> f64 {
+    0.02
+}
+fn d_visit() -> f64 {
+    0.005
+}
+fn d_pause() -> f64 {
+    0.002
+}
+
+impl DiBella {
+    /// The scheduler and client policies, checked against Table 3.
+    pub fn policies(&self) -> Result<(SchedulerPolicy, ClientPolicy), String> {
+        let cutoff = if self.cutoff == 0 {
+            self.clients as usize
+        } else {
+            self.cutoff as usize
+        };
+        let s = SchedulerPolicy::parse(&self.scheduler).ok_or_else(|| {
+            let names: Vec<&str> = SchedulerPolicy::ALL.iter().map(|p| p.name()).collect();
+            format!(
+                "scheduler: unknown policy `{}`; policies: {}",
+                self.scheduler,
+                names.join(", ")
+            )
+        })?;
+        let c = ClientPolicy::parse(&self.client, cutoff).ok_or_else(|| {
+            let names: Vec<&str> = ClientPolicy::all(0).iter().map(|p| p.name()).collect();
+            format!(
+                "client: unknown policy `{}`; policies: {}",
+                self.client,
+                names.join(", ")
+            )
+        })?;
+        check_pair(s, c).map_err(|e| format!("client: {e}"))?;
+        Ok((s, c))
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.policies()?;
+        if self.schedulers == 0 || self.schedulers > 64 {
+            return Err(format!(
+                "schedulers: must be between 1 and 64, got {}",
+                self.schedulers
+            ));
+        }
+        if self.clients == 0 || self.clients > 4096 {
+            return Err(format!(
+                "clients: must be between 1 and 4096, got {}",
+                self.clients
+            ));
+        }
+        // Each request keeps about 64 bytes of bookkeeping outside the simulated memory.
+        if self.requests == 0 || self.requests > 10_000_000 {
+            return Err(format!(
+                "requests: must be between 1 and 1e7, got {}",
+                self.requests
+            ));
+        }
+        if self.mailboxes == 0 || self.mailboxes as usize > MAX_MAILBOXES {
+            return Err(format!(
+                "mailboxes: must be between 1 and {MAX_MAILBOXES}, got {}",
+                self.mailboxes
+            ));
+        }
+        for (name, v) in [
+            ("service_ms", self.service_ms),
+            ("gap_ms", self.gap_ms),
+            ("signal_ms", self.signal_ms),
+            ("send_ms", self.send_ms),
+            ("interrupt_ms", self.interrupt_ms),
+            ("post_ms", self.post_ms),
+            ("random_ms", self.random_ms),
+            ("visit_ms", self.visit_ms),
+            ("pause_ms", self.pause_ms),
+        ] {
+            if !(v.is_finite() && (0.0..=10_000.0).contains(&v)) {
+                return Err(format!("{name}: must be between 0 and 10000 ms, got {v}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One request: who generated it and when, what it asks, who serviced it.
+#[derive(Clone, Debug)]
+pub(crate) struct Req {
+    pub client: u32,
+    pub generated: Cycles,
+    pub service: Cycles,
+    /// Times it was serviced (exactly once when all is well).
+    pub serviced: u32,
+    /// The queue and mailbox it was posted in.
+    pub mailbox: (usize, usize),
+    /// Requests serviced (by anyone) before it was posted, and before it was serviced.
+    pub posted_after: u64,
+    pub serviced_after: u64,
+    /// The scheduler that serviced it.
+    pub by: u32,
+}
+
+/// The structure the requests go through.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Structure {
+    MultiAccess(Layout),
+    Fcfs(FcfsLayout),
+}
+
+impl Structure {
+    /// Mailboxes per queue (an FCFS queue is one).
+    pub(crate) fn mailboxes(&self) -> usize {
+        match self {
+            Structure::MultiAccess(l) => l.mailboxes(),
+            Structure::Fcfs(_) => 1,
+        }
+    }
+}
+
+/// Costs in cycles.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Costs {
+    pub signal: Cycles,
+    pub send: Cycles,
+    pub interrupt: Cycles,
+    pub post: Cycles,
+    pub random: Cycles,
+    pub visit: Cycles,
+    pub pause: Cycles,
+    pub gap: f64,
+    pub cycles_per_ms: f64,
+}
+
+/// What clients and schedulers share (the bookkeeping outside the simulated queue).
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub total: u64,
+    pub reqs: Vec<Req>,
+    pub serviced: u64,
+    pub first_generated: Cycles,
+    pub last_generated: Cycles,
+    pub per_scheduler: Vec<u64>,
+    /// Per client, replies signalled and not yet handled: (delivery time, queue, mailbox).
+    pub replies: Vec<VecDeque<(Cycles, usize, usize)>>,
+    /// Per client, the event its scheduler's reply signal sets (synchronous load).
+    pub events: Vec<SyncId>,
+    pub finished: bool,
+}
+
+/// The names of the per-scheduler load-distribution measures.
+pub(crate) const LOAD_NAMES: [&str; 64] = [
+    "load0", "load1", "load2", "load3", "load4", "load5", "load6", "load7", "load8", "load9",
+    "load10", "load11", "load12", "load13", "load14", "load15", "load16", "load17", "load18",
+    "load19", "load20", "load21", "load22", "load23", "load24", "load25", "load26", "load27",
+    "load28", "load29", "load30", "load31", "load32", "load33", "load34", "load35", "load36",
+    "load37", "load38", "load39", "load40", "load41", "load42", "load43", "load44", "load45",
+    "load46", "load47", "load48", "load49", "load50", "load51", "load52", "load53", "load54",
+    "load55", "load56", "load57", "load58", "load59", "load60", "load61", "load62", "load63",
+];
+
+/// Each scheduler's share of the serviced requests in % off the balanced share (Table 4's
+/// load distribution); the values sum to zero (up to rounding).
+pub fn load_distribution(per_scheduler: &[u64]) -> Vec<f64> {
+    let total: u64 = per_scheduler.iter().sum();
+    let n = per_scheduler.len() as f64;
+    if total == 0 {
+        return vec![0.0; per_scheduler.len()];
+    }
+    per_scheduler
+        .iter()
+        .map(|&c| 100.0 * (c as f64 / total as f64 - 1.0 / n))
+        .collect()
+}
+
+impl DiBella {
+    /// Installs the workload and gives the shared bookkeeping (for tests).
+    pub(crate) fn install_shared(
+        &self,
+        sim: &mut Simulation,
+        task: TaskId,
+    ) -> Result<Rc<RefCell<Shared>>, SimError> {
+        let (spol, cpol) = self
+            .policies()
+            .map_err(|e| SimError::Workload(format!("dibella: {e}")))?;
+        let s = self.schedulers as usize;
+        let c = self.clients as usize;
+        let procs = sim.machine().processors as usize;
+        if s + c > procs {
+            return Err(SimError::Workload(format!(
+                "dibella: {s} schedulers and {c} clients need {} processors (clients and \
+                 schedulers run on disjoint processors, section 3.2); the machine has {procs}",
+                s + c
+            )));
+        }
+        let m = sim.machine().clone();
+        let line = sim.memory().line_bytes().max(1);
+        let mailboxes = self.mailboxes as usize;
+        let structure = match spol {
+            SchedulerPolicy::Global | SchedulerPolicy::DistributedFcfs => {
+                let (queues, cap) = if spol == SchedulerPolicy::Global {
+                    (1, mailboxes * s)
+                } else {
+                    (s, mailboxes)
+                };
+                let bytes = FcfsLayout::bytes(queues, cap, line);
+                let base = sim.memory().alloc(bytes, Placement::Uma, None).base;
+                Structure::Fcfs(FcfsLayout::new(base, queues, cap, line))
+            }
+            _ => {
+                let bytes = Layout::bytes(s, mailboxes, line);
+                let base = sim.memory().alloc(bytes, Placement::Uma, None).base;
+                Structure::MultiAccess(Layout::new(base, s, mailboxes, line))
+            }
+        };
+        let costs = Costs {
+            signal: m.ms(self.signal_ms),
+            send: m.ms(self.send_ms),
+            interrupt: m.ms(self.interrupt_ms),
+            post: m.ms(self.post_ms),
+            random: m.ms(self.random_ms),
+            visit: m.ms(self.visit_ms),
+            pause: m.ms(self.pause_ms).max(1),
+            gap: self.gap_ms * m.clock_mhz * 1000.0,
+            cycles_per_ms: m.clock_mhz * 1000.0,
+        };
+        let events = if self.load == Load::Synchronous {
+            (0..c)
+                .map(|_| sim.create_sync(SyncKind::Event { set: false }, WaitPolicy::BLOCK))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let shared = Rc::new(RefCell::new(Shared {
+            total: self.requests,
+            reqs: Vec::with_capacity(self.requests.min(1 << 24) as usize),
+            serviced: 0,
+            first_generated: Cycles::MAX,
+            last_generated: 0,
+            per_scheduler: vec![0; s],
+            replies: vec![VecDeque::new(); c],
+            events,
+            finished: false,
+        }));
+        let pin = |p: usize| ThreadAttrs {
+            mask: Some(CpuMask::of([ProcId(p as u32)])),
+            base_priority: 0,
+        };
+        for me in 0..s {
+            let prog = scheduler::Scheduler::new(
+                me,
+                s,
+                spol,
+                self.bidirectional,
+                structure,
+                costs,
+                &shared,
+            );
+            sim.spawn_with(task, Box::new(prog), pin(me))?;
+        }
+        let ms = |v: f64| m.ms(v);
+        for k in 0..c {
+            let gap = match self.load {
+                Load::Synchronous => None,
+                Load::Uniform => Some(costs.gap),
+                Load::NonUniform if k % s == 0 => Some(0.0),
+                Load::NonUniform => Some(costs.gap),
+            };
+            let prog = client::Client::new(
+                k,
+                s,
+                cpol,
+                gap,
+                (ms(self.service_ms), self.service_dist),
+                structure,
+                costs,
+                &shared,
+            );
+            sim.spawn_with(task, Box::new(prog), pin(s + k))?;
+        }
+        Ok(shared)
+    }
+}
+
+impl Workload for DiBella {
+    fn threads(&self) -> u64 {
+        u64::from(self.schedulers + self.clients)
+    }
+
+    fn operations(&self) -> Option<u64> {
+        Some(self.requests)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        Layout::bytes(self.schedulers as usize, self.mailboxes as usize, 64)
+    }
+
+    fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
+        self.install_shared(sim, task).map(|_| ())
+    }
+}
+
+/// Registry entry of `dibella`.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "dibella",
+    summary: "clients posting requests into multi-access (or FCFS) ready queues, pinned polling schedulers servicing them",
+    description: "DiBella et al.'s request test: `clients` processes post `requests` requests \
+                  (each `service_ms` of work) into per-processor multi-access mailbox queues \
+                  (or one global / per-processor FCFS queues) in simulated memory, placed by \
+                  the `client` policy; `schedulers` pinned processes poll the queues as the \
+                  `scheduler` policy says, service each request and reply with a signal. \
+                  Records `delay` (ms per request), `throughput` (requests per ms), `load0..` \
+                  (% off balanced per scheduler), `post` (ms from generation to posted), `lost_recheck`, \
+                  `full`, `secondary`.",
+    paper: "DiBella et al. 1992 sections 2-4, Tables 1-4 and 6, Figures 2-7",
+    params: &[
+        ParamInfo { name: "scheduler", default: "(required)", doc: "static | random | sequential | primary-fixed | primary-random | primary-sequential | global | distributed-fcfs" },
+        ParamInfo { name: "client", default: "(required)", doc: "static | random | sequential | primary-random | primary-fixed | global | static-fcfs | random-fcfs (Table 3 pairs only)" },
+        ParamInfo { name: "schedulers", default: "(required)", doc: "scheduler processes = queues" },
+        ParamInfo { name: "clients", default: "(required)", doc: "client processes (schedulers + clients <= processors)" },
+        ParamInfo { name: "requests", default: "(required)", doc: "requests generated in all" },
+        ParamInfo { name: "load", default: "(required)", doc: "synchronous | uniform | non-uniform" },
+        ParamInfo { name: "service_ms", default: "0.11", doc: "service time incl. bookkeeping (NULL request)" },
+        ParamInfo { name: "service_dist", default: "fixed", doc: "fixed | exponential service times with mean service_ms" },
+        ParamInfo { name: "mailboxes", default: "32", doc: "mailboxes per queue, MaxReqs (<= 64)" },
+        ParamInfo { name: "cutoff", default: "clients", doc: "Primary client policies' cutoff capacity" },
+        ParamInfo { name: "bidirectional", default: "true", doc: "search secondary queues right to left" },
+        ParamInfo { name: "gap_ms", default: "0.5", doc: "mean wait between requests of a slow client" },
+        ParamInfo { name: "signal_ms", default: "0.65", doc: "reply signal propagation" },
+        ParamInfo { name: "send_ms", default: "0.3", doc: "scheduler time to send the reply signal" },
+        ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
+        ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },
+        ParamInfo { name: "random_ms", default: "0.02", doc: "time to draw a random number" },
+        ParamInfo { name: "visit_ms", default: "0.005", doc: "scheduler time per queue visited while polling" },
+        ParamInfo { name: "pause_ms", default: "0.002", doc: "pause between reads of a held lock" },
+    ],
+    build: |t| {
+        let w: DiBella = toml::Value::Table(t).try_into()?;
+        w.validate().map_err(serde::de::Error::custom)?;
+        Ok(Box::new(w))
+    },
+};

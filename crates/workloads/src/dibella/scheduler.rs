@@ -1,0 +1,336 @@
+//! A scheduler process of DiBella et al. 1992 (sections 2.2 and 3.1): pinned to its processor,
+//! it polls the queues in the order its policy gives ([`SearchOrder`]), reserves a request with
+//! the structure's protocol, services it, writes the reply and signals the client.
+//!
+//! Multi-access queues: the primary queue is searched left to right from the mailbox last
+//! serviced there, secondary queues (right to left under the bidirectional option) from the
+//! one remembered secondary index (footnote 3: one index, not one per queue). After servicing a
+//! request the scheduler starts again at its primary queue (section 2.2, Sequential); the
+//! Sequential policy resumes its walk of the other queues where it last found work. FCFS
+//! structures: Global polls the one queue, Distributed FCFS its own queue then the others in
+//! turn, each under the queue's lock.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rand::Rng;
+use smpsched_policy::dibella::{Direction, SchedulerPolicy, SearchOrder};
+use smpsched_sim::readyq::fcfs::FcfsTake;
+use smpsched_sim::readyq::multi_access::{Poll, PutReply, TakeRequest};
+use smpsched_sim::readyq::Step;
+use smpsched_sim::{Op, Program, ThreadCtx};
+
+use super::{load_distribution, Costs, Shared, Structure, LOAD_NAMES};
+
+/// The protocol under way.
+enum Active {
+    None,
+    Poll(Poll, usize, bool),
+    Take(TakeRequest, usize),
+    FcfsTake(FcfsTake, usize),
+    Reply(PutReply),
+}
+
+/// Where the scheduler is between protocols.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Start a round of search.
+    Round,
+    /// Visit the next queue of the round's order.
+    Visit,
+    /// The service of request `id` has just ended.
+    Served(usize),
+    /// The reply to request `id` is written; send the signal.
+    Replied(usize),
+    /// The signal to request `id`'s client has been sent.
+    Signalled(usize),
+}
+
+/// A scheduler process.
+pub(crate) struct Scheduler {
+    me: usize,
+    queues: usize,
+    policy: SchedulerPolicy,
+    bidirectional: bool,
+    structure: Structure,
+    costs: Costs,
+    shared: Rc<RefCell<Shared>>,
+    active: Active,
+    phase: Phase,
+    order: Vec<(usize, Direction)>,
+    pos: usize,
+    /// The Sequential policy's remembered queue.
+    cursor: usize,
+    /// The last mailbox serviced in the primary queue and in a secondary queue.
+    last_primary: usize,
+    last_secondary: usize,
+    /// Records to emit (end of run), as a stack.
+    records: Vec<Op>,
+    lost: u64,
+    secondary: u64,
+}
+
+impl Scheduler {
+    pub(crate) fn new(
+        me: usize,
+        queues: usize,
+        policy: SchedulerPolicy,
+        bidirectional: bool,
+        structure: Structure,
+        costs: Costs,
+        shared: &Rc<RefCell<Shared>>,
+    ) -> Self {
+        let mailboxes = structure.mailboxes();
+        Scheduler {
+            me,
+            queues,
+            policy,
+            bidirectional,
+            structure,
+            costs,
+            shared: shared.clone(),
+            active: Active::None,
+            phase: Phase::Round,
+            order: Vec::with_capacity(queues),
+            pos: 0,
+            cursor: (me + 1) % queues,
+            // Start so that the first search begins at mailbox 0 (left to right) or at the
+            // highest mailbox (right to left).
+            last_primary: mailboxes - 1,
+            last_secondary: 0,
+            records: Vec::new(),
+            lost: 0,
+            secondary: 0,
+        }
+    }
+
+    /// Starts a search round: the order of queues to visit, paying for a random draw where the
+    /// policy makes one. `None` when the run is over.
+    fn round(&mut self, cx: &mut ThreadCtx<'_>) -> Option<Op> {
+        let draws = matches!(
+            self.policy,
+            SchedulerPolicy::Random | SchedulerPolicy::PrimaryRandom
+        );
+        let draw = if draws { cx.rng.random::<u64>() } else { 0 };
+        let bidir = self.bidirectional;
+        self.order.clear();
+        match self.structure {
+            Structure::Fcfs(l) if l.queues() == 1 => self.order.push((0, Direction::LeftToRight)),
+            _ => self.order.extend(SearchOrder::new(
+                self.policy,
+                self.me,
+                self.queues,
+                self.cursor,
+                draw,
+                bidir,
+            )),
+        }
+        self.pos = 0;
+        self.phase = Phase::Visit;
+        // Primary/Random draws only when its primary queue is empty; charge the draw then.
+        let cost = if self.policy == SchedulerPolicy::Random {
+            self.costs.random
+        } else {
+            0
+        };
+        (cost > 0).then_some(Op::Compute(cost))
+    }
+
+    /// Visits the next queue of the round, or pauses and starts another round.
+    fn visit(&mut self) -> Op {
+        let Some(&(q, dir)) = self.order.get(self.pos) else {
+            // Nothing found anywhere: the Sequential walk moves on, and the loop goes round.
+            if self.policy == SchedulerPolicy::Sequential {
+                self.cursor = (self.cursor + 1) % self.queues;
+            }
+            self.phase = Phase::Round;
+            return Op::Compute(self.costs.visit.max(1));
+        };
+        self.pos += 1;
+        let secondary = q != self.me;
+        match self.structure {
+            Structure::MultiAccess(l) => {
+                let last = if secondary {
+                    self.last_secondary
+                } else {
+                    self.last_primary
+                };
+                self.active =
+                    Active::Poll(Poll::new(l, q, last, dir, self.costs.pause), q, secondary);
+            }
+            Structure::Fcfs(l) => {
+                self.active = Active::FcfsTake(FcfsTake::new(l, q, self.costs.pause), q);
+            }
+        }
+        let extra = if secondary && self.policy == SchedulerPolicy::PrimaryRandom {
+            self.costs.random
+        } else {
+            0
+        };
+        Op::Compute(self.costs.visit.max(1) + extra)
+    }
+
+    /// The request word `w` was taken from queue `q`: service it.
+    fn serve(&mut self, w: u64, q: usize) -> Op {
+        let id = (w - 1) as usize;
+        let shared_queue = matches!(self.structure, Structure::Fcfs(l) if l.queues() == 1);
+        if q != self.me && !shared_queue {
+            self.secondary += 1;
+            if self.policy == SchedulerPolicy::Sequential {
+                self.cursor = q;
+            }
+        }
+        let service = self.shared.borrow().reqs[id].service;
+        self.phase = Phase::Served(id);
+        Op::Compute(service.max(1))
+    }
+
+    fn finish_records(&mut self, sh: &Shared) {
+        let span = sh.last_generated.saturating_sub(sh.first_generated).max(1);
+        let thru = sh.total as f64 / (span as f64 / self.costs.cycles_per_ms);
+        let mut recs = vec![Op::Record {
+            name: "throughput",
+            value: thru,
+        }];
+        for (k, v) in load_distribution(&sh.per_scheduler).into_iter().enumerate() {
+            recs.push(Op::Record {
+                name: LOAD_NAMES[k],
+                value: v,
+            });
+        }
+        recs.reverse();
+        self.records.extend(recs);
+    }
+}
+
+impl Program for Scheduler {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        loop {
+            if let Some(op) = self.records.pop() {
+                return op;
+            }
+            let outcome = cx.outcome.take();
+            match std::mem::replace(&mut self.active, Active::None) {
+                Active::None => {}
+                Active::Poll(mut p, q, secondary) => match p.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::Poll(p, q, secondary);
+                        return op;
+                    }
+                    Step::Done(found) => {
+                        self.lost += u64::from(p.lost);
+                        if let Some(i) = found {
+                            if secondary {
+                                self.last_secondary = i;
+                            } else {
+                                self.last_primary = i;
+                            }
+                            if let Structure::MultiAccess(l) = self.structure {
+                                self.active =
+                                    Active::Take(TakeRequest::new(&l, q, i, self.costs.pause), q);
+                            }
+                        }
+                        continue;
+                    }
+                },
+                Active::Take(mut t, q) => match t.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::Take(t, q);
+                        return op;
+                    }
+                    Step::Done(w) => return self.serve(w, q),
+                },
+                Active::FcfsTake(mut t, q) => match t.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::FcfsTake(t, q);
+                        return op;
+                    }
+                    Step::Done(Some(w)) => return self.serve(w, q),
+                    Step::Done(None) => continue,
+                },
+                Active::Reply(mut r) => match r.resume(outcome.as_ref()) {
+                    Step::Op(op) => {
+                        self.active = Active::Reply(r);
+                        return op;
+                    }
+                    Step::Done(()) => continue,
+                },
+            }
+            match self.phase {
+                Phase::Round => {
+                    {
+                        let sh = self.shared.borrow();
+                        if sh.serviced >= sh.total {
+                            drop(sh);
+                            if self.lost > 0 {
+                                let v = self.lost as f64;
+                                self.lost = 0;
+                                return Op::Record {
+                                    name: "lost_recheck",
+                                    value: v,
+                                };
+                            }
+                            if self.secondary > 0 {
+                                let v = self.secondary as f64;
+                                self.secondary = 0;
+                                return Op::Record {
+                                    name: "secondary",
+                                    value: v,
+                                };
+                            }
+                            return Op::Exit;
+                        }
+                    }
+                    if let Some(op) = self.round(cx) {
+                        return op;
+                    }
+                }
+                Phase::Visit => return self.visit(),
+                Phase::Served(id) => {
+                    let shared = self.shared.clone();
+                    let mut sh = shared.borrow_mut();
+                    let before = sh.serviced;
+                    let r = &mut sh.reqs[id];
+                    r.serviced += 1;
+                    r.serviced_after = before;
+                    r.by = self.me as u32;
+                    let delay =
+                        cx.now.saturating_sub(r.generated) as f64 / self.costs.cycles_per_ms;
+                    let (q, i) = r.mailbox;
+                    sh.serviced += 1;
+                    sh.per_scheduler[self.me] += 1;
+                    if sh.serviced == sh.total && !sh.finished {
+                        sh.finished = true;
+                        self.finish_records(&sh);
+                    }
+                    drop(sh);
+                    self.phase = Phase::Replied(id);
+                    if let Structure::MultiAccess(l) = self.structure {
+                        self.active =
+                            Active::Reply(PutReply::new(&l, q, i, id as u64 + 1, self.costs.pause));
+                    }
+                    return Op::Record {
+                        name: "delay",
+                        value: delay,
+                    };
+                }
+                Phase::Replied(id) => {
+                    self.phase = Phase::Signalled(id);
+                    return Op::Compute(self.costs.send.max(1));
+                }
+                Phase::Signalled(id) => {
+                    let mut sh = self.shared.borrow_mut();
+                    let (client, (q, i)) = (sh.reqs[id].client as usize, sh.reqs[id].mailbox);
+                    let at = cx.now + self.costs.signal;
+                    sh.replies[client].push_back((at, q, i));
+                    let event = sh.events.get(client).copied();
+                    drop(sh);
+                    self.phase = Phase::Round;
+                    if let Some(e) = event {
+                        return Op::Signal(e);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The request test's invariants under every Table 3 pair: every posted request is serviced
+//! exactly once, no request waits forever (the remembered-index bound), the load distribution
+//! sums to zero, the optimistic protocol really loses re-checks, bad pairs are refused.
+
+use proptest::prelude::*;
+use smpsched_policy::dibella::{compatible_clients, SchedulerPolicy};
+use smpsched_sim::sched::policy;
+use smpsched_sim::{MachineConfig, RunReport, Simulation};
+
+use super::*;
+
+fn params(s: &str, c: &str, schedulers: u32, clients: u32, requests: u64, load: Load) -> DiBella {
+    let mut t = toml::Table::new();
+    t.insert("scheduler".into(), s.into());
+    t.insert("client".into(), c.into());
+    t.insert("schedulers".into(), i64::from(schedulers).into());
+    t.insert("clients".into(), i64::from(clients).into());
+    t.insert("requests".into(), (requests as i64).into());
+    let l = match load {
+        Load::Synchronous => "synchronous",
+        Load::Uniform => "uniform",
+        Load::NonUniform => "non-uniform",
+    };
+    t.insert("load".into(), l.into());
+    toml::Value::Table(t).try_into().unwrap()
+}
+
+fn run(w: &DiBella, seed: u64) -> (Rc<RefCell<Shared>>, RunReport) {
+    let sched = (policy("batch").unwrap().build)(toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(MachineConfig::sequent_symmetry(), sched, seed).unwrap();
+    let task = sim.add_task("requests");
+    let shared = w.install_shared(&mut sim, task).unwrap();
+    let report = sim.run().unwrap();
+    report.check_conservation().unwrap();
+    (shared, report)
+}
+
+fn every_pair() -> Vec<(SchedulerPolicy, &'static str)> {
+    SchedulerPolicy::ALL
+        .into_iter()
+        .flat_map(|s| {
+            compatible_clients(s, 1)
+                .into_iter()
+                .map(move |c| (s, c.name()))
+        })
+        .collect()
+}
+
+fn check_exactly_once(w: &DiBella, seed: u64) -> Result<(), TestCaseError> {
+    let (shared, report) = run(w, seed);
+    let sh = shared.borrow();
+    prop_assert_eq!(sh.reqs.len() as u64, w.requests);
+    prop_assert_eq!(sh.serviced, w.requests);
+    for (id, r) in sh.reqs.iter().enumerate() {
+        prop_assert_eq!(
+            r.serviced,
+            1,
+            "request {} serviced {} times",
+            id,
+            r.serviced
+        );
+    }
+    let rec = &report.apps[0].recorded;
+    prop_assert_eq!(rec["delay"].count, w.requests);
+    let sum: f64 = (0..w.schedulers as usize)
+        .map(|k| rec[LOAD_NAMES[k]].sum)
+        .sum();
+    prop_assert!(sum.abs() < 1e-9, "load distribution sums to {}", sum);
+    Ok(())
+}
+
+#[test]
+fn every_pair_services_every_request_exactly_once() {
+    let pairs = every_pair();
+    assert_eq!(pairs.len(), 6 * 5 + 1 + 2, "Table 3's pairs");
+    for (k, (s, c)) in pairs.into_iter().enumerate() {
+        for load in [Load::Synchronous, Load::Uniform, Load::NonUniform] {
+            let mut w = params(s.name(), c, 3, 4, 60, load);
+            w.mailboxes = 2; // small, so that queues fill and posts are refused
+            w.gap_ms = 0.3;
+            check_exactly_once(&w, k as u64 + 1).unwrap();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_configuration_services_every_request_exactly_once(
+        pair in 0usize..33,
+        schedulers in 1u32..5,
+        clients in 1u32..7,
+        requests in 1u64..80,
+        mailboxes in 1u32..6,
+        load in 0u8..3,
+        service in 0.0f64..0.5,
+        bidirectional in any::<bool>(),
+        seed in 1u64..1000,
+    ) {
+        let (s, c) = every_pair()[pair];
+        let load = [Load::Synchronous, Load::Uniform, Load::NonUniform][load as usize];
+        let mut w = params(s.name(), c, schedulers, clients, requests, load);
+        w.mailboxes = mailboxes;
+        w.service_ms = service;
+        w.bidirectional = bidirectional;
+        check_exactly_once(&w, seed)?;
+    }
+
+    #[test]
+    fn load_distribution_sums_to_zero(counts in proptest::collection::vec(0u64..10_000, 1..17)) {
+        let d = load_distribution(&counts);
+        prop_assert_eq!(d.len(), counts.len());
+        prop_assert!(d.iter().sum::<f64>().abs() < 1e-9);
+    }
+}
+
+#[test]
+fn the_remembered_index_bounds_how_often_a_request_is_overtaken() {
+    // One scheduler on one queue, clients posting as fast as they can: with the remembered
+    // last-serviced mailbox, a request waits at most one sweep of the bitmap, so at most
+    // MaxReqs requests (the one in service when it was posted, then at most one per other
+    // mailbox) are serviced between its posting and the end of its own service.
+    for mailboxes in [4u32, 8, 32] {
+        let mut w = params("static", "static", 1, 6, 1500, Load::NonUniform);
+        w.mailboxes = mailboxes;
+        let (shared, _) = run(&w, 7);
+        let sh = shared.borrow();
+        let worst = sh
+            .reqs
+            .iter()
+            .map(|r| r.serviced_after - r.posted_after)
+            .max()
+            .unwrap();
+        assert!(
+            worst <= u64::from(mailboxes),
+            "a request was overtaken {worst} times with {mailboxes} mailboxes"
+        );
+        assert!(worst > 0, "requests do overtake each other (not FIFO)");
+    }
+}
+
+#[test]
+fn schedulers_sharing_a_bitmap_lose_rechecks() {
+    // Sequential schedulers search each other's queues: some find a bit set without the lock
+    // that another scheduler resets before they get the lock.
+    let w = params("sequential", "static", 3, 10, 3000, Load::NonUniform);
+    let (_, report) = run(&w, 1);
+    let lost = report.apps[0]
+        .recorded
+        .get("lost_recheck")
+        .map_or(0.0, |r| r.sum);
+    assert!(lost > 0.0, "no re-check was ever lost");
+    // Static schedulers never share a queue: nothing to lose.
+    let w = params("static", "static", 3, 10, 3000, Load::NonUniform);
+    let (_, report) = run(&w, 1);
+    assert!(!report.apps[0].recorded.contains_key("lost_recheck"));
+}
+
+#[test]
+fn an_incompatible_pair_is_refused_naming_both_and_the_compatible_clients() {
+    let mut t = toml::Table::new();
+    for (k, v) in [
+        ("scheduler", "global"),
+        ("client", "random"),
+        ("load", "synchronous"),
+    ] {
+        t.insert(k.into(), v.into());
+    }
+    for k in ["schedulers", "clients", "requests"] {
+        t.insert(k.into(), 3i64.into());
+    }
+    let e = (INFO.build)(t).err().unwrap().to_string();
+    assert!(
+        e.contains("`global`")
+            && e.contains("`random`")
+            && e.contains("compatible client policies: global"),
+        "{e}"
+    );
+}
+
+#[test]
+fn too_many_processes_for_the_machine_is_an_error() {
+    let w = params("sequential", "random", 8, 9, 10, Load::Synchronous);
+    let sched = (policy("batch").unwrap().build)(toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(MachineConfig::sequent_symmetry(), sched, 1).unwrap();
+    let task = sim.add_task("requests");
+    let e = w.install_shared(&mut sim, task).err().unwrap().to_string();
+    assert!(e.contains("17 processors") && e.contains("has 16"), "{e}");
+}

@@ -1,0 +1,541 @@
+//! Maxflow (Gupta, Tucker and Urushibara 1991, section 3.3): Goldberg and Tarjan's push-relabel
+//! maximum flow, parallel, on a generated RMF network (see `maxflow_graph`).
+//!
+//! Each process has a local task queue of active nodes (nodes with excess) and goes to the one
+//! global task queue when its own is empty; a newly active node goes to the global queue while it
+//! holds fewer nodes than there are processes (so idle processes find work), else to the local
+//! one. Queues and nodes have fine-grain locks (busy-waiting or spin-then-block, in the line of
+//! the data they guard) and a semaphore counts the global queue's nodes, so a process without work
+//! waits on it. Discharging a node locks it and pushes flow along admissible arcs, each push
+//! locking the head node too (in node order: a lower head is locked after releasing the node,
+//! which is then taken again, so no two processes wait for each other); it relabels the node when
+//! no arc is admissible and requeues it while it has excess. Heights start at exact distances to
+//! the sink and a relabel that empties a height lifts the nodes above it (the gap heuristic), as
+//! practical push-relabel codes do; without it the work of flow returning to the source grows
+//! erratically with the network. The run ends when no node is active:
+//! the last process to deactivate a node releases every waiter.
+//!
+//! The application obeys process control ([`Control`]): a process told to suspend first moves
+//! its local queue to the global one. The last process records the flow that reached the sink as
+//! `flow`.
+//!
+//! Memory layout: a 16-byte record (one line) per node (excess, height, lock word) and per arc
+//! (head, reverse, residual capacity); queue heads and the active-node counter have a line each;
+//! each process has a private area (its locals), 40 % of its references as in Table 1.
+//!
+//! Invariant: a node is in exactly one queue, or being discharged, exactly while it is active; its
+//! excess and arcs change only under its lock (a pusher holds the head's lock), so the Rust state
+//! the programs keep is what the simulated memory holds at the moment each operation is issued.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use smpsched_sim::memory::{AccessKind, AtomicKind, BulkAccess, Placement};
+use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::{Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx};
+
+use super::maxflow_graph::{Graph, Heights};
+use super::{check_count, check_cpr, wait_policy, Control, Plan};
+use crate::{Workload, WorkloadInfo};
+
+/// Bytes of a node or arc record (one line).
+const RECORD: u64 = 16;
+/// Bytes of a record's field (a record is four 4-byte words: a node's excess, height and lock,
+/// an arc's head, reverse and capacity).
+const FIELD: u64 = 4;
+
+/// Parameters of `maxflow`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Maxflow {
+    /// Side of a frame of the RMF network (frame: side x side grid).
+    pub side: u32,
+    /// Frames of the RMF network.
+    pub frames: u32,
+    /// Largest arc capacity.
+    pub max_cap: u64,
+    /// Seed of the network generator.
+    pub graph_seed: u64,
+    /// Private references per discharge (the routine's locals).
+    pub private_refs: u32,
+    /// Processes.
+    pub processes: u32,
+    /// Spin before blocking on a queue lock or the work semaphore (absent: busy-wait).
+    pub spin_cycles: Option<u64>,
+    /// Hand the processor to a lock's holder instead of blocking.
+    pub handoff: bool,
+    /// Compute cycles per reference (Table 1: (194 x 0.64 - 44.9) / 48).
+    pub compute_per_ref: f64,
+}
+
+impl Default for Maxflow {
+    fn default() -> Self {
+        Maxflow {
+            side: 16,
+            frames: 32,
+            max_cap: 1_000,
+            graph_seed: 1,
+            private_refs: 24,
+            processes: 12,
+            spin_cycles: None,
+            handoff: false,
+            compute_per_ref: 1.65,
+        }
+    }
+}
+
+/// What the processes share: the network's state and the queues.
+struct Shared {
+    g: Graph,
+    excess: Vec<u64>,
+    height: Heights,
+    local: Vec<VecDeque<u32>>,
+    global: VecDeque<u32>,
+    /// Active nodes (queued or being discharged).
+    active: u64,
+    done: bool,
+    control: Control,
+}
+
+/// Addresses and objects of the network in simulated memory.
+#[derive(Clone, Copy)]
+struct Layout {
+    nodes: u64,
+    arcs: u64,
+    /// Queue-head lines: the locals', then the global's.
+    queues: u64,
+    counter: u64,
+    /// Queue locks (the locals', then the global's), then node locks: `first_lock + index`.
+    first_lock: u32,
+    queues_n: u32,
+    work: SyncId,
+}
+
+impl Layout {
+    fn node(&self, v: u32) -> u64 {
+        self.nodes + u64::from(v) * RECORD
+    }
+    fn arc(&self, a: usize) -> u64 {
+        self.arcs + a as u64 * RECORD
+    }
+    fn queue(&self, q: usize) -> u64 {
+        self.queues + q as u64 * RECORD
+    }
+    fn queue_lock(&self, q: usize) -> SyncId {
+        SyncId(self.first_lock + q as u32)
+    }
+    fn node_lock(&self, v: u32) -> SyncId {
+        SyncId(self.first_lock + self.queues_n + v)
+    }
+}
+
+impl Workload for Maxflow {
+    fn threads(&self) -> u64 {
+        u64::from(self.processes)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        let nodes = u64::from(self.side).pow(2) * u64::from(self.frames) + 2;
+        let arcs = 12 * nodes;
+        (nodes + arcs + u64::from(self.processes) * 4 + 2) * RECORD
+    }
+
+    fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
+        let g = Graph::rmf(self.side, self.frames, self.max_cap, self.graph_seed);
+        let p = self.processes as usize;
+        let mut alloc = |bytes: u64| sim.memory().alloc(bytes.max(1), Placement::Uma, None).base;
+        let nodes = alloc(u64::from(g.n) * RECORD);
+        let arcs = alloc(g.arcs.len() as u64 * RECORD);
+        let queues = alloc((p as u64 + 1) * RECORD);
+        let counter = alloc(RECORD);
+        let privates: Vec<u64> = (0..p)
+            .map(|_| alloc(u64::from(self.private_refs) * FIELD))
+            .collect();
+        let policy = wait_policy(self.spin_cycles, self.handoff);
+        // Queue locks live in their queue's line, node locks in their node's record.
+        let first_lock = sim
+            .create_sync_at(SyncKind::Lock { holder: None }, policy, Some(queues))
+            .0;
+        for q in 1..=p as u64 {
+            let at = Some(queues + q * RECORD);
+            sim.create_sync_at(SyncKind::Lock { holder: None }, policy, at);
+        }
+        for v in 0..g.n {
+            let at = Some(nodes + u64::from(v) * RECORD + 12);
+            sim.create_sync_at(SyncKind::Lock { holder: None }, policy, at);
+        }
+        // The source's arcs are saturated before the processes start.
+        let mut sh = Shared {
+            excess: vec![0; g.n as usize],
+            height: Heights::new(g.distance_labels(), g.n),
+            local: vec![VecDeque::new(); p],
+            global: VecDeque::new(),
+            active: 0,
+            done: false,
+            control: Control::new(sim, self.processes),
+            g,
+        };
+        let t = sh.g.n - 1;
+        for a in sh.g.arcs_of(0) {
+            let (w, c, r) = (sh.g.arcs[a].to, sh.g.arcs[a].cap, sh.g.arcs[a].rev as usize);
+            sh.g.arcs[a].cap = 0;
+            sh.g.arcs[r].cap += c;
+            if w != t && w != 0 && sh.excess[w as usize] == 0 && c > 0 {
+                sh.global.push_back(w);
+                sh.active += 1;
+            }
+            sh.excess[w as usize] += c;
+        }
+        let work = sim.create_sync(
+            SyncKind::Semaphore {
+                count: sh.global.len() as u64,
+            },
+            wait_policy(self.spin_cycles, false),
+        );
+        let layout = Layout {
+            nodes,
+            arcs,
+            queues,
+            counter,
+            first_lock,
+            queues_n: p as u32 + 1,
+            work,
+        };
+        let shared = Rc::new(RefCell::new(sh));
+        for (rank, private) in (0..p).zip(privates) {
+            sim.spawn(
+                task,
+                Box::new(Process {
+                    rank,
+                    at: layout,
+                    private,
+                    cfg: self.clone(),
+                    state: State::Fetch,
+                    plan: Plan::default(),
+                    shared: shared.clone(),
+                }),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a process is in its loop.
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// Needs a node.
+    Fetch,
+    /// Holds a unit of the work semaphore: take a node from the global queue (or exit).
+    FetchGlobal,
+    /// Has node v; lock it.
+    Lock(u32),
+    /// Holds v's lock.
+    Locked(u32),
+    /// Discharging v: look at arcs from index `a`.
+    Push { v: u32, a: usize },
+    /// Holds the locks of v and of arc `a`'s head.
+    PushLocked { v: u32, a: usize },
+    /// Exiting.
+    Exit,
+}
+
+/// One Maxflow process.
+struct Process {
+    rank: usize,
+    at: Layout,
+    private: u64,
+    cfg: Maxflow,
+    state: State,
+    plan: Plan,
+    shared: Rc<RefCell<Shared>>,
+}
+
+impl Process {
+    /// Plans queue `q`'s lock, its head line and the release.
+    fn queue_op(&mut self, q: usize) {
+        self.plan.push(Op::Wait(self.at.queue_lock(q)));
+        let refs = self.plan.sweep_by(
+            self.at.queue(q),
+            RECORD,
+            FIELD,
+            AccessKind::ReadModifyWrite,
+            1,
+        );
+        self.plan.compute(refs, self.cfg.compute_per_ref);
+        self.plan.push(Op::Signal(self.at.queue_lock(q)));
+    }
+
+    /// Puts an active node on a queue: the global one while it is short, else the local one.
+    fn enqueue(&mut self, s: &mut Shared, v: u32) {
+        let global = s.local.len();
+        if s.global.len() < self.cfg.processes as usize {
+            s.global.push_back(v);
+            self.queue_op(global);
+            self.plan.push(Op::Signal(self.at.work));
+        } else {
+            s.local[self.rank].push_back(v);
+            self.queue_op(self.rank);
+        }
+    }
+
+    /// Takes the next step of the loop, planning its operations; returns the new state.
+    fn step(&mut self, s: &mut Shared) -> State {
+        match self.state {
+            State::Exit => State::Exit,
+            State::Fetch => {
+                // A task boundary: obey process control first, handing local work to the
+                // global queue before suspending.
+                if s.control.should_suspend(self.rank, !s.done) {
+                    while let Some(v) = s.local[self.rank].pop_front() {
+                        s.global.push_back(v);
+                        self.queue_op(s.local.len());
+                        self.plan.push(Op::Signal(self.at.work));
+                    }
+                    for op in s.control.suspend(self.rank) {
+                        self.plan.push(op);
+                    }
+                    return State::Fetch;
+                }
+                if let Some(op) = s.control.resume_one(!s.done) {
+                    self.plan.push(op);
+                    return State::Fetch;
+                }
+                if let Some(v) = s.local[self.rank].pop_front() {
+                    self.queue_op(self.rank);
+                    return State::Lock(v);
+                }
+                if s.done {
+                    return State::Exit;
+                }
+                self.plan.push(Op::Wait(self.at.work));
+                State::FetchGlobal
+            }
+            State::FetchGlobal => match s.global.pop_front() {
+                Some(v) if !s.done => {
+                    self.queue_op(s.local.len());
+                    State::Lock(v)
+                }
+                _ => State::Exit,
+            },
+            State::Lock(v) => {
+                self.plan.push(Op::Wait(self.at.node_lock(v)));
+                State::Locked(v)
+            }
+            State::Locked(v) => {
+                let arcs = s.g.arcs_of(v);
+                let mut refs =
+                    self.plan
+                        .sweep_by(self.at.node(v), RECORD, FIELD, AccessKind::Read, 1);
+                refs += self.plan.sweep_by(
+                    self.at.arc(arcs.start),
+                    arcs.len() as u64 * RECORD,
+                    FIELD,
+                    AccessKind::Read,
+                    1,
+                );
+                // Each private word is read and written: private_refs references.
+                refs += self.plan.sweep_by(
+                    self.private,
+                    u64::from(self.cfg.private_refs) * FIELD / 2,
+                    FIELD,
+                    AccessKind::ReadModifyWrite,
+                    1,
+                );
+                self.plan.compute(refs, self.cfg.compute_per_ref);
+                State::Push { v, a: arcs.start }
+            }
+            State::Push { v, a } => self.next_push(s, v, a),
+            State::PushLocked { v, a } => {
+                let w = s.g.arcs[a].to;
+                let hv = s.height.h[v as usize];
+                if s.g.arcs[a].cap > 0 && hv == s.height.h[w as usize] + 1 {
+                    self.push_flow(s, v, a);
+                }
+                self.plan.push(Op::Signal(self.at.node_lock(w)));
+                if s.excess[v as usize] == 0 {
+                    return self.finish(s, v);
+                }
+                State::Push { v, a: a + 1 }
+            }
+        }
+    }
+
+    /// Looks for the next admissible arc of v from `a` and locks its head (in node order, so
+    /// that no two processes wait for each other: a lower head is locked after releasing v and
+    /// v taken again); with none left, relabels v and requeues it.
+    fn next_push(&mut self, s: &mut Shared, v: u32, a: usize) -> State {
+        let end = s.g.arcs_of(v).end;
+        let hv = s.height.h[v as usize];
+        let found = (a..end).find(|&i| {
+            let arc = s.g.arcs[i];
+            arc.cap > 0 && hv == s.height.h[arc.to as usize] + 1
+        });
+        if let Some(i) = found {
+            let w = s.g.arcs[i].to;
+            let refs = self
+                .plan
+                .sweep_by(self.at.node(w), RECORD, FIELD, AccessKind::Read, 1);
+            self.plan.compute(refs, self.cfg.compute_per_ref);
+            if w < v {
+                self.plan.push(Op::Signal(self.at.node_lock(v)));
+                self.plan.push(Op::Wait(self.at.node_lock(w)));
+                self.plan.push(Op::Wait(self.at.node_lock(v)));
+            } else {
+                self.plan.push(Op::Wait(self.at.node_lock(w)));
+            }
+            return State::PushLocked { v, a: i };
+        }
+        // No admissible arc: relabel to one above the lowest residual neighbour.
+        let mut low = u32::MAX;
+        let mut refs = 0;
+        for i in s.g.arcs_of(v) {
+            let arc = s.g.arcs[i];
+            if arc.cap > 0 {
+                low = low.min(s.height.h[arc.to as usize]);
+                refs +=
+                    self.plan
+                        .sweep_by(self.at.node(arc.to), RECORD, FIELD, AccessKind::Read, 1);
+            }
+        }
+        refs += self
+            .plan
+            .sweep_by(self.at.node(v), RECORD, FIELD, AccessKind::Write, 1);
+        if s.height.relabel(v, low.saturating_add(1)) > 0 {
+            // A gap: the heights of every node are read and some rewritten.
+            let all = u64::from(s.g.n) * RECORD;
+            let sweep = BulkAccess::new(self.at.nodes, all, RECORD, AccessKind::Read, 1);
+            refs += sweep.total_refs();
+            self.plan.push(Op::Mem(sweep));
+        }
+        self.plan.compute(refs, self.cfg.compute_per_ref);
+        self.finish(s, v)
+    }
+
+    /// Pushes as much of v's excess as arc `a` takes (both locks held).
+    fn push_flow(&mut self, s: &mut Shared, v: u32, a: usize) {
+        let arc = s.g.arcs[a];
+        let (w, r) = (arc.to, arc.rev as usize);
+        let delta = arc.cap.min(s.excess[v as usize]);
+        s.g.arcs[a].cap -= delta;
+        s.g.arcs[r].cap += delta;
+        s.excess[v as usize] -= delta;
+        let was = s.excess[w as usize];
+        s.excess[w as usize] += delta;
+        let rmw = AccessKind::ReadModifyWrite;
+        let refs = self.plan.sweep_by(self.at.arc(a), RECORD, FIELD, rmw, 1)
+            + self.plan.sweep_by(self.at.arc(r), RECORD, FIELD, rmw, 1)
+            + self.plan.sweep_by(self.at.node(w), RECORD, FIELD, rmw, 1);
+        self.plan.compute(refs, self.cfg.compute_per_ref);
+        let (s_node, t_node) = (0, s.g.n - 1);
+        // A node being discharged (locked, out of every queue) is never enqueued twice: it had
+        // excess, so `was` is not 0.
+        if was == 0 && delta > 0 && w != s_node && w != t_node {
+            s.active += 1;
+            self.plan.push(Op::Atomic {
+                addr: self.at.counter,
+                kind: AtomicKind::FetchAdd,
+            });
+            self.enqueue(s, w);
+        }
+    }
+
+    /// Unlocks v; requeues it while it has excess, else deactivates it (and, if it was the last
+    /// active node, ends the computation and releases every process waiting for work).
+    fn finish(&mut self, s: &mut Shared, v: u32) -> State {
+        self.plan.push(Op::Signal(self.at.node_lock(v)));
+        if s.excess[v as usize] > 0 {
+            self.enqueue(s, v);
+            return State::Fetch;
+        }
+        s.active -= 1;
+        self.plan.push(Op::Atomic {
+            addr: self.at.counter,
+            kind: AtomicKind::FetchAdd,
+        });
+        if s.active == 0 {
+            s.done = true;
+            let sink = s.g.n as usize - 1;
+            self.plan.push(Op::Record {
+                name: "flow",
+                value: s.excess[sink] as f64,
+            });
+            for _ in 0..self.cfg.processes {
+                self.plan.push(Op::Signal(self.at.work));
+            }
+        }
+        State::Fetch
+    }
+}
+
+impl Program for Process {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        let shared = self.shared.clone();
+        let mut s = shared.borrow_mut();
+        s.control.notice(cx.notice);
+        loop {
+            if let Some(op) = self.plan.pop() {
+                return op;
+            }
+            if let State::Exit = self.state {
+                return Op::Exit;
+            }
+            self.state = self.step(&mut s);
+        }
+    }
+}
+
+/// Registry entry of `maxflow`.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "maxflow",
+    summary: "Gupta et al.'s Maxflow: parallel push-relabel with local and global task queues",
+    description: "Goldberg-Tarjan push-relabel maximum flow on a generated RMF network: each \
+                  process discharges active nodes from its local queue, or from the global queue \
+                  when its own is empty, under fine-grain node and queue locks that busy-wait or \
+                  spin then block (locked in node order).",
+    paper: "Gupta, Tucker and Urushibara 1991, section 3.3",
+    params: crate::gupta_params!(
+        "1.65",
+        ParamInfo {
+            name: "side",
+            default: "16",
+            doc: "side of a frame of the generated RMF network",
+        },
+        ParamInfo {
+            name: "frames",
+            default: "32",
+            doc: "frames of the RMF network",
+        },
+        ParamInfo {
+            name: "max_cap",
+            default: "1000",
+            doc: "largest arc capacity",
+        },
+        ParamInfo {
+            name: "graph_seed",
+            default: "1",
+            doc: "seed of the network generator",
+        },
+        ParamInfo {
+            name: "private_refs",
+            default: "24",
+            doc: "private references per discharge",
+        },
+    ),
+    build: |t| {
+        let w: Maxflow = toml::Value::Table(t).try_into()?;
+        check_count("side", u64::from(w.side), 1_000)?;
+        check_count("frames", u64::from(w.frames), 100_000)?;
+        if u64::from(w.side).pow(2) * u64::from(w.frames) > 1_000_000 {
+            return Err(serde::de::Error::custom(
+                "side, frames: at most 1,000,000 nodes (side^2 x frames)",
+            ));
+        }
+        check_count("max_cap", w.max_cap, 1 << 40)?;
+        check_count("private_refs", u64::from(w.private_refs), 100_000)?;
+        check_count("processes", u64::from(w.processes), 4096)?;
+        check_cpr(w.compute_per_ref)?;
+        Ok(Box::new(w))
+    },
+};

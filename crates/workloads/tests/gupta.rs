@@ -1,0 +1,163 @@
+//! The four applications of Gupta, Tucker and Urushibara 1991 (section 3) against what their
+//! algorithms imply: reference counts in closed form, the parallel maximum flow against a
+//! sequential one under every synchronization method, and LU's superlinear speedup.
+
+use smpsched_sim::sched::policy;
+use smpsched_sim::{MachineConfig, RunReport, Simulation};
+use smpsched_workloads::gupta::maxflow_graph::Graph;
+use smpsched_workloads::workload;
+
+/// Runs one application, built from `params`, on a tango-12 machine of `procs` processors
+/// under `policy_name`.
+fn run(kind: &str, params: &str, procs: u32, policy_name: &str) -> RunReport {
+    let mut m = MachineConfig::tango_12();
+    m.processors = procs;
+    m.memory.atomic_cycles = 0;
+    let sched = (policy(policy_name).unwrap().build)(toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(m, sched, 1).unwrap();
+    let table: toml::Table = toml::from_str(params).unwrap();
+    let w = (workload(kind).unwrap().build)(table).unwrap();
+    let task = sim.add_task(kind);
+    w.install(&mut sim, task).unwrap();
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    r
+}
+
+#[test]
+fn lu_makes_the_references_of_its_loops() {
+    // One process: it owns every column, so it never waits; each of its n signals touches its
+    // event's line once.
+    let (n, p) = (40u64, 1);
+    // Normalizing column k: its pivot read, the rest read and written. Applying pivot k to a
+    // column j > k: the pivot below the diagonal read, col_j[k] read, col_j below rewritten.
+    let mut want = 0;
+    for k in 0..n {
+        let below = n - k - 1;
+        want += 1 + 2 * below;
+        want += (n - k - 1) * (below + 1 + 2 * below);
+    }
+    let r = run("lu", &format!("n = {n}\nprocesses = {p}"), 1, "batch");
+    assert_eq!(r.apps[0].refs, want + n);
+}
+
+#[test]
+fn matmul_makes_the_references_of_its_blocks() {
+    let (n, b, k, reuse, p) = (48u64, 8u64, 3u64, 4u64, 3);
+    // Per block column and block row: the copy (b rows read and written), then per group of
+    // `reuse` rows their A segments, the local block once and their C segments (read and
+    // written).
+    let groups = n / reuse;
+    let per_block = 2 * b * b + groups * (reuse * b + b * b + 2 * reuse * b);
+    let want = (n / b) * k * per_block;
+    let params = format!("n = {n}\nblock = {b}\nk_blocks = {k}\nreuse = {reuse}\nprocesses = {p}");
+    let r = run("matmul", &params, 3, "batch");
+    // And one fetch-and-add on the task counter per block column.
+    assert_eq!(r.apps[0].refs, want + n / b);
+}
+
+#[test]
+fn mp3d_makes_the_references_of_its_steps() {
+    // One process: each of its 7 barrier arrivals a step passes at once, touching the
+    // barrier's line once.
+    let (particles, steps, p) = (600u64, 3u64, 1u64);
+    let (pb, cb, cells) = (48u64, 48u64, 64 * 8 * 8u64);
+    // Per particle and step: its record read and written twice, its cell read and written
+    // twice, its private words read and written once; per step the cell slices once.
+    let per_particle = 2 * 2 * (pb / 8) + 2 * 2 * (cb / 8) + 2 * (pb / 8);
+    let want = steps * (particles * per_particle + 2 * cells * (cb / 8));
+    let params = format!("particles = {particles}\nsteps = {steps}\nprocesses = {p}");
+    let r = run("mp3d", &params, 1, "batch");
+    assert_eq!(r.apps[0].refs, want + 7 * steps);
+}
+
+#[test]
+fn parallel_maxflow_finds_the_maximum_flow_under_every_synchronization() {
+    let (side, frames) = (4, 5);
+    let want = Graph::rmf(side, frames, 1000, 3).max_flow() as f64;
+    for (procs, sync) in [
+        (1, ""),
+        (4, ""),
+        (4, "spin_cycles = 500"),
+        (4, "spin_cycles = 0"),
+        (4, "spin_cycles = 500\nhandoff = true"),
+    ] {
+        for cpus in [2, 4] {
+            let params = format!(
+                "side = {side}\nframes = {frames}\ngraph_seed = 3\nprocesses = {procs}\n{sync}"
+            );
+            let r = run("maxflow", &params, cpus, "priority");
+            let flow = &r.apps[0].recorded["flow"];
+            assert_eq!(flow.count, 1, "{sync}");
+            assert_eq!(flow.max, want, "{procs} processes, {cpus} cpus, {sync}");
+        }
+    }
+}
+
+#[test]
+fn lu_is_superlinear_when_its_columns_fit_the_caches() {
+    // 160 x 160 doubles (200 KB) do not fit one 64 KB cache; a twelfth of them fits each of
+    // twelve (section 3.2: LU's superlinear speedup).
+    let one = run("lu", "n = 160\nprocesses = 1", 1, "batch");
+    let twelve = run("lu", "n = 160\nprocesses = 12", 12, "batch");
+    assert!(
+        twelve.apps[0].miss_rate < one.apps[0].miss_rate / 2.0,
+        "{} vs {}",
+        twelve.apps[0].miss_rate,
+        one.apps[0].miss_rate
+    );
+    assert!(twelve.apps[0].utilization > one.apps[0].utilization);
+}
+
+#[test]
+fn maxflow_and_matmul_obey_process_control() {
+    // Two applications of 6 processes on 4 processors: process control gives each 2, so each
+    // suspends processes at task boundaries after the kernel's notice (those blocked or done by
+    // then need not), and both still do all their work.
+    let mut m = MachineConfig::tango_12();
+    m.processors = 4;
+    m.memory.atomic_cycles = 0;
+    let sched = (policy("process-control").unwrap().build)(toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(m, sched, 1).unwrap();
+    let build = |kind: &str, params: &str| {
+        let table: toml::Table = toml::from_str(params).unwrap();
+        (workload(kind).unwrap().build)(table).unwrap()
+    };
+    let mf = build(
+        "maxflow",
+        "side = 8\nframes = 8\ngraph_seed = 5\nprocesses = 6\nspin_cycles = 500",
+    );
+    let (n, b, k) = (96u64, 8u64, 12u64);
+    let mm = build(
+        "matmul",
+        &format!("n = {n}\nblock = {b}\nk_blocks = {k}\nprocesses = 6"),
+    );
+    let t = sim.add_task("maxflow");
+    mf.install(&mut sim, t).unwrap();
+    let t = sim.add_task("matmul");
+    mm.install(&mut sim, t).unwrap();
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    let want = Graph::rmf(8, 8, 1000, 5).max_flow() as f64;
+    assert_eq!(r.apps[0].recorded["flow"].max, want);
+    assert!(
+        r.apps[0].recorded["suspended"].count >= 1,
+        "{:?}",
+        r.apps[0].recorded
+    );
+    assert!(
+        r.apps[1].recorded["suspended"].count >= 4,
+        "{:?}",
+        r.apps[1].recorded
+    );
+    // Every block column done once: the references of the whole product, plus the counter, plus
+    // at most three event operations per suspension (wait, clear, the resumer's signal).
+    let per_block = 2 * b * b + (n / 4) * (4 * b + b * b + 2 * 4 * b);
+    let want = (n / b) * k * per_block + n / b;
+    let suspended = r.apps[1].recorded["suspended"].count;
+    let refs = r.apps[1].refs;
+    assert!(
+        refs >= want && refs <= want + 3 * suspended,
+        "{refs} vs {want}"
+    );
+}
