@@ -11,8 +11,8 @@
 //! Invariants: `head <= tail <= head + capacity`; head and tail change only under the lock;
 //! slot `k % capacity` holds the `k`-th request posted while `head <= k < tail`.
 
-use super::spin::{release, word, word_outcome, Acquire, Step};
-use crate::ids::Cycles;
+use super::spin::{release, word, word_outcome, Acquire, Pause, Step};
+
 use crate::outcome::{Outcome, WordOp};
 
 /// Where each FCFS queue's lock, head, tail and slots lie. The lock and the head share a block
@@ -103,7 +103,7 @@ struct Access {
 }
 
 impl Access {
-    fn new(layout: FcfsLayout, q: usize, kind: Kind, pause: Cycles) -> Self {
+    fn new(layout: FcfsLayout, q: usize, kind: Kind, pause: Pause) -> Self {
         Access {
             layout,
             q,
@@ -179,7 +179,8 @@ pub struct FcfsPost(Access);
 
 impl FcfsPost {
     /// Posting `value` into queue `q`.
-    pub fn new(layout: FcfsLayout, q: usize, value: u64, pause: Cycles) -> Self {
+    pub fn new(layout: FcfsLayout, q: usize, value: u64, pause: impl Into<Pause>) -> Self {
+        let pause = pause.into();
         FcfsPost(Access::new(layout, q, Kind::Post(value), pause))
     }
 
@@ -203,7 +204,8 @@ pub struct FcfsTake(Access);
 
 impl FcfsTake {
     /// Taking from queue `q`.
-    pub fn new(layout: FcfsLayout, q: usize, pause: Cycles) -> Self {
+    pub fn new(layout: FcfsLayout, q: usize, pause: impl Into<Pause>) -> Self {
+        let pause = pause.into();
         FcfsTake(Access::new(layout, q, Kind::Take, pause))
     }
 

@@ -26,8 +26,8 @@
 
 use smpsched_policy::dibella::{next_mailbox, Direction};
 
-use super::spin::{release, word, word_outcome, Acquire, Locked, Step, Write};
-use crate::ids::Cycles;
+use super::spin::{release, word, word_outcome, Acquire, Locked, Pause, Step, Write};
+
 use crate::outcome::{Outcome, WordOp};
 
 /// The most mailboxes a queue may have (one bitmap word).
@@ -137,7 +137,7 @@ pub struct Poll {
     q: usize,
     last: usize,
     dir: Direction,
-    pause: Cycles,
+    pause: Pause,
     state: PollState,
     /// Re-checks under the bitmap lock that found the bit already reset by another scheduler.
     pub lost: u32,
@@ -148,7 +148,14 @@ pub struct Poll {
 impl Poll {
     /// Searching queue `q` of `layout` after mailbox `last` in direction `dir`, pausing `pause`
     /// cycles between reads of a held lock.
-    pub fn new(layout: Layout, q: usize, last: usize, dir: Direction, pause: Cycles) -> Self {
+    pub fn new(
+        layout: Layout,
+        q: usize,
+        last: usize,
+        dir: Direction,
+        pause: impl Into<Pause>,
+    ) -> Self {
+        let pause = pause.into();
         Poll {
             layout,
             q,
@@ -239,7 +246,8 @@ pub struct TakeRequest(Locked);
 
 impl TakeRequest {
     /// Taking the request of mailbox `i` of queue `q`.
-    pub fn new(layout: &Layout, q: usize, i: usize, pause: Cycles) -> Self {
+    pub fn new(layout: &Layout, q: usize, i: usize, pause: impl Into<Pause>) -> Self {
+        let pause = pause.into();
         let inbox = layout.inbox(q, i);
         TakeRequest(Locked::new(
             layout.inbox_lock(q, i),
@@ -265,7 +273,8 @@ pub struct PutReply(Locked);
 
 impl PutReply {
     /// Writing `value` into the OUT-box of mailbox `i` of queue `q`.
-    pub fn new(layout: &Layout, q: usize, i: usize, value: u64, pause: Cycles) -> Self {
+    pub fn new(layout: &Layout, q: usize, i: usize, value: u64, pause: impl Into<Pause>) -> Self {
+        let pause = pause.into();
         PutReply(Locked::new(
             layout.outbox_lock(q, i),
             pause,
@@ -289,7 +298,8 @@ pub struct CollectReply(Locked);
 
 impl CollectReply {
     /// Collecting the reply in mailbox `i` of queue `q`.
-    pub fn new(layout: &Layout, q: usize, i: usize, pause: Cycles) -> Self {
+    pub fn new(layout: &Layout, q: usize, i: usize, pause: impl Into<Pause>) -> Self {
+        let pause = pause.into();
         let outbox = layout.outbox(q, i);
         CollectReply(Locked::new(
             layout.outbox_lock(q, i),
@@ -330,7 +340,7 @@ pub struct Post {
     q: usize,
     value: u64,
     last: usize,
-    pause: Cycles,
+    pause: Pause,
     free: u64,
     tried: usize,
     state: PostState,
@@ -340,7 +350,8 @@ pub struct Post {
 
 impl Post {
     /// Posting `value` in queue `q`, trying mailboxes after `last` first.
-    pub fn new(layout: Layout, q: usize, value: u64, last: usize, pause: Cycles) -> Self {
+    pub fn new(layout: Layout, q: usize, value: u64, last: usize, pause: impl Into<Pause>) -> Self {
+        let pause = pause.into();
         debug_assert!(value != 0, "0 is the empty IN-box");
         Post {
             layout,

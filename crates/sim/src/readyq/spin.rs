@@ -12,8 +12,17 @@
 //!
 //! Invariants of [`Acquire`]: it returns [`Step::Done`] only right after a test-and-set that
 //! found the lock word 0 (so exactly one acquirer wins each release); while the word is held it
-//! only reads it (test-and-test-and-set), pausing `pause` cycles between reads so that a spin
-//! costs a bounded number of events.
+//! only reads it (test-and-test-and-set), pausing between reads so that a spin costs a bounded
+//! number of events ([`Pause`]).
+//!
+//! Why a long wait's pauses are drawn at random: every cost in the simulator is exact, so
+//! waiters whose loops have fixed lengths can fall into a phase lock in which one of them reads
+//! the lock free, or tries its test-and-set, always just after another has taken it, and loses
+//! forever (one client against four schedulers polling an empty Global queue does). On a real
+//! bus, arbitration and timing noise break such a lock within a few rounds. So after
+//! [`STREAK`] pauses in one acquisition a waiter's pauses are drawn uniformly from
+//! `1..=2 * cycles` (the same mean) from its own stream: short waits, the usual case, keep
+//! their exact cost; a starved waiter gets through.
 
 use crate::ids::Cycles;
 use crate::outcome::{Outcome, WordOp};
@@ -51,6 +60,54 @@ pub fn release(addr: u64) -> Op {
     word(addr, WordOp::Store(0))
 }
 
+/// Pauses in one acquisition after which a waiter's pauses are drawn at random.
+pub const STREAK: u32 = 64;
+
+/// How a waiter paces its reads of a held lock: `cycles` between reads (at least 1); after
+/// [`STREAK`] pauses in one acquisition, a pause drawn uniformly from `1..=2 * cycles` from a
+/// stream seeded by `seed`, which should differ between the threads that contend for a lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pause {
+    /// Cycles between reads of the held lock.
+    pub cycles: Cycles,
+    /// The seed of the waiter's draws once its wait is long.
+    pub seed: u64,
+}
+
+impl Pause {
+    /// Pauses of `cycles` (at least 1), drawn from the stream `seed` once a wait is long.
+    pub fn new(cycles: Cycles, seed: u64) -> Self {
+        Pause {
+            cycles: cycles.max(1),
+            seed,
+        }
+    }
+
+    /// The `n`-th pause of one acquisition (from 0).
+    pub fn nth(&self, n: u32) -> Cycles {
+        if n < STREAK {
+            return self.cycles;
+        }
+        let mut state = self.seed ^ u64::from(n).wrapping_mul(0xd1b5_4a32_d192_ed03);
+        1 + splitmix64(&mut state) % (2 * self.cycles)
+    }
+}
+
+impl From<Cycles> for Pause {
+    fn from(cycles: Cycles) -> Self {
+        Pause::new(cycles, 0)
+    }
+}
+
+/// One SplitMix64 step (Steele, Lea and Flood 2014).
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum AcqState {
     Start,
@@ -64,21 +121,31 @@ enum AcqState {
 #[derive(Clone, Debug)]
 pub struct Acquire {
     addr: u64,
-    pause: Cycles,
+    pause: Pause,
     state: AcqState,
     /// Test-and-sets that found the lock held.
     pub failed: u32,
+    /// Pauses so far.
+    pauses: u32,
 }
 
 impl Acquire {
-    /// Acquiring the lock at `addr`, pausing `pause` cycles (at least 1) between reads.
-    pub fn new(addr: u64, pause: Cycles) -> Self {
+    /// Acquiring the lock at `addr`, pausing between reads as `pause` says.
+    pub fn new(addr: u64, pause: impl Into<Pause>) -> Self {
         Acquire {
             addr,
-            pause: pause.max(1),
+            pause: pause.into(),
             state: AcqState::Start,
             failed: 0,
+            pauses: 0,
         }
+    }
+
+    fn pause(&mut self) -> Step<()> {
+        self.state = AcqState::Pause;
+        let c = self.pause.nth(self.pauses);
+        self.pauses = self.pauses.saturating_add(1);
+        Step::Op(Op::Compute(c))
     }
 
     /// The next step, given the outcome of the operation issued last.
@@ -93,8 +160,7 @@ impl Acquire {
                     return Step::Done(());
                 }
                 self.failed += 1;
-                self.state = AcqState::Pause;
-                Step::Op(Op::Compute(self.pause))
+                self.pause()
             }
             AcqState::Pause => {
                 self.state = AcqState::Read;
@@ -105,8 +171,7 @@ impl Acquire {
                     self.state = AcqState::TestAndSet;
                     Step::Op(word(self.addr, WordOp::TestAndSet))
                 } else {
-                    self.state = AcqState::Pause;
-                    Step::Op(Op::Compute(self.pause))
+                    self.pause()
                 }
             }
         }
@@ -135,7 +200,7 @@ pub(super) struct Locked {
 }
 
 impl Locked {
-    pub(super) fn new(lock: u64, pause: Cycles, read: Option<u64>, write: Write) -> Self {
+    pub(super) fn new(lock: u64, pause: Pause, read: Option<u64>, write: Write) -> Self {
         Locked {
             acq: Acquire::new(lock, pause),
             lock,
@@ -256,5 +321,18 @@ mod tests {
         assert_eq!(a.failed, 1);
         assert!(steps > 6);
         assert_eq!(m.get(8), 1);
+    }
+
+    #[test]
+    fn pauses_are_exact_until_a_wait_is_long_then_drawn_with_the_same_mean() {
+        let p = Pause::new(32, 7);
+        assert!((0..STREAK).all(|n| p.nth(n) == 32));
+        let draws: Vec<Cycles> = (STREAK..STREAK + 10_000).map(|n| p.nth(n)).collect();
+        assert!(draws.iter().all(|&c| (1..=64).contains(&c)));
+        let mean = draws.iter().sum::<Cycles>() as f64 / draws.len() as f64;
+        assert!((mean - 32.5).abs() < 1.0, "mean pause {mean}");
+        // Another waiter's stream differs.
+        let q = Pause::new(32, 8);
+        assert!((STREAK..STREAK + 16).any(|n| p.nth(n) != q.nth(n)));
     }
 }

@@ -156,7 +156,7 @@ impl Program for Client {
                     Step::Done(None) => {
                         self.full += 1;
                         self.phase = Phase::Choose(id);
-                        return Op::Compute(self.costs.pause.saturating_mul(25).max(1));
+                        return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
                     }
                 },
                 Active::FcfsPost(mut p, id, q) => match p.resume(outcome.as_ref()) {
@@ -174,7 +174,7 @@ impl Program for Client {
                     Step::Done(false) => {
                         self.full += 1;
                         self.phase = Phase::Choose(id);
-                        return Op::Compute(self.costs.pause.saturating_mul(25).max(1));
+                        return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
                     }
                 },
                 Active::Collect(mut c) => match c.resume(outcome.as_ref()) {

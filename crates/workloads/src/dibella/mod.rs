@@ -41,6 +41,7 @@ use smpsched_policy::dibella::{check_pair, ClientPolicy, SchedulerPolicy};
 use smpsched_sim::memory::Placement;
 use smpsched_sim::readyq::fcfs::FcfsLayout;
 use smpsched_sim::readyq::multi_access::{Layout, MAX_MAILBOXES};
+use smpsched_sim::readyq::Pause;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
     CpuMask, Cycles, ProcId, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadAttrs,
@@ -283,9 +284,21 @@ pub(crate) struct Costs {
     pub post: Cycles,
     pub random: Cycles,
     pub visit: Cycles,
-    pub pause: Cycles,
+    /// Pacing of lock waits; each program's `seed` is its processor's number + 1, so that
+    /// waiters' long-wait draws differ.
+    pub pause: Pause,
     pub gap: f64,
     pub cycles_per_ms: f64,
+}
+
+impl Costs {
+    /// The costs of the program pinned on processor `p`: its own stream of long-wait pauses.
+    fn on(self, p: usize) -> Costs {
+        Costs {
+            pause: Pause::new(self.pause.cycles, p as u64 + 1),
+            ..self
+        }
+    }
 }
 
 /// What clients and schedulers share (the bookkeeping outside the simulated queue).
@@ -376,7 +389,7 @@ impl DiBella {
             post: m.ms(self.post_ms),
             random: m.ms(self.random_ms),
             visit: m.ms(self.visit_ms),
-            pause: m.ms(self.pause_ms).max(1),
+            pause: Pause::new(m.ms(self.pause_ms), 0),
             gap: self.gap_ms * m.clock_mhz * 1000.0,
             cycles_per_ms: m.clock_mhz * 1000.0,
         };
@@ -409,7 +422,7 @@ impl DiBella {
                 spol,
                 self.bidirectional,
                 structure,
-                costs,
+                costs.on(me),
                 &shared,
             );
             sim.spawn_with(task, Box::new(prog), pin(me))?;
@@ -429,7 +442,7 @@ impl DiBella {
                 gap,
                 (ms(self.service_ms), self.service_dist),
                 structure,
-                costs,
+                costs.on(s + k),
                 &shared,
             );
             sim.spawn_with(task, Box::new(prog), pin(s + k))?;
