@@ -9,8 +9,8 @@ use rand::Rng;
 use smpsched_sim::sched::{policy, Scheduler};
 use smpsched_sim::sync::{AfterSpin, Probe, Spin};
 use smpsched_sim::{
-    Hint, MachineConfig, Op, Program, RunReport, SimError, Simulation, SyncId, SyncKind, ThreadCtx,
-    WaitPolicy,
+    Cycles, Hint, Limits, MachineConfig, Op, Program, RunReport, SimError, Simulation, SyncId,
+    SyncKind, ThreadCtx, WaitPolicy,
 };
 
 fn machine(p: u32) -> MachineConfig {
@@ -102,6 +102,7 @@ fn lock_run_on(
         )
         .unwrap();
     }
+    sim.set_limits(BOUND);
     let r = sim.run().unwrap();
     r.check_conservation().unwrap();
     (r, worst.get(), passes.get())
@@ -121,6 +122,13 @@ const POLICIES: [WaitPolicy; 4] = [
         after: AfterSpin::HandoffToHolder,
     },
 ];
+
+/// A bound for the property tests' runs (far above what any case needs), so that a case that
+/// never finishes fails and shrinks instead of hanging the suite.
+const BOUND: Limits = Limits {
+    cycles: Cycles::MAX,
+    events: 5_000_000,
+};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
@@ -192,7 +200,8 @@ proptest! {
         for _ in 0..parties {
             sim.spawn(task, Box::new(Phases { barrier, episodes: 7, computing: false, passed: passed.clone() })).unwrap();
         }
-        // A lost wake-up would end in SimError::Deadlock.
+        // A lost wake-up would end in SimError::Deadlock; a livelock at the event bound.
+        sim.set_limits(BOUND);
         let r = sim.run().unwrap();
         r.check_conservation().unwrap();
         prop_assert_eq!(passed.get(), parties as u64 * 7);
@@ -258,6 +267,7 @@ proptest! {
             sim.spawn(task, Box::new(Producer { sem, left: 30, computing: false })).unwrap();
             sim.spawn(task, Box::new(Consumer { sem, left: 30, got: got.clone(), waiting: false })).unwrap();
         }
+        sim.set_limits(BOUND);
         let r = sim.run().unwrap();
         r.check_conservation().unwrap();
         prop_assert_eq!(got.get(), pairs * 30);
