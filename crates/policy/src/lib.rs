@@ -10,4 +10,5 @@ pub mod ddq;
 pub mod dibella;
 pub mod mach;
 pub mod migration;
+pub mod mix;
 pub mod priority;

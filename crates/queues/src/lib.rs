@@ -294,7 +294,9 @@ impl Client {
         Client {
             id,
             sequence: 0,
-            rng: splitmix(seed ^ (id as u64).wrapping_mul(0xa076_1d64_78bd_642f)) | 1,
+            rng: smpsched_policy::mix::splitmix(
+                seed ^ (id as u64).wrapping_mul(0xa076_1d64_78bd_642f),
+            ) | 1,
             home: None,
         }
     }
@@ -334,13 +336,6 @@ impl Client {
         self.sequence += 1;
         s
     }
-}
-
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Refuses a post whose mask the structure cannot honour (anything but every worker).

@@ -24,6 +24,8 @@
 //! `1..=2 * cycles` (the same mean) from its own stream: short waits, the usual case, keep
 //! their exact cost; a starved waiter gets through.
 
+use smpsched_policy::mix::splitmix;
+
 use crate::ids::Cycles;
 use crate::outcome::{Outcome, WordOp};
 use crate::program::Op;
@@ -88,8 +90,8 @@ impl Pause {
         if n < STREAK {
             return self.cycles;
         }
-        let mut state = self.seed ^ u64::from(n).wrapping_mul(0xd1b5_4a32_d192_ed03);
-        1 + splitmix64(&mut state) % (2 * self.cycles)
+        let z = self.seed ^ u64::from(n).wrapping_mul(0xd1b5_4a32_d192_ed03);
+        1 + splitmix(z) % (2 * self.cycles)
     }
 }
 
@@ -97,15 +99,6 @@ impl From<Cycles> for Pause {
     fn from(cycles: Cycles) -> Self {
         Pause::new(cycles, 0)
     }
-}
-
-/// One SplitMix64 step (Steele, Lea and Flood 2014).
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
