@@ -84,8 +84,9 @@ pub(super) enum Dispatch {
 }
 
 impl Simulation {
-    /// Charges the processor's current segment up to now.
-    #[inline]
+    /// Charges the processor's current segment up to now. The common segments (idle,
+    /// computing, spinning) are charged inline; fixed charges out of line.
+    #[inline(always)]
     pub(super) fn settle(&mut self, p: usize) {
         let now = self.cx.now;
         let proc = &mut self.procs[p];
@@ -95,7 +96,7 @@ impl Simulation {
             return;
         }
         let who = proc.charge_to;
-        match &mut proc.seg {
+        match proc.seg {
             Seg::Idle => proc.time.idle += e,
             Seg::Compute => {
                 proc.time.useful += e;
@@ -108,33 +109,40 @@ impl Simulation {
                 let t = who.expect("spinning processor has a thread");
                 self.charge_thread(t, Category::Spin, e);
             }
-            Seg::Fixed(parts) => {
-                // Parts are consumed in order; the thread (if any) is charged each part's share
-                // in its category.
-                let app = who.map(|t| self.cx.threads[t.index()].info.task.index());
-                let mut left = e;
-                for part in parts.iter_mut() {
-                    let c = part.1.min(left);
-                    if c == 0 {
-                        if left == 0 {
-                            break;
-                        }
-                        continue;
-                    }
-                    part.1 -= c;
-                    left -= c;
-                    proc.time.add(part.0, c);
-                    if let Some(a) = app {
-                        self.apps[a].time.add(part.0, c);
-                    }
+            Seg::Fixed(_) => self.settle_fixed(p, who, e),
+        }
+    }
+
+    /// Charges `e` cycles of processor `p`'s fixed segment: its parts are consumed in order,
+    /// and the thread (if any) is charged each part's share in its category.
+    #[inline(never)]
+    fn settle_fixed(&mut self, p: usize, who: Option<ThreadId>, e: Cycles) {
+        let app = who.map(|t| self.cx.threads[t.index()].info.task.index());
+        let proc = &mut self.procs[p];
+        let Seg::Fixed(parts) = &mut proc.seg else {
+            unreachable!("settle_fixed on a segment that is not fixed");
+        };
+        let mut left = e;
+        for part in parts.iter_mut() {
+            let c = part.1.min(left);
+            if c == 0 {
+                if left == 0 {
+                    break;
                 }
-                debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
-                if let Some(t) = who {
-                    self.cx.threads[t.index()].info.cpu_cycles += e;
-                    if self.hooks.charge {
-                        self.sched.charge(t, e);
-                    }
-                }
+                continue;
+            }
+            part.1 -= c;
+            left -= c;
+            proc.time.add(part.0, c);
+            if let Some(a) = app {
+                self.apps[a].time.add(part.0, c);
+            }
+        }
+        debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
+        if let Some(t) = who {
+            self.cx.threads[t.index()].info.cpu_cycles += e;
+            if self.hooks.charge {
+                self.sched.charge(t, e);
             }
         }
     }
@@ -150,6 +158,7 @@ impl Simulation {
     }
 
     /// Starts a segment on `p` that ends at `end` (never, if `end` is `Cycles::MAX`).
+    #[inline(always)]
     pub(super) fn start_seg(&mut self, p: usize, seg: Seg, end: Cycles) {
         let proc = &mut self.procs[p];
         proc.seg = seg;
