@@ -145,14 +145,14 @@ impl Simulation {
                 cpu_cycles: 0,
                 last_dispatch: 0,
                 masked: attrs.mask.is_some(),
+                waiting: false,
+                walking: false,
+                has_outcome: false,
             },
             exec: ThreadExec {
                 program,
                 remaining: 0,
-                mem: None,
-                wait: None,
                 epoch: 0,
-                has_outcome: false,
             },
         });
         self.rngs
@@ -165,6 +165,8 @@ impl Simulation {
             mask: attrs.mask,
             outcome: None,
             notices_seen: 0,
+            mem: None,
+            wait: None,
         });
         let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);

@@ -41,10 +41,7 @@ impl Simulation {
             // operation that takes time waits for the next quantum; an atomic or a
             // synchronization access begun at the boundary completes first, as an instruction
             // in flight would.
-            let under_way = |e: &crate::thread::ThreadExec| {
-                e.remaining > 0 || e.mem.is_some() || e.wait.is_some()
-            };
-            if self.cx.now >= self.procs[p].quantum_end && under_way(&self.cx.threads[ti].exec) {
+            if self.cx.now >= self.procs[p].quantum_end && self.cx.threads[ti].under_way() {
                 if self.sched.quantum_expired(t, pid, &self.cx) == QuantumEnd::Preempt {
                     self.preempt(p, t);
                     return Ok(left(0, None));
@@ -52,7 +49,7 @@ impl Simulation {
                 let q = self.sched.quantum(t, pid, &self.cx);
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
             }
-            if let Some(w) = self.cx.threads[ti].exec.wait {
+            if let Some(w) = self.wait_of(ti) {
                 match self.wait_step(p, t, w)? {
                     None => {}
                     Some(step) => return Ok(step),
@@ -69,14 +66,19 @@ impl Simulation {
                 self.start_seg(p, Seg::Compute, end);
                 return Ok(Step::Busy);
             }
-            if let Some(acc) = self.cx.threads[ti].exec.mem.as_deref_mut() {
+            if let Some(acc) = self.cx.threads[ti]
+                .info
+                .walking
+                .then(|| self.cx.cold[ti].mem.as_deref_mut())
+                .flatten()
+            {
                 // One chunk, ending no later than the quantum (at least one element is made).
                 let budget = (self.procs[p].quantum_end.saturating_sub(self.cx.now))
                     .min(self.cx.machine.memory.chunk_cycles)
                     .max(1);
                 let charge = self.memory.run(pid, self.cx.now, acc, budget);
                 if charge.done {
-                    self.cx.threads[ti].exec.mem = None;
+                    self.set_mem(ti, None);
                 }
                 if charge.total() > 0 {
                     return Ok(self.start_mem(p, t, charge));
@@ -98,6 +100,13 @@ impl Simulation {
         }
     }
 
+    /// Starts (`Some`) or ends (`None`) thread `ti`'s bulk memory access.
+    #[inline]
+    pub(super) fn set_mem(&mut self, ti: usize, m: Option<Box<crate::memory::BulkAccess>>) {
+        self.cx.threads[ti].info.walking = m.is_some();
+        self.cx.cold[ti].mem = m;
+    }
+
     /// Asks thread `t`'s program, current on processor `pid`, for its next operation, handing
     /// it the outcome of its last one and any notice to its application it has not seen.
     #[inline]
@@ -113,8 +122,8 @@ impl Simulation {
         } else {
             None
         };
-        let outcome = if exec.has_outcome {
-            exec.has_outcome = false;
+        let outcome = if info.has_outcome {
+            info.has_outcome = false;
             self.cx.cold[ti].outcome.take()
         } else {
             None
@@ -154,7 +163,7 @@ impl Simulation {
                             return Err(SimError::BadAddress { thread: t, addr });
                         }
                     }
-                    self.cx.threads[ti].exec.mem = Some(Box::new(acc));
+                    self.set_mem(ti, Some(Box::new(acc)));
                 }
             }
             Op::Atomic { addr, kind } => {
@@ -234,12 +243,15 @@ impl Simulation {
             }
             Op::Wait(obj) => {
                 self.check_sync(t, obj)?;
-                self.cx.threads[ti].exec.wait = Some(Waiting {
-                    obj,
-                    arrived: None,
-                    since: None,
-                    contended: false,
-                });
+                self.set_wait(
+                    ti,
+                    Some(Waiting {
+                        obj,
+                        arrived: None,
+                        since: None,
+                        contended: false,
+                    }),
+                );
             }
             Op::Signal(obj) => {
                 self.check_sync(t, obj)?;

@@ -445,7 +445,7 @@ impl Simulation {
         debug_assert_eq!(self.procs[p].thread, Some(t));
         self.procs[p].thread = None;
         self.cx.running[p] = None;
-        if let Some(w) = self.cx.threads[t.index()].exec.wait {
+        if let Some(w) = self.wait_of(t.index()) {
             self.sync[w.obj.0 as usize].remove_spinner(t);
         }
     }

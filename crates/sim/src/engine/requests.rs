@@ -22,7 +22,7 @@ impl Simulation {
     /// Hands `outcome` to thread `ti`'s program at its next operation.
     pub(super) fn set_outcome(&mut self, ti: usize, outcome: Outcome) {
         self.cx.cold[ti].outcome = Some(outcome);
-        self.cx.threads[ti].exec.has_outcome = true;
+        self.cx.threads[ti].info.has_outcome = true;
     }
 
     /// Applies `op` to the word at `addr` for `t` on `p`, records its outcome for the program,

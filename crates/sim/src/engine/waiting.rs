@@ -4,8 +4,8 @@
 //! handoff (Black 1990, section 5). What to do — who is granted, how many wake — is decided by
 //! the pure functions of `crate::sync`; this module applies it and charges its time.
 //!
-//! Invariant: a waiting thread has `exec.wait` set until it passes; a spinner is listed on its
-//! object exactly while it spins on a processor.
+//! Invariant: a waiting thread has its wait set ([`Simulation::set_wait`]) until it passes; a
+//! spinner is listed on its object exactly while it spins on a processor.
 
 use super::processor::{Seg, Step};
 use super::{SimError, Simulation};
@@ -20,6 +20,30 @@ use crate::thread::Waiting;
 use crate::trace::Mark;
 
 impl Simulation {
+    /// Thread `ti`'s wait in progress, if any (its flag is read first: the wait itself lies in
+    /// the thread's cold record).
+    #[inline]
+    pub(super) fn wait_of(&self, ti: usize) -> Option<Waiting> {
+        self.cx.cold[ti].wait_if(self.cx.threads[ti].info.waiting)
+    }
+
+    /// Thread `ti`'s wait in progress, to change, if any.
+    #[inline]
+    pub(super) fn wait_of_mut(&mut self, ti: usize) -> Option<&mut Waiting> {
+        if self.cx.threads[ti].info.waiting {
+            self.cx.cold[ti].wait.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Starts (`Some`) or ends (`None`) thread `ti`'s wait.
+    #[inline]
+    pub(super) fn set_wait(&mut self, ti: usize, w: Option<Waiting>) {
+        self.cx.threads[ti].info.waiting = w.is_some();
+        self.cx.cold[ti].wait = w;
+    }
+
     /// The cost to `t` on `p` of touching `obj`'s variable at `at`: an atomic test-and-set to
     /// acquire (a read for events and barriers), a write to release. Without the memory model it
     /// is the fixed `kernel.sync_op`.
@@ -73,7 +97,7 @@ impl Simulation {
                 } else {
                     0
                 };
-                self.cx.threads[ti].exec.wait = None;
+                self.set_wait(ti, None);
                 let wake_cost = if attempt == Attempt::PassAndRelease {
                     self.release_waiters(w.obj, false).0
                 } else {
@@ -100,12 +124,15 @@ impl Simulation {
                         );
                     }
                 }
-                self.cx.threads[ti].exec.wait = Some(Waiting {
-                    obj: w.obj,
-                    arrived,
-                    since: Some(since),
-                    contended: true,
-                });
+                self.set_wait(
+                    ti,
+                    Some(Waiting {
+                        obj: w.obj,
+                        arrived,
+                        since: Some(since),
+                        contended: true,
+                    }),
+                );
                 let deadline = match policy.spin {
                     Spin::Forever => Cycles::MAX,
                     Spin::Limit(s) => since.saturating_add(s),
@@ -136,7 +163,7 @@ impl Simulation {
                         .filter(|h| self.cx.threads[h.index()].info.state == ThreadState::Ready),
                     AfterSpin::Block => None,
                 };
-                if let Some(Waiting { since, .. }) = &mut self.cx.threads[ti].exec.wait {
+                if let Some(Waiting { since, .. }) = self.wait_of_mut(ti) {
                     *since = None;
                 }
                 self.block(p, t);
@@ -166,10 +193,7 @@ impl Simulation {
             let (i, at, failed) = first_prober(&self.sync[oi].spinners, probe, self.cx.now)
                 .expect("spinners is not empty");
             let s = self.sync[oi].spinners[i];
-            let arrived = self.cx.threads[s.thread.index()]
-                .exec
-                .wait
-                .and_then(|w| w.arrived);
+            let arrived = self.wait_of(s.thread.index()).and_then(|w| w.arrived);
             match self.sync[oi].try_pass(s.thread, arrived) {
                 Attempt::Wait(_) => break,
                 Attempt::Pass | Attempt::PassAndRelease => {}
@@ -200,7 +224,7 @@ impl Simulation {
         if port_hands_off(&o.kind, o.blocked.len(), may_handoff, no_idle) {
             let r = o.blocked.pop_front().expect("not empty");
             o.stats.wakeups += 1;
-            if let Some(w) = &mut self.cx.threads[r.index()].exec.wait {
+            if let Some(w) = self.wait_of_mut(r.index()) {
                 w.since = None;
             }
             return (0, Some(r));
@@ -228,7 +252,7 @@ impl Simulation {
         let p = s.proc.index();
         debug_assert_eq!(self.procs[p].thread, Some(s.thread));
         self.settle(p);
-        self.cx.threads[s.thread.index()].exec.wait = None;
+        self.set_wait(s.thread.index(), None);
         let oi = obj.0 as usize;
         let c = match self.sync[oi].line {
             None => Charge {
