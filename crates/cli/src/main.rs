@@ -50,11 +50,12 @@ enum Command {
         #[arg(long, requires = "out")]
         force: bool,
         /// Base seed, overriding the file's `seed`.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
         seed: Option<u64>,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
-        #[arg(long, value_name = "N", default_value_t = 0)]
+        #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+              value_parser = jobs_arg)]
         jobs: usize,
         /// No table and no progress bar; only the paths written.
         #[arg(long)]
@@ -65,7 +66,8 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         trace: Option<PathBuf>,
         /// Most events kept per trace; recording stops there and the trace says when.
-        #[arg(long, value_name = "N", default_value_t = 50_000, requires = "trace")]
+        #[arg(long, value_name = "N", default_value_t = 50_000, requires = "trace",
+              value_parser = trace_events_arg)]
         trace_events: usize,
         /// Trace only this window of simulated time, in milliseconds: FROM:UNTIL (either may be
         /// left out).
@@ -79,8 +81,8 @@ enum Command {
     /// overwritten) and points reports/PAPER.md at it as the latest (reports/PAPER-scale-F.md
     /// for another --scale).
     Reproduce {
-        /// A paper (a folder under experiments/, e.g. black90), or `all` (the default) for
-        /// every reproduction.
+        /// A paper: black90, gupta91, dibella92 (george90 and weibel to come; `smpsched list`
+        /// shows those under --experiments), or `all` (the default) for every reproduction.
         #[arg(default_value = "all")]
         paper: String,
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
@@ -88,7 +90,8 @@ enum Command {
         scale: f64,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
-        #[arg(long, value_name = "N", default_value_t = 0)]
+        #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+              value_parser = jobs_arg)]
         jobs: usize,
         /// Exit with code 1 if any claim fails (known differences excepted).
         #[arg(long)]
@@ -102,15 +105,18 @@ enum Command {
     },
     /// List experiment files, scheduling policies, workloads and machine presets.
     List {
-        /// Folder searched for experiment files.
-        #[arg(long, value_name = "DIR", default_value = "experiments")]
-        dir: PathBuf,
+        /// Folder searched for experiment files [default: experiments].
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
-    /// Explain a scheduling policy or workload (what it does, its parameters, its paper section)
-    /// or a machine preset (every field it sets).
+    /// Explain a scheduling policy or workload (what it does, its parameters, its paper section),
+    /// a machine preset (every field it sets) or a paper (what is reproduced, and its files).
     Explain {
-        /// A name shown by `smpsched list`, e.g. `priority` or `tango-12`.
+        /// A name shown by `smpsched list`, e.g. `priority`, `tango-12` or `gupta91`.
         name: String,
+        /// Folder of experiment files, where a paper's reproduction files are looked for.
+        #[arg(long, value_name = "DIR", default_value = "experiments")]
+        experiments: PathBuf,
     },
     /// Run DiBella's client/scheduler request test on real threads over a real ready queue
     /// (delay, throughput and load distribution per scheduler, as in DiBella's Table 4).
@@ -151,8 +157,12 @@ fn main() -> ExitCode {
             reports,
         } => reproduce(&paper, scale, jobs, strict, &experiments, &reports),
         Command::Real(args) => return real::main(args),
-        Command::List { dir } => catalog::listing(&dir).map(|s| print!("{s}")),
-        Command::Explain { name } => match catalog::explain(&name) {
+        Command::List { dir } => {
+            let explicit = dir.is_some();
+            let dir = dir.unwrap_or_else(|| PathBuf::from("experiments"));
+            catalog::listing(&dir, explicit).map(|s| print!("{s}"))
+        }
+        Command::Explain { name, experiments } => match catalog::explain(&name, &experiments) {
             Some(text) => {
                 print!("{text}");
                 Ok(())
@@ -174,6 +184,30 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// `--trace-events N`: 1 to [`traces::MAX_EVENTS`].
+fn trace_events_arg(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u128>() {
+        Ok(n) if (1..=traces::MAX_EVENTS as u128).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "must be a whole number from 1 to {}",
+            traces::MAX_EVENTS
+        )),
+    }
+}
+
+/// Most runs at once that `--jobs` may ask for.
+const MAX_JOBS: usize = 1024;
+
+/// `--jobs N`: 0 (one run per core) to [`MAX_JOBS`], with a message saying so otherwise.
+fn jobs_arg(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if (0..=MAX_JOBS as i128).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "must be a whole number from 0 (one run per core) to {MAX_JOBS}"
+        )),
     }
 }
 
@@ -217,14 +251,6 @@ fn trace_options(events: usize, window: Option<&str>) -> Result<TraceRequest, La
             message,
         }))
     };
-    if events == 0 {
-        return Err(LabError::Input(Box::new(InputError {
-            file: PathBuf::from("smpsched run"),
-            line: None,
-            field: "--trace-events".into(),
-            message: "must be at least 1".into(),
-        })));
-    }
     let (from, until) = match window {
         None => (None, None),
         Some(w) => {
@@ -287,9 +313,11 @@ fn run(
         },
         None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
     };
-    let outbox = Outbox::prepare(dest)?;
-    if let Some((dir, _)) = &trace {
+    let outbox = Outbox::prepare(dest, file)?;
+    if let Some((dir, t)) = &trace {
         traces::check_destination(dir)?;
+        let avail = smpsched_lab::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
+        traces::check_budget(exp.points.len(), t.events, avail)?;
     }
     // Every point of a file shares one clock rate in practice; the window is converted with the
     // first point's machine.
@@ -361,6 +389,16 @@ fn reproduce(
     }
     let list = if paper == "all" {
         let all = papers(experiments)?;
+        if all.is_empty() {
+            return Err(LabError::Input(Box::new(InputError {
+                file: experiments.to_path_buf(),
+                line: None,
+                field: "--experiments".into(),
+                message: "holds no reproduction (no experiment file with a [reproduce] \
+                          section); name the folder of the repository's experiments"
+                    .into(),
+            })));
+        }
         eprintln!(
             "reproducing every paper under {}: {} (name one to reproduce only it)",
             experiments.display(),
@@ -391,6 +429,9 @@ fn reproduce(
         );
         bar.finish_and_clear();
         let outcome = outcome?;
+        for (path, why) in &outcome.skipped {
+            eprintln!("note: skipped {}: {why}", path.display());
+        }
         for f in &outcome.report.files {
             println!("{}", render_terminal(f));
         }

@@ -28,44 +28,103 @@ pub struct RealArgs {
     /// Cutoff capacity of the Primary client policies [default: the number of clients].
     #[arg(long, value_name = "N")]
     cutoff: Option<usize>,
-    /// Scheduler threads (one queue each).
+    /// Scheduler threads (one queue each), 1 to 64.
     #[arg(long, value_name = "N", default_value_t = 3)]
     schedulers: usize,
-    /// Client threads.
+    /// Client threads, 1 to 256.
     #[arg(long, value_name = "N", default_value_t = 10)]
     clients: usize,
-    /// Load: synchronous, uniform (asynchronous) or non-uniform (asynchronous).
-    #[arg(long, value_name = "LOAD", default_value = "non-uniform")]
-    load: String,
-    /// Service time per request in microseconds, spent spinning by the scheduler (0: NULL).
-    #[arg(long, value_name = "US", default_value_t = 0.0)]
-    service_us: f64,
-    /// Time an asynchronous client waits between requests, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = 50.0)]
-    interarrival_us: f64,
-    /// Requests in all (the paper: 20,000).
+    /// Load: synchronous, uniform (asynchronous) or non-uniform (asynchronous)
+    /// [default: non-uniform].
+    #[arg(long, value_name = "LOAD")]
+    load: Option<String>,
+    /// Service time per request in microseconds, spent spinning by the scheduler (0: NULL),
+    /// at most 1,000,000 [default: 0].
+    #[arg(long, value_name = "US", allow_negative_numbers = true)]
+    service_us: Option<f64>,
+    /// Time an asynchronous client waits between requests, in microseconds, at most
+    /// 1,000,000 [default: 50].
+    #[arg(long, value_name = "US", allow_negative_numbers = true)]
+    interarrival_us: Option<f64>,
+    /// Requests in all (the paper: 20,000), at most 2,000,000; with --george, items per
+    /// producer.
     #[arg(long, value_name = "N", default_value_t = 20_000)]
     requests: usize,
-    /// Mailboxes per multi-access queue (the paper: 32).
-    #[arg(long, value_name = "N", default_value_t = 32)]
-    mailboxes: usize,
+    /// Mailboxes per multi-access queue (the paper: 32) [default: 32].
+    #[arg(long, value_name = "N")]
+    mailboxes: Option<usize>,
     /// Run every pair of Table 3's first block (the 30 rows of Table 4) instead of one pair.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["structure", "scheduler", "client"])]
     table4: bool,
     /// Instead of DiBella's test, run George's: producer/consumer (--clients producers of
     /// --requests items each against --schedulers consumers) and a prime sieve up to 2,000,000
     /// as tasks on a pool of --schedulers workers, over every structure.
-    #[arg(long, conflicts_with = "table4")]
+    #[arg(long, conflicts_with_all = [
+        "table4", "structure", "scheduler", "client", "cutoff", "load", "service_us",
+        "interarrival_us", "mailboxes",
+    ])]
     george: bool,
+}
+
+/// Most requests (or items per producer) one run takes: their delays are kept in memory.
+pub const MAX_REQUESTS: usize = 2_000_000;
+/// Most client (producer) threads.
+pub const MAX_CLIENTS: usize = 256;
+/// Longest service or interarrival time, in microseconds (one second).
+pub const MAX_US: f64 = 1e6;
+/// Longest a run may take at the least, by its own arithmetic (requests x service spread over
+/// the schedulers, or each client's requests x interarrival), in seconds.
+pub const MAX_RUN_SECONDS: f64 = 600.0;
+
+/// A time in microseconds as given, checked: finite, 0 to [`MAX_US`].
+fn micros(flag: &str, v: f64) -> Result<Duration, String> {
+    if !v.is_finite() || !(0.0..=MAX_US).contains(&v) {
+        return Err(format!(
+            "{flag}: must be a number of microseconds from 0 to {MAX_US:.0}, got {v}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(v / 1e6))
+}
+
+/// The sizes shared by DiBella's and George's tests, checked.
+fn check_counts(a: &RealArgs) -> Result<(), String> {
+    let max_w = smpsched_queues::MAX_WORKERS;
+    if !(1..=max_w).contains(&a.schedulers) {
+        return Err(format!(
+            "--schedulers: must be 1 to {max_w}, got {}",
+            a.schedulers
+        ));
+    }
+    if !(1..=MAX_CLIENTS).contains(&a.clients) {
+        return Err(format!(
+            "--clients: must be 1 to {MAX_CLIENTS}, got {}",
+            a.clients
+        ));
+    }
+    if !(1..=MAX_REQUESTS).contains(&a.requests) {
+        return Err(format!(
+            "--requests: must be 1 to {MAX_REQUESTS}, got {} (the paper: 20,000)",
+            a.requests
+        ));
+    }
+    Ok(())
 }
 
 fn george(a: &RealArgs) -> ExitCode {
     use smpsched_queues::george::{producer_consumer, sieve};
     use smpsched_queues::pool::{Pool, PoolConfig};
     use smpsched_queues::{Ddq, DistributedFcfs, Global, MachRunQueue, MultiAccess, PerCore};
+    if let Err(e) = check_counts(a) {
+        return input_error(e);
+    }
     let (w, p) = (a.schedulers, a.clients);
-    if !(1..=64).contains(&w) || p == 0 || a.requests == 0 {
-        return input_error("need 1 to 64 schedulers, at least one client and one request");
+    // Every producer's items are in the queue at once at worst.
+    if p.saturating_mul(a.requests) > MAX_REQUESTS {
+        return input_error(format!(
+            "--clients x --requests: {p} producers of {} items each is more than {MAX_REQUESTS} \
+             items in all",
+            a.requests
+        ));
     }
     let items = a.requests as u64;
     println!("George's producer/consumer ({p} producers x {items} items, {w} consumers) and prime sieve to 2,000,000 ({w} workers)");
@@ -104,59 +163,43 @@ fn george(a: &RealArgs) -> ExitCode {
 }
 
 fn input_error(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
+    eprintln!("error: smpsched real: {msg}");
     ExitCode::from(2)
 }
 
-/// Runs `smpsched real`: 0 on success, 2 on bad input.
-pub fn main(a: RealArgs) -> ExitCode {
-    if a.george {
-        return george(&a);
-    }
-    let cutoff = a.cutoff.unwrap_or(a.clients);
-    let Some(load) = Load::parse(&a.load) else {
-        return input_error(format!(
-            "unknown load `{}`; known loads: synchronous, uniform, non-uniform",
-            a.load
-        ));
-    };
-    if let Some(s) = &a.structure {
-        if !STRUCTURES.contains(&s.as_str()) {
-            return input_error(format!(
-                "unknown structure `{s}`; known structures: {}",
-                STRUCTURES.join(", ")
-            ));
-        }
-    }
-    let scheduler = match &a.scheduler {
-        Some(name) => match SchedulerPolicy::parse(name) {
-            Some(p) => p,
-            None => {
-                let known: Vec<&str> = SchedulerPolicy::ALL.iter().map(|p| p.name()).collect();
-                return input_error(format!(
-                    "unknown scheduler policy `{name}`; known: {}",
-                    known.join(", ")
-                ));
-            }
-        },
-        None => match a.structure.as_deref() {
+/// The scheduler policy named, or the one the structure implies.
+fn scheduler_of(a: &RealArgs) -> Result<SchedulerPolicy, String> {
+    match &a.scheduler {
+        Some(name) => SchedulerPolicy::parse(name).ok_or_else(|| {
+            let known: Vec<&str> = SchedulerPolicy::ALL.iter().map(|p| p.name()).collect();
+            format!(
+                "--scheduler: unknown scheduler policy `{name}`; known: {}",
+                known.join(", ")
+            )
+        }),
+        None => Ok(match a.structure.as_deref() {
             Some("global") => SchedulerPolicy::Global,
             Some("distributed-fcfs") => SchedulerPolicy::DistributedFcfs,
             _ => SchedulerPolicy::Sequential,
-        },
-    };
-    let client = match &a.client {
-        Some(name) => match ClientPolicy::parse(name, cutoff) {
-            Some(p) => p,
-            None => {
-                let known: Vec<&str> = ClientPolicy::all(cutoff).iter().map(|p| p.name()).collect();
-                return input_error(format!(
-                    "unknown client policy `{name}`; known: {}",
-                    known.join(", ")
-                ));
-            }
-        },
-        None => compatible_clients(scheduler, cutoff)
+        }),
+    }
+}
+
+/// The client policy named, or the first of the scheduler's compatible ones.
+fn client_of(
+    a: &RealArgs,
+    scheduler: SchedulerPolicy,
+    cutoff: usize,
+) -> Result<ClientPolicy, String> {
+    match &a.client {
+        Some(name) => ClientPolicy::parse(name, cutoff).ok_or_else(|| {
+            let known: Vec<&str> = ClientPolicy::all(cutoff).iter().map(|p| p.name()).collect();
+            format!(
+                "--client: unknown client policy `{name}`; known: {}",
+                known.join(", ")
+            )
+        }),
+        None => Ok(compatible_clients(scheduler, cutoff)
             .into_iter()
             .find(|c| {
                 matches!(
@@ -166,8 +209,58 @@ pub fn main(a: RealArgs) -> ExitCode {
                         | ClientPolicy::RandomFcfs
                 )
             })
-            .unwrap_or(ClientPolicy::Random),
-    };
+            .unwrap_or(ClientPolicy::Random)),
+    }
+}
+
+/// Every argument of DiBella's test checked, as `smpsched run` checks a file: the tests to run.
+pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
+    check_counts(a)?;
+    let cutoff = a.cutoff.unwrap_or(a.clients);
+    if !(1..=MAX_REQUESTS).contains(&cutoff) {
+        return Err(format!(
+            "--cutoff: must be 1 to {MAX_REQUESTS}, got {cutoff}"
+        ));
+    }
+    let load_name = a.load.as_deref().unwrap_or("non-uniform");
+    let load = Load::parse(load_name).ok_or_else(|| {
+        format!(
+            "--load: unknown load `{load_name}`; known loads: synchronous, uniform, non-uniform"
+        )
+    })?;
+    let service = micros("--service-us", a.service_us.unwrap_or(0.0))?;
+    let interarrival = micros("--interarrival-us", a.interarrival_us.unwrap_or(50.0))?;
+    let mailboxes = a.mailboxes.unwrap_or(32);
+    if let Some(s) = &a.structure {
+        if !STRUCTURES.contains(&s.as_str()) {
+            return Err(format!(
+                "--structure: unknown structure `{s}`; known structures: {}",
+                STRUCTURES.join(", ")
+            ));
+        }
+        let paired = ["multi-access", "global", "distributed-fcfs"].contains(&s.as_str());
+        if !paired && (a.scheduler.is_some() || a.client.is_some() || a.cutoff.is_some()) {
+            return Err(format!(
+                "--structure {s}: has no scheduler or client policies (DiBella's policies \
+                 belong to multi-access, global and distributed-fcfs); leave out --scheduler, \
+                 --client and --cutoff"
+            ));
+        }
+        if s != "multi-access" && a.mailboxes.is_some() {
+            return Err(format!(
+                "--mailboxes: only multi-access queues have mailboxes, not {s}"
+            ));
+        }
+    }
+    let scheduler = scheduler_of(a)?;
+    let client = client_of(a, scheduler, cutoff)?;
+    let least = least_seconds(a, load, service, interarrival);
+    if least > MAX_RUN_SECONDS {
+        return Err(format!(
+            "--requests, --service-us, --interarrival-us: this test would take at least {least:.0} s \
+             (more than {MAX_RUN_SECONDS:.0} s); lower one of them"
+        ));
+    }
     let structure = a
         .structure
         .clone()
@@ -179,45 +272,80 @@ pub fn main(a: RealArgs) -> ExitCode {
         schedulers: a.schedulers,
         clients: a.clients,
         load,
-        service: Duration::from_secs_f64(a.service_us.max(0.0) / 1e6),
-        interarrival: Duration::from_secs_f64(a.interarrival_us.max(0.0) / 1e6),
+        service,
+        interarrival,
         requests: a.requests,
-        mailboxes: a.mailboxes,
+        mailboxes,
     };
     let tests: Vec<RequestTest> = if a.table4 {
-        let schedulers = [
-            SchedulerPolicy::Static,
-            SchedulerPolicy::Random,
-            SchedulerPolicy::PrimaryRandom,
-            SchedulerPolicy::PrimaryFixed,
-            SchedulerPolicy::Sequential,
-            SchedulerPolicy::PrimarySequential,
-        ];
-        schedulers
-            .into_iter()
-            .flat_map(|s| {
-                compatible_clients(s, cutoff).into_iter().map({
-                    let base = base.clone();
-                    move |c| RequestTest {
-                        structure: "multi-access".into(),
-                        scheduler: s,
-                        client: c,
-                        ..base.clone()
-                    }
-                })
-            })
-            .collect()
+        table4_pairs(&base, cutoff)
     } else {
         vec![base]
     };
     for t in &tests {
-        if let Err(e) = requests::validate(t) {
-            return input_error(e);
-        }
+        requests::validate(t).map_err(|e| e.to_string())?;
     }
+    Ok(tests)
+}
+
+/// The least time a test can take by its own arithmetic: every request's service spread over
+/// the schedulers, and (asynchronous loads) each client's requests one interarrival apart.
+fn least_seconds(a: &RealArgs, load: Load, service: Duration, interarrival: Duration) -> f64 {
+    let n = a.requests as f64;
+    let serving = n * service.as_secs_f64() / a.schedulers as f64;
+    let posting = if matches!(load, Load::Synchronous) {
+        0.0
+    } else {
+        n / a.clients as f64 * interarrival.as_secs_f64()
+    };
+    let pairs = if a.table4 { 30.0 } else { 1.0 };
+    pairs * serving.max(posting)
+}
+
+/// The 30 pairs of DiBella's Table 4 on multi-access queues, with `base`'s sizes and load.
+fn table4_pairs(base: &RequestTest, cutoff: usize) -> Vec<RequestTest> {
+    let schedulers = [
+        SchedulerPolicy::Static,
+        SchedulerPolicy::Random,
+        SchedulerPolicy::PrimaryRandom,
+        SchedulerPolicy::PrimaryFixed,
+        SchedulerPolicy::Sequential,
+        SchedulerPolicy::PrimarySequential,
+    ];
+    schedulers
+        .into_iter()
+        .flat_map(|s| {
+            compatible_clients(s, cutoff)
+                .into_iter()
+                .map(move |c| (s, c))
+        })
+        .map(|(s, c)| RequestTest {
+            structure: "multi-access".into(),
+            scheduler: s,
+            client: c,
+            ..base.clone()
+        })
+        .collect()
+}
+
+/// Runs `smpsched real`: 0 on success, 2 on bad input.
+pub fn main(a: RealArgs) -> ExitCode {
+    if a.george {
+        return george(&a);
+    }
+    let tests = match plan(&a) {
+        Ok(t) => t,
+        Err(e) => return input_error(e),
+    };
+    let t0 = &tests[0];
     println!(
         "DiBella request test on real threads: {} schedulers, {} clients, {} load, service {} us, interarrival {} us, {} requests",
-        a.schedulers, a.clients, load.name(), a.service_us, a.interarrival_us, a.requests
+        a.schedulers,
+        a.clients,
+        t0.load.name(),
+        t0.service.as_secs_f64() * 1e6,
+        t0.interarrival.as_secs_f64() * 1e6,
+        a.requests
     );
     println!(
         "{:<17} {:<19} {:<15} {:>9} {:>9} {:>9} {:>10}  load distribution (% off balanced)",
@@ -251,4 +379,121 @@ fn print_row(t: &RequestTest, r: &RequestReport) {
         r.throughput_per_ms,
         dist.join(" ")
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use proptest::prelude::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        real: RealArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<RealArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("real").chain(args.iter().copied())).map(|c| c.real)
+    }
+
+    #[test]
+    fn hostile_numbers_are_refused_by_name() {
+        for (args, flag) in [
+            (&["--service-us", "inf"][..], "--service-us"),
+            (&["--service-us", "1e30"], "--service-us"),
+            (&["--service-us", "NaN"], "--service-us"),
+            (&["--interarrival-us", "-1"], "--interarrival-us"),
+            (&["--requests", "100000000000"], "--requests"),
+            (&["--requests", "0"], "--requests"),
+            (&["--clients", "100000"], "--clients"),
+            (&["--schedulers", "0"], "--schedulers"),
+            (&["--cutoff", "0"], "--cutoff"),
+            (
+                &["--structure", "ddq", "--scheduler", "static"],
+                "--structure ddq",
+            ),
+            (&["--structure", "ddq", "--mailboxes", "4"], "--mailboxes"),
+            (
+                &["--service-us", "1000000", "--requests", "2000000"],
+                "at least",
+            ),
+        ] {
+            let a = parse(args).unwrap();
+            let e = plan(&a)
+                .err()
+                .unwrap_or_else(|| panic!("{args:?} accepted"));
+            assert!(e.contains(flag), "{args:?}: {e}");
+        }
+        // Conflicting flags are refused by the parser (exit 2), never ignored.
+        for args in [
+            &["--table4", "--structure", "global"][..],
+            &["--table4", "--scheduler", "static"],
+            &["--george", "--scheduler", "static"],
+            &["--george", "--service-us", "5"],
+            &["--requests", "18446744073709551616"],
+        ] {
+            let e = parse(args)
+                .err()
+                .unwrap_or_else(|| panic!("{args:?} accepted"));
+            assert_eq!(e.exit_code(), 2, "{args:?}");
+        }
+        assert_eq!(plan(&parse(&["--table4"]).unwrap()).unwrap().len(), 30);
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0u64..100).prop_map(|v| v.to_string()),
+            Just("0".to_string()),
+            Just("-1".to_string()),
+            Just("nan".to_string()),
+            Just("inf".to_string()),
+            Just("1e30".to_string()),
+            Just("18446744073709551615".to_string()),
+            Just("100000000000".to_string()),
+            Just("abc".to_string()),
+            Just("".to_string()),
+            Just("static".to_string()),
+            Just("ddq".to_string()),
+            Just("global".to_string()),
+            Just("primary-random".to_string()),
+            Just("uniform".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Any arguments: refused by the parser or the plan, or a plan within every bound.
+        #[test]
+        fn any_arguments_are_refused_or_bounded(
+            picks in proptest::collection::vec((0usize..13, value()), 0..6)
+        ) {
+            const FLAGS: [&str; 13] = [
+                "--structure", "--scheduler", "--client", "--cutoff", "--schedulers",
+                "--clients", "--load", "--service-us", "--interarrival-us", "--requests",
+                "--mailboxes", "--table4", "--george",
+            ];
+            let mut args: Vec<String> = Vec::new();
+            for (f, v) in picks {
+                args.push(FLAGS[f].to_string());
+                if f < 11 {
+                    args.push(v);
+                }
+            }
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            if let Ok(a) = parse(&refs) {
+                if !a.george {
+                    if let Ok(tests) = plan(&a) {
+                        for t in tests {
+                            prop_assert!(t.requests <= MAX_REQUESTS && t.clients <= MAX_CLIENTS);
+                            prop_assert!(t.service.as_secs_f64() <= 1.0);
+                            prop_assert!(t.interarrival.as_secs_f64() <= 1.0);
+                        }
+                    }
+                } else {
+                    let _ = check_counts(&a);
+                }
+            }
+        }
+    }
 }

@@ -236,9 +236,17 @@ fn unusable_outputs_are_refused_before_running() {
     std::fs::write(dir.join("long.toml"), long).unwrap();
     let o = smpsched(&["run", "long.toml", "--quiet"], &dir);
     assert!(o.status.success(), "{}", stderr(&o));
+    let folders: Vec<String> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("nnnn"))
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    assert!(folders[0].len() <= 64, "{folders:?}");
     assert!(dir
         .join("results")
-        .join("n".repeat(64))
+        .join(&folders[0])
         .join("latest")
         .exists());
     // Unwritable reports: refused before the reproduction runs.
@@ -383,7 +391,12 @@ fn killing_a_run_at_random_moments_never_leaves_a_mixed_or_partial_result() {
             names.sort();
             assert_eq!(
                 names,
-                ["results.csv", "results.json", "time-split.svg"],
+                [
+                    ".smpsched-results",
+                    "results.csv",
+                    "results.json",
+                    "time-split.svg"
+                ],
                 "{f}"
             );
             assert_eq!(check_files_well_formed(&run), 3);

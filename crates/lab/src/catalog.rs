@@ -21,62 +21,87 @@ pub struct ExperimentEntry {
     pub description: String,
 }
 
-/// Every `.toml` file under `dir`, sorted by path.
+/// The `.toml` files under `dir`, sorted by path, and what could not be read on the way (a
+/// link to a folder or to nothing, an unreadable folder), each with why. An absent or
+/// unreadable `dir` itself is an error naming it.
+pub fn find_experiment_files(dir: &Path) -> Result<(Vec<PathBuf>, Skipped), LabError> {
+    std::fs::read_dir(dir).map_err(|e| LabError::io(dir, e))?;
+    Ok(smpsched_workloads::input::files_under(dir, "toml"))
+}
+
+/// What a walk over experiment files passed over: (path, why).
+pub type Skipped = Vec<(PathBuf, String)>;
+
+/// Every `.toml` file under `dir`, sorted by path (links to folders are not followed).
 pub fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
+    Ok(find_experiment_files(dir)?.0)
+}
+
+/// The experiment files under `dir` with their declared names and descriptions, and the files
+/// that could not be read (a FIFO, a device, a binary or huge file), each with why.
+pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabError> {
+    let (files, mut skipped) = find_experiment_files(dir)?;
     let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| LabError::io(&d, e))?;
-        for entry in entries {
-            let path = entry.map_err(|e| LabError::io(&d, e))?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "toml") {
-                out.push(path);
+    for path in files {
+        let text = match crate::source::read_experiment(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                skipped.push((path, e.message));
+                continue;
             }
-        }
+        };
+        let (name, description) = match toml::from_str::<toml::Table>(&text) {
+            Ok(t) => (
+                t.get("name")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("(no name)")
+                    .to_string(),
+                t.get("description")
+                    .and_then(|v| v.as_str())
+                    .and_then(|d| d.lines().next())
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            Err(_) => ("(malformed TOML)".into(), String::new()),
+        };
+        out.push(ExperimentEntry {
+            path,
+            name,
+            description,
+        });
     }
-    out.sort();
-    Ok(out)
+    skipped.sort();
+    Ok((out, skipped))
 }
 
-/// The experiment files under `dir` with their declared names and descriptions.
-pub fn experiments(dir: &Path) -> Result<Vec<ExperimentEntry>, LabError> {
-    experiment_files(dir)?
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(|e| LabError::io(&path, e))?;
-            let (name, description) = match toml::from_str::<toml::Table>(&text) {
-                Ok(t) => (
-                    t.get("name")
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("(no name)")
-                        .to_string(),
-                    t.get("description")
-                        .and_then(|v| v.as_str())
-                        .and_then(|d| d.lines().next())
-                        .unwrap_or("")
-                        .to_string(),
-                ),
-                Err(_) => ("(malformed TOML)".into(), String::new()),
-            };
-            Ok(ExperimentEntry {
-                path,
-                name,
-                description,
-            })
-        })
-        .collect()
-}
-
-/// The text of `smpsched list`: experiments under `dir` (if it exists), policies, workloads.
-pub fn listing(dir: &Path) -> Result<String, LabError> {
+/// The text of `smpsched list`: reproductions and experiments under `dir`, policies, workloads,
+/// presets. A `dir` the user named (`explicit`) must exist; the default one may be absent (run
+/// outside the repository, the catalogue of policies is still useful).
+pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
     let mut out = String::new();
     if dir.is_dir() {
+        let (found, skipped) = experiments(dir)?;
+        let papers = crate::papers::papers(dir)?;
+        if !papers.is_empty() {
+            let _ = writeln!(out, "Reproductions (smpsched reproduce NAME):");
+            for p in &papers {
+                let title = crate::papers::paper(p).map_or("", |p| p.title);
+                let _ = writeln!(out, "  {p:<16} {title}");
+            }
+            out.push('\n');
+        }
         let _ = writeln!(out, "Experiments (under {}):", dir.display());
-        for e in experiments(dir)? {
+        for e in found {
             let _ = writeln!(out, "  {:<44} {}", e.path.display(), e.description);
         }
+        if !skipped.is_empty() {
+            let _ = writeln!(out, "\nSkipped (cannot be read as experiment files):");
+            for (path, why) in skipped {
+                let _ = writeln!(out, "  {}: {why}", path.display());
+            }
+        }
+    } else if explicit {
+        return Err(crate::papers::no_experiments_folder(dir));
     } else {
         let _ = writeln!(
             out,
@@ -98,7 +123,7 @@ pub fn listing(dir: &Path) -> Result<String, LabError> {
     }
     let _ = writeln!(
         out,
-        "\n`smpsched explain NAME` describes a policy, a workload or a machine preset."
+        "\n`smpsched explain NAME` describes a policy, a workload, a machine preset or a paper."
     );
     Ok(out)
 }
@@ -124,9 +149,43 @@ fn params_text(out: &mut String, params: &[ParamInfo]) {
     }
 }
 
-/// The text of `smpsched explain NAME`, or `None` if no policy, workload or machine preset has
-/// that name.
-pub fn explain(name: &str) -> Option<String> {
+/// The text of `smpsched explain PAPER`: the paper, what the lab takes from it, and its
+/// reproduction files under `dir` with their descriptions.
+fn explain_paper(p: &crate::papers::Paper, dir: &Path) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — paper: {}\n", p.id, p.title);
+    let _ = writeln!(out, "{}\n", p.summary);
+    let folder = dir.join(p.id);
+    match experiments(&folder) {
+        Ok((files, _)) if !files.is_empty() => {
+            let _ = writeln!(out, "Reproduction files (under {}):", folder.display());
+            for e in files {
+                let _ = writeln!(out, "  {:<44} {}", e.path.display(), e.description);
+            }
+            let _ = writeln!(
+                out,
+                "\nUse: smpsched reproduce {} (--scale 0.1 for a quick look)",
+                p.id
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "No reproduction files under {} (not reproduced yet, or run from the \
+                 repository root).",
+                folder.display()
+            );
+        }
+    }
+    out
+}
+
+/// The text of `smpsched explain NAME`, or `None` if no policy, workload, machine preset or
+/// paper has that name; a paper's reproduction files are looked for under `dir`.
+pub fn explain(name: &str, dir: &Path) -> Option<String> {
+    if let Some(p) = crate::papers::paper(name) {
+        return Some(explain_paper(p, dir));
+    }
     let mut out = String::new();
     if let Some(p) = smpsched_sim::sched::policy(name) {
         let _ = writeln!(out, "{} — scheduling policy: {}\n", p.name, p.summary);
@@ -180,6 +239,7 @@ pub fn explainable() -> Vec<&'static str> {
         .map(|p| p.name)
         .chain(WORKLOADS.iter().map(|w| w.name))
         .chain(MachineConfig::PRESETS.iter().map(|p| p.name))
+        .chain(crate::papers::PAPERS.iter().map(|p| p.id))
         .collect()
 }
 
@@ -190,7 +250,7 @@ mod tests {
     #[test]
     fn a_preset_is_explained_by_every_field_it_sets() {
         for p in MachineConfig::PRESETS {
-            let text = explain(p.name).expect("presets are explainable");
+            let text = explain(p.name, Path::new("experiments")).expect("presets are explainable");
             assert!(text.contains(p.summary), "{text}");
             // The TOML shown is the whole preset: read back, it is the same machine.
             let toml_part = &text[text.find("\n[machine]\n").expect("a [machine] section")..];

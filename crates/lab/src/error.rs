@@ -80,6 +80,8 @@ impl LabError {
             LabError::Run { source, .. } => match source {
                 SimError::Limit { .. }
                 | SimError::Deadlock { .. }
+                | SimError::Livelock { .. }
+                | SimError::Stranded { .. }
                 | SimError::NoProgress(_)
                 | SimError::Config(_)
                 | SimError::TooManyThreads

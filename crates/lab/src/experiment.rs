@@ -221,12 +221,7 @@ impl Experiment {
     /// Reads and validates the file at `path`, multiplying the sizes its `[reproduce] scale`
     /// lists by `scale` (for quick looks and CI).
     pub fn load_scaled(path: &Path, scale: f64) -> Result<Experiment, LabError> {
-        let text = std::fs::read_to_string(path).map_err(|e| InputError {
-            file: path.to_path_buf(),
-            line: None,
-            field: String::new(),
-            message: format!("cannot read the experiment file: {e}"),
-        })?;
+        let text = crate::source::read_experiment(path)?;
         Ok(Self::parse_scaled(path, text, scale)?)
     }
 
@@ -241,6 +236,13 @@ impl Experiment {
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e| de_error(&src, "", &e, &[]))?;
+        if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
+            return Err(src.error(
+                "name",
+                "must be a name for the experiment (its results go to results/NAME/), not \
+                 empty and without control characters",
+            ));
+        }
         if raw.repetitions == 0 || raw.repetitions > MAX_REPETITIONS {
             return Err(src.error(
                 "repetitions",

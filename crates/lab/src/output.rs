@@ -34,8 +34,21 @@ pub fn unusable(path: &Path, what: &str, why: impl std::fmt::Display) -> LabErro
 }
 
 /// A folder name made of a free-form name: ASCII letters, digits, `-` and `_` kept, anything
-/// else turned into `-`, at most [`MAX_NAME`] characters; never empty.
+/// else turned into `-`, at most [`MAX_NAME`] characters; never empty. A name that had to be
+/// changed gets a short hash of itself appended, so that two names never share a folder
+/// (`a.b` and `a-b` go to `a-b-HASH` and `a-b`).
 pub fn folder_name(name: &str) -> String {
+    if plain_name(name) == name {
+        return name.to_string();
+    }
+    let stem: String = plain_name(name).chars().take(MAX_NAME - 9).collect();
+    format!("{stem}-{:08x}", fnv(FNV_START, name.as_bytes()) as u32)
+}
+
+/// A name as it reads in a file name: ASCII letters, digits, `-` and `_` kept, anything else
+/// turned into `-`, at most [`MAX_NAME`] characters, never empty. Two names may share one
+/// (`a.b`, `a-b`); [`folder_name`] never does.
+pub fn plain_name(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
@@ -122,25 +135,81 @@ impl Staging {
         Ok(())
     }
 
+    /// Writes the marker of a results folder into it ([`crate::outdir::MARKER`]).
+    pub fn mark(&self) -> Result<(), LabError> {
+        let path = self.dir.join(crate::outdir::MARKER);
+        std::fs::write(&path, crate::outdir::MARKER_TEXT).map_err(|e| LabError::io(&path, e))
+    }
+
     /// Renames the staging folder to `parent/name` in one step and returns that path. A folder
-    /// already there is a content-addressed twin: it is kept and the staged copy dropped.
+    /// already there is a content-addressed twin: kept, and the staged copy dropped, when it
+    /// holds every staged file with the same bytes; replaced whole when it is damaged.
     pub fn commit(mut self, name: &str) -> Result<PathBuf, LabError> {
         let dest = self.parent.join(name);
         if dest.is_dir() {
-            // Dropping removes the staged copy.
-            return Ok(dest);
+            if same_files(&self.dir, &dest) {
+                // Dropping removes the staged copy.
+                return Ok(dest);
+            }
+            return self.replace(&dest);
         }
-        std::fs::rename(&self.dir, &dest).map_err(|e| LabError::io(&dest, e))?;
+        if let Err(e) = std::fs::rename(&self.dir, &dest) {
+            // A twin made meanwhile by a concurrent run of the same file and seed.
+            if dest.is_dir() && same_files(&self.dir, &dest) {
+                return Ok(dest);
+            }
+            return Err(LabError::io(&dest, e));
+        }
         self.committed = true;
         Ok(dest)
+    }
+
+    /// Renames the staging folder to `dest`, which must be absent or an empty folder at that
+    /// moment: the check and the rename are one step, so nothing that appears in `dest` while
+    /// the run goes on is replaced. If `dest` is taken, the results are kept beside it under a
+    /// new name, and the error names both.
+    pub fn rename_into(mut self, dest: &Path, what: &str) -> Result<PathBuf, LabError> {
+        match std::fs::rename(&self.dir, dest) {
+            Ok(()) => {
+                self.committed = true;
+                Ok(dest.to_path_buf())
+            }
+            Err(e) => {
+                let name = dest
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_else(|| "results".into());
+                let kept = self
+                    .parent
+                    .join(format!("{name}.new-{}", std::process::id()));
+                let saved = std::fs::rename(&self.dir, &kept).is_ok();
+                self.committed = saved;
+                let why = if saved {
+                    format!(
+                        "something else was written there while the run went on ({e}); this \
+                         run's results are kept in {}",
+                        kept.display()
+                    )
+                } else {
+                    format!("it could not take the results: {e}")
+                };
+                Err(unusable(dest, what, why))
+            }
+        }
     }
 
     /// Puts the staged folder at `dest`, which may hold earlier output: the old folder is first
     /// renamed aside (hidden), then the new one renamed in, then the old one removed. An
     /// interruption leaves the old output whole (at `dest` or aside) or the new one.
     pub fn replace(mut self, dest: &Path) -> Result<PathBuf, LabError> {
+        // The aside name carries the destination's, so that a run killed between the two
+        // renames has its old output put back by the next run ([`remove_stale`]).
+        let dest_name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
         let aside = self.parent.join(format!(
-            ".replaced-{}-{}",
+            ".replaced-{}-{}.{dest_name}",
             std::process::id(),
             STAGING_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
@@ -163,6 +232,32 @@ impl Drop for Staging {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// Whether every file under `staged` is in `dest` with the same bytes (a twin of the same
+/// results is whole).
+fn same_files(staged: &Path, dest: &Path) -> bool {
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(staged.join(&rel)) else {
+            return false;
+        };
+        for e in entries.flatten() {
+            let rel = rel.join(e.file_name());
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(rel),
+                Ok(_) => match (
+                    std::fs::read(staged.join(&rel)),
+                    std::fs::read(dest.join(&rel)),
+                ) {
+                    (Ok(a), Ok(b)) if a == b => {}
+                    _ => return false,
+                },
+                Err(_) => return false,
+            }
+        }
+    }
+    true
 }
 
 /// Removes staging folders (`.partial-PID-N`, `.replaced-PID-N`) and temporary files
@@ -190,6 +285,18 @@ fn remove_stale(parent: &Path) {
         let Some(pid) = pid else { continue };
         if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
             let path = e.path();
+            // Old output set aside by a replacement that was killed before the new output
+            // took its place: put it back.
+            let restore = name
+                .strip_prefix(".replaced-")
+                .and_then(|r| r.split_once('.'))
+                .map(|(_, dest)| parent.join(dest))
+                .filter(|dest| !dest.as_os_str().is_empty() && !dest.exists());
+            if let Some(dest) = restore {
+                if std::fs::rename(&path, &dest).is_ok() {
+                    continue;
+                }
+            }
             let _ = if path.is_dir() {
                 std::fs::remove_dir_all(&path)
             } else {
@@ -303,8 +410,13 @@ mod tests {
     #[test]
     fn names_are_bounded_and_hashes_see_names_and_bodies() {
         assert_eq!(folder_name(&"x".repeat(300)).len(), MAX_NAME);
-        assert_eq!(folder_name("a b/c"), "a-b-c");
-        assert_eq!(folder_name(""), "experiment");
+        assert_ne!(folder_name(&"x".repeat(300)), folder_name(&"x".repeat(301)));
+        assert_eq!(plain_name("a b/c"), "a-b-c");
+        assert!(folder_name("a b/c").starts_with("a-b-c-"));
+        assert_eq!(folder_name("a-b_c"), "a-b_c");
+        assert_ne!(folder_name("a.b"), folder_name("a-b"));
+        assert_eq!(plain_name(""), "experiment");
+        assert!(folder_name("").starts_with("experiment-"));
         let a = content_hash(&[("a".into(), b"1".to_vec())]);
         assert_ne!(a, content_hash(&[("b".into(), b"1".to_vec())]));
         assert_ne!(a, content_hash(&[("a".into(), b"2".to_vec())]));

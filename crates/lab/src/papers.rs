@@ -9,32 +9,74 @@ use crate::output::{content_hash, write_atomic, Staging};
 use crate::reproduce::report::{render_index, render_paper, PaperReport, Verdict};
 use crate::reproduction::reproduce_file;
 
+/// A paper of the project: the folder of its experiments, its title, and what the lab takes
+/// from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Paper {
+    /// The folder under `experiments/` (what `smpsched reproduce` takes).
+    pub id: &'static str,
+    /// Authors, year and title.
+    pub title: &'static str,
+    /// What the lab builds from it and what the reproduction covers.
+    pub summary: &'static str,
+}
+
 /// Papers of the project, by the folder name of their experiments.
-pub const PAPERS: &[(&str, &str)] = &[
-    (
-        "dibella92",
-        "DiBella, Ramamritham, Chrysanthis, Raghuram 1992: Scheduling Algorithms and their \
-         Performance on Shared Memory Multiprocessors",
-    ),
-    (
-        "gupta91",
-        "Gupta, Tucker, Urushibara 1991: The Impact of Operating System Scheduling Policies and \
-         Synchronization Methods on the Performance of Parallel Applications",
-    ),
-    (
-        "george90",
-        "George 1990: A Scheduling Strategy for Shared Memory Multiprocessors",
-    ),
-    (
-        "black90",
-        "Black 1990: Scheduling Support for Concurrency and Parallelism in the Mach Operating \
-         System",
-    ),
-    (
-        "weibel",
-        "Weibel: Theoretical and Experimental Approach to SMP Scheduling",
-    ),
+pub const PAPERS: &[Paper] = &[
+    Paper {
+        id: "dibella92",
+        title: "DiBella, Ramamritham, Chrysanthis, Raghuram 1992: Scheduling Algorithms and their \
+                Performance on Shared Memory Multiprocessors",
+        summary: "Multi-access distributed ready queues (a mailbox array and bitmap per \
+                  processor, two-level optimistic locking) with six scheduler and five client \
+                  policies, against Global and Distributed FCFS queues, on a 16-processor \
+                  Sequent Symmetry; delay, throughput and load distribution. Reproduced: Table \
+                  4's 30 policy pairs, Table 6, Figures 2-7, the bidirectional option.",
+    },
+    Paper {
+        id: "gupta91",
+        title: "Gupta, Tucker, Urushibara 1991: The Impact of Operating System Scheduling \
+                Policies and Synchronization Methods on the Performance of Parallel \
+                Applications",
+        summary: "Four parallel applications (MP3D, LU, Maxflow, Matmul) multiprogrammed on a \
+                  simulated 12-processor bus machine with caches under priority scheduling, \
+                  busy-waiting and spin-then-block locks, handoff, cache affinity, gang \
+                  scheduling, partitioning and process control; utilization split into useful \
+                  work, cache-miss stall and synchronization. Reproduced: Table 1, Figures \
+                  1-10.",
+    },
+    Paper {
+        id: "george90",
+        title: "George 1990: A Scheduling Strategy for Shared Memory Multiprocessors",
+        summary: "Distributed Dual Queues: a tree of atomic counters over dual queues, lazy \
+                  ascends and several trees, against a centralized queue with exponential \
+                  backoff, on a NUMA machine (BBN GP1000, remote:local 5:1) up to 256 \
+                  processors; producer/consumer and prime-sieve loads.",
+    },
+    Paper {
+        id: "black90",
+        title: "Black 1990: Scheduling Support for Concurrency and Parallelism in the Mach \
+                Operating System",
+        summary: "The Mach scheduler (32-level run queues with hint and count, local and global \
+                  queues, 5/8 usage aging with the overload factor, quanta, idle-processor \
+                  handoff), thread_switch hints and handoff, processor sets and a gang \
+                  allocation server, on an Encore Multimax. Reproduced: Tables 2, 3 and 4 and \
+                  the gang server's latency.",
+    },
+    Paper {
+        id: "weibel",
+        title: "Weibel: Theoretical and Experimental Approach to SMP Scheduling",
+        summary: "A global run queue against per-core run queues with and without pull \
+                  migration, push migration, affinity masks, thread pools against one thread \
+                  per work item, on a quad-core Cortex-A53 (Raspberry Pi 3); user and kernel \
+                  instructions, cycles and cache refills.",
+    },
 ];
+
+/// The paper whose folder is `id`.
+pub fn paper(id: &str) -> Option<&'static Paper> {
+    PAPERS.iter().find(|p| p.id == id)
+}
 
 /// The error for a missing experiments folder: where it looked and how to point elsewhere.
 pub fn no_experiments_folder(dir: &Path) -> LabError {
@@ -58,7 +100,10 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
     }
     let mut out = Vec::new();
     for f in crate::catalog::experiment_files(dir)? {
-        let text = std::fs::read_to_string(&f).map_err(|e| LabError::io(&f, e))?;
+        // A file that cannot be read is no reproduction; `list` and `run_paper` name it.
+        let Ok(text) = crate::source::read_experiment(&f) else {
+            continue;
+        };
         let is_repro = toml::from_str::<toml::Table>(&text)
             .map(|t| t.contains_key("reproduce"))
             .unwrap_or(false);
@@ -81,6 +126,8 @@ pub struct PaperOutcome {
     pub latest: PathBuf,
     /// The folder where this run's report is kept (`REPORTS/runs/PAPER-HASH/`).
     pub run_dir: PathBuf,
+    /// Files of the paper's folder that could not be read, with why (not in the report).
+    pub skipped: Vec<(PathBuf, String)>,
 }
 
 impl PaperOutcome {
@@ -143,7 +190,14 @@ pub fn run_paper(
 ) -> Result<PaperOutcome, LabError> {
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
-    for f in crate::catalog::experiment_files(&dir)? {
+    let (found, mut skipped) = crate::catalog::find_experiment_files(&dir)?;
+    for f in found {
+        // A file that cannot be read (a FIFO, a device, binary) is skipped and named; one that
+        // reads but does not validate is an error, as for `smpsched run`.
+        if let Err(e) = crate::source::read_experiment(&f) {
+            skipped.push((f, e.message));
+            continue;
+        }
         let exp = Experiment::load_scaled(&f, scale)?;
         if exp.reproduce.is_some() {
             exps.push(exp);
@@ -170,10 +224,7 @@ pub fn run_paper(
         files.push(r.report);
         plots.extend(r.plots);
     }
-    let title = PAPERS
-        .iter()
-        .find(|(id, _)| *id == paper)
-        .map_or_else(|| paper.to_string(), |(_, t)| t.to_string());
+    let title = self::paper(paper).map_or_else(|| paper.to_string(), |p| p.title.to_string());
     let at_scale = if scale == 1.0 {
         String::new()
     } else {
@@ -222,6 +273,7 @@ pub fn run_paper(
         latest,
         report,
         run_dir,
+        skipped,
     })
 }
 

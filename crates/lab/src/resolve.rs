@@ -88,8 +88,19 @@ pub(crate) fn resolve(
 ) -> Result<Point, InputError> {
     // Machine: a preset, then the file's overrides.
     let mut m = section(src, &mut doc, "machine", overrides)?;
-    let preset_name = take_string(src, &mut m, "machine", "preset", overrides)?
-        .unwrap_or_else(|| "tango-12".into());
+    let preset_name =
+        take_string(src, &mut m, "machine", "preset", overrides)?.ok_or_else(|| {
+            located(
+                src,
+                "machine.preset",
+                format!(
+                    "missing: every experiment names its machine, `[machine] preset = \"...\"`; \
+                     valid presets: {} (smpsched explain PRESET shows one)",
+                    MachineConfig::preset_names().join(", ")
+                ),
+                overrides,
+            )
+        })?;
     let preset = MachineConfig::preset(&preset_name).ok_or_else(|| {
         located(
             src,
@@ -153,7 +164,9 @@ pub(crate) fn resolve(
             ))
         }
     };
-    (policy.build)(s.clone()).map_err(|e| de_error(src, "scheduler", &e, overrides))?;
+    let sched = (policy.build)(s.clone()).map_err(|e| de_error(src, "scheduler", &e, overrides))?;
+    crate::progress::check_slice(&machine, sched.as_ref(), &s)
+        .map_err(|(field, message)| located(src, &field, message, overrides))?;
 
     // Workloads: one application each.
     let list = match doc.remove("workload") {
@@ -191,6 +204,7 @@ pub(crate) fn resolve(
         })?;
         let name = take_string(src, &mut t, &root, "name", overrides)?
             .unwrap_or_else(|| format!("{kind_name}-{i}"));
+        check_app_name(&name).map_err(|m| located(src, &format!("{root}.name"), m, overrides))?;
         if let Some(j) = apps.iter().position(|a| a.name == name) {
             return Err(located(
                 src,
@@ -253,6 +267,8 @@ pub(crate) fn resolve(
             workload: Arc::from(workload),
         });
     }
+    crate::progress::check_needs(&machine, policy, &apps)
+        .map_err(|(field, message)| located(src, &field, message, overrides))?;
     let limits = Limits {
         cycles: positive(
             src,
@@ -312,6 +328,30 @@ pub(crate) fn resolve(
         idle_handoff,
         until,
     })
+}
+
+/// Longest application name (it heads columns and names measures such as `app_util:NAME`).
+pub const MAX_APP_NAME: usize = 64;
+
+/// An application's name: 1 to [`MAX_APP_NAME`] characters, none a control character, and
+/// not `*` (the machine's row in `results.csv`).
+pub(crate) fn check_app_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_APP_NAME {
+        return Err(format!(
+            "must be 1 to {MAX_APP_NAME} characters, got {} characters",
+            name.len()
+        ));
+    }
+    if name == "*" {
+        return Err("`*` names the whole machine in results.csv; choose another name".into());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "`{}` holds the control character {c:?}",
+            name.escape_debug()
+        ));
+    }
+    Ok(())
 }
 
 /// Largest `time_limit_cycles` (2^62): sums of processor times stay far from overflow.

@@ -9,7 +9,7 @@
 //! default `results/NAME/seedS-HASH/` with `results/NAME/latest` pointing at it, so earlier
 //! results are never replaced.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -218,6 +218,10 @@ pub enum Destination {
 pub struct Outbox {
     staging: Staging,
     dest: Destination,
+    /// The experiment file, never inside a folder `--force` replaces.
+    experiment: PathBuf,
+    /// Held while the run goes on: a second run into the same `--out` is refused.
+    _lock: Option<crate::outdir::Lock>,
 }
 
 /// What [`Outbox::deliver`] wrote.
@@ -231,14 +235,30 @@ pub struct Delivered {
     pub files: Vec<PathBuf>,
 }
 
+/// The option named in errors about the default results folder.
+const DEFAULT_PLACE: &str = "results folder (the default; name another with --out)";
+
 impl Outbox {
     /// Checks that results can be written at `dest` (creating folders as needed): an unusable
-    /// place, or an `--out` folder holding earlier results without `--force`, is bad input
-    /// naming the path.
-    pub fn prepare(dest: Destination) -> Result<Outbox, LabError> {
-        let (parent, named) = match &dest {
-            Destination::Under(dir) => (dir.clone(), dir.clone()),
+    /// place, an `--out` folder holding earlier results without `--force`, a folder `--force`
+    /// may not replace (see [`crate::outdir`]) or a place another run is writing into is bad
+    /// input naming the path. `experiment` is the experiment file.
+    pub fn prepare(dest: Destination, experiment: &Path) -> Result<Outbox, LabError> {
+        let (parent, named, what, lock) = match &dest {
+            Destination::Under(dir) => {
+                let latest = dir.join("latest");
+                if latest.exists() && !crate::outdir::is_link(&latest) {
+                    return Err(output::unusable(
+                        &latest,
+                        DEFAULT_PLACE,
+                        "it is no link smpsched made (a folder or file is in its place); move \
+                         it away so that `latest` can point at the newest results",
+                    ));
+                }
+                (dir.clone(), dir.clone(), DEFAULT_PLACE, None)
+            }
             Destination::Exactly { dir, replace } => {
+                crate::outdir::check_place(dir, "--out")?;
                 if dir.exists() && !dir.is_dir() {
                     return Err(output::unusable(
                         dir,
@@ -255,21 +275,33 @@ impl Outbox {
                          replace them",
                     ));
                 }
+                if *replace {
+                    crate::outdir::check_replaceable(dir, experiment, "--out")?;
+                }
                 let parent = match dir.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                (parent, dir.clone())
+                let lock = crate::outdir::Lock::take(dir, "--out")?;
+                (parent, dir.clone(), "--out", Some(lock))
             }
         };
-        let staging = Staging::new(&parent, "--out", &named)?;
-        Ok(Outbox { staging, dest })
+        let staging = Staging::new(&parent, what, &named)?;
+        Ok(Outbox {
+            staging,
+            dest,
+            experiment: experiment.to_path_buf(),
+            _lock: lock,
+        })
     }
 
-    /// Writes the results of `runs` and renames them into place whole.
+    /// Writes the results of `runs` and renames them into place whole. An `--out` folder is
+    /// checked again at that moment: without `--force` it must still be absent or empty, with
+    /// it still a results folder.
     pub fn deliver(self, exp: &Experiment, runs: &[RunRecord]) -> Result<Delivered, LabError> {
         let files = result_files(exp, runs)?;
         self.staging.write_all(&files)?;
+        self.staging.mark()?;
         let (dir, latest) = match &self.dest {
             Destination::Under(parent) => {
                 let name = format!(
@@ -280,7 +312,14 @@ impl Outbox {
                 let dir = self.staging.commit(&name)?;
                 (dir, Some(output::set_latest(parent, &name)?))
             }
-            Destination::Exactly { dir, .. } => (self.staging.replace(dir)?, None),
+            Destination::Exactly { dir, replace } => {
+                if *replace && !output::is_absent_or_empty(dir) {
+                    crate::outdir::check_replaceable(dir, &self.experiment, "--out")?;
+                    (self.staging.replace(dir)?, None)
+                } else {
+                    (self.staging.rename_into(dir, "--out")?, None)
+                }
+            }
         };
         let files = files.iter().map(|(n, _)| dir.join(n)).collect();
         Ok(Delivered { dir, latest, files })

@@ -241,7 +241,8 @@ mod tests {
 
     #[test]
     fn runs_at_once_never_exceed_the_cores() {
-        let text = "name = \"j\"\n[scheduler]\npolicy = \"batch\"\n[[workload]]\n\
+        let text = "name = \"j\"\n[machine]\npreset = \"tango-12\"\n[scheduler]\n\
+                    policy = \"batch\"\n[[workload]]\n\
                     kind = \"synthetic\"\nthreads = 1\nbursts = 1\n\
                     compute = { dist = \"fixed\", value = 10 }\n";
         let exp = Experiment::parse(std::path::Path::new("j.toml"), text.into()).unwrap();

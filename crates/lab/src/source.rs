@@ -8,6 +8,19 @@ use toml::de::{DeTable, DeValue};
 
 use crate::error::InputError;
 
+/// Reads an experiment file: a regular file of UTF-8 text, at most
+/// [`MAX_EXPERIMENT_BYTES`](smpsched_workloads::input::MAX_EXPERIMENT_BYTES); anything else
+/// (a folder, a FIFO, a device, a huge or binary file) is bad input naming the file.
+pub fn read_experiment(path: &Path) -> Result<String, InputError> {
+    smpsched_workloads::input::read_text(path, smpsched_workloads::input::MAX_EXPERIMENT_BYTES)
+        .map_err(|e| InputError {
+            file: path.to_path_buf(),
+            line: None,
+            field: String::new(),
+            message: format!("cannot read the experiment file: {e}"),
+        })
+}
+
 /// A parsed experiment file: its path, text, value tree and key-path index.
 #[derive(Debug)]
 pub struct Source {

@@ -9,84 +9,158 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
 use smpsched_sim::trace::{Mark, Trace};
 use smpsched_sim::{MachineConfig, RunReport};
 
-use crate::output::{folder_name, is_absent_or_empty, unusable, Staging};
+use crate::output::{folder_name, is_absent_or_empty, plain_name, unusable, Staging};
 use crate::{Experiment, LabError, RunRecord};
 
-/// The Chrome trace of one run.
-pub fn chrome_trace(trace: &Trace, report: &RunReport, machine: &MachineConfig) -> Value {
-    let us = |c: u64| c as f64 / machine.clock_mhz;
-    let app = |k: usize| report.apps.get(k).map_or("?", |a| a.name.as_str());
-    let mut events = vec![json!({
-        "name": "process_name", "ph": "M", "pid": 0, "args": { "name": "processors" }
-    })];
+/// Bytes a run holds per recorded trace event (a stretch or a moment, with the vector's slack)
+/// until the traces are written.
+pub const RECORD_BYTES: u64 = 2 * std::mem::size_of::<smpsched_sim::trace::Stretch>() as u64;
+
+/// Bytes of text per trace event while one trace is written (about 130 measured; a migration
+/// or a wait a little more).
+pub const TEXT_BYTES: u64 = 256;
+
+/// Most events a trace may keep (`--trace-events`).
+pub const MAX_EVENTS: usize = 20_000_000;
+
+/// Memory the traces of `points` points with at most `events` events each take: every run's
+/// record until the end, and one trace's text at a time.
+pub fn trace_bytes(points: usize, events: usize) -> u64 {
+    let events = events as u64;
+    (points as u64)
+        .saturating_mul(events)
+        .saturating_mul(RECORD_BYTES)
+        .saturating_add(events.saturating_mul(TEXT_BYTES))
+}
+
+/// Refuses traces that would not fit in `available` bytes beside the runs, naming
+/// `--trace-events` and how many would fit.
+pub fn check_budget(points: usize, events: usize, available: Option<u64>) -> Result<(), LabError> {
+    let need = trace_bytes(points, events);
+    let Some(avail) = available else {
+        return Ok(());
+    };
+    if need <= avail / 2 {
+        return Ok(());
+    }
+    let per = (points as u64).saturating_mul(RECORD_BYTES) + TEXT_BYTES;
+    let fit = (avail / 2) / per.max(1);
+    Err(LabError::Input(Box::new(crate::error::InputError {
+        file: PathBuf::from("smpsched run"),
+        line: None,
+        field: "--trace-events".into(),
+        message: format!(
+            "traces of {points} points with up to {events} events each would need about {}, \
+             more than half the {} available (set {} to state the memory smpsched may use); \
+             at most {fit} events per trace fit",
+            crate::budget::human(need),
+            crate::budget::human(avail),
+            crate::budget::MEMORY_ENV
+        ),
+    })))
+}
+
+/// A JSON number or string as serde_json writes it (floats in their shortest form).
+fn js<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+/// The Chrome trace of one run, as JSON text, written event by event (a trace of a million
+/// events holds its text, not a tree of values).
+pub fn chrome_trace(trace: &Trace, report: &RunReport, machine: &MachineConfig) -> String {
+    use std::fmt::Write as _;
+    let us = |c: u64| js(&(c as f64 / machine.clock_mhz));
+    let names: Vec<String> = report.apps.iter().map(|a| js(a.name.as_str())).collect();
+    let app = |k: usize| names.get(k).map_or("\"?\"", String::as_str);
+    let mut out = String::with_capacity(
+        128 * (trace.stretches.len() + trace.moments.len() + report.processors.len() + 4),
+    );
+    out.push_str(
+        "{\"traceEvents\":[{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\
+         \"args\":{\"name\":\"processors\"}}",
+    );
     for p in 0..report.processors.len() {
-        events.push(json!({
-            "name": "thread_name", "ph": "M", "pid": 0, "tid": p,
-            "args": { "name": format!("processor {p}") }
-        }));
+        let _ = write!(
+            out,
+            ",{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":{p},\
+             \"args\":{{\"name\":\"processor {p}\"}}}}"
+        );
     }
     for s in &trace.stretches {
-        events.push(json!({
-            "name": app(s.task.index()),
-            "cat": "run",
-            "ph": "X",
-            "pid": 0,
-            "tid": s.processor.0,
-            "ts": us(s.start),
-            "dur": us(s.end - s.start),
-            "args": { "thread": s.thread.0, "cycles": s.end - s.start, "start_cycle": s.start },
-        }));
+        let _ = write!(
+            out,
+            ",{{\"name\":{},\"cat\":\"run\",\"ph\":\"X\",\"pid\":0,\"tid\":{},\"ts\":{},\
+             \"dur\":{},\"args\":{{\"thread\":{},\"cycles\":{},\"start_cycle\":{}}}}}",
+            app(s.task.index()),
+            s.processor.0,
+            us(s.start),
+            us(s.end - s.start),
+            s.thread.0,
+            s.end - s.start,
+            s.start
+        );
     }
     for m in &trace.moments {
         let (name, extra) = match m.mark {
-            Mark::Woken => ("woken", json!({})),
-            Mark::Preempted => ("preempted", json!({})),
-            Mark::Blocked => ("blocked", json!({})),
-            Mark::Migrated { from } => ("migrated", json!({ "from": from.0 })),
-            Mark::Waits { object } => ("waits", json!({ "object": object })),
+            Mark::Woken => ("woken", String::new()),
+            Mark::Preempted => ("preempted", String::new()),
+            Mark::Blocked => ("blocked", String::new()),
+            Mark::Migrated { from } => ("migrated", format!(",\"from\":{}", from.0)),
+            Mark::Waits { object } => ("waits", format!(",\"object\":{object}")),
         };
-        let mut args = json!({ "thread": m.thread.0, "cycle": m.at });
-        if let (Some(a), Some(e)) = (args.as_object_mut(), extra.as_object()) {
-            a.extend(e.clone());
-        }
-        let mut ev = json!({
-            "name": name, "cat": "mark", "ph": "i", "pid": 0, "ts": us(m.at), "args": args,
-        });
-        match m.processor {
-            Some(p) => ev["tid"] = json!(p.0),
-            None => ev["s"] = json!("p"),
-        }
-        if m.processor.is_some() {
-            ev["s"] = json!("t");
-        }
-        events.push(ev);
+        // A moment on a processor is a thread-scoped instant on its track; one off every
+        // processor (a wake-up) is process-scoped.
+        let place = match m.processor {
+            Some(p) => format!("\"tid\":{},\"s\":\"t\"", p.0),
+            None => "\"s\":\"p\"".to_string(),
+        };
+        let _ = write!(
+            out,
+            ",{{\"name\":\"{name}\",\"cat\":\"mark\",\"ph\":\"i\",\"pid\":0,\"ts\":{},{place},\
+             \"args\":{{\"thread\":{},\"cycle\":{}{extra}}}}}",
+            us(m.at),
+            m.thread.0,
+            m.at
+        );
     }
     let config = trace.config();
-    json!({
-        "traceEvents": events,
-        "displayTimeUnit": "ms",
-        "otherData": {
-            "machine": machine.name,
-            "clock_mhz": machine.clock_mhz,
-            "elapsed_cycles": report.elapsed_cycles,
-            "max_events": config.max_events,
-            "window_cycles": [config.from, if config.until == u64::MAX { Value::Null } else { json!(config.until) }],
-            "truncated_at_cycle": trace.truncated_at,
-        }
-    })
+    let until = if config.until == u64::MAX {
+        "null".to_string()
+    } else {
+        config.until.to_string()
+    };
+    let _ = write!(
+        out,
+        "],\"displayTimeUnit\":\"ms\",\"otherData\":{{\"machine\":{},\"clock_mhz\":{},\
+         \"elapsed_cycles\":{},\"max_events\":{},\"window_cycles\":[{},{until}],\
+         \"truncated_at_cycle\":{}}}}}",
+        js(machine.name.as_str()),
+        js(&machine.clock_mhz),
+        report.elapsed_cycles,
+        config.max_events,
+        config.from,
+        js(&trace.truncated_at)
+    );
+    out
 }
 
-/// The file name of point `label`'s trace.
-pub fn file_name(label: &str) -> String {
-    format!("{}.trace.json", folder_name(label))
+/// The file name of point `label`'s trace: its plain name, or, when another point's trace
+/// already took that name (`taken`), a name of its own.
+pub fn file_name(label: &str, taken: &[String]) -> String {
+    let plain = format!("{}.trace.json", plain_name(label));
+    if taken.contains(&plain) {
+        format!("{}.trace.json", folder_name(label))
+    } else {
+        plain
+    }
 }
 
 /// Checks before a run that `dir` can take the traces: absent or an empty folder.
 pub fn check_destination(dir: &Path) -> Result<(), LabError> {
+    crate::outdir::check_place(dir, "--trace")?;
     if !is_absent_or_empty(dir) {
         return Err(unusable(
             dir,
@@ -122,26 +196,19 @@ pub fn write_traces(exp: &Experiment, runs: &[RunRecord], dir: &Path) -> Result<
         ) else {
             continue;
         };
-        let value = chrome_trace(trace, &run.report, &point.machine);
-        let bytes = serde_json::to_vec(&value)
-            .map_err(|e| LabError::Internal(format!("trace of {}: {e}", run.point)))?;
+        // One trace's text at a time is held: written into the staging folder at once.
+        let bytes = chrome_trace(trace, &run.report, &point.machine).into_bytes();
         if let Some(at) = trace.truncated_at {
             truncated.push((run.point.clone(), at));
         }
-        files.push((file_name(&run.point), bytes));
+        let name = file_name(&run.point, &files);
+        staging.write_all(&[(name.clone(), bytes)])?;
+        files.push(name);
     }
-    staging.write_all(&files)?;
-    let name = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| unusable(dir, "--trace", "it does not name a folder"))?;
-    let written = if dir.exists() {
-        staging.replace(dir)?
-    } else {
-        staging.commit(name)?
-    };
+    // Absent or empty at the rename, or the traces are kept beside it and the error says where.
+    let written = staging.rename_into(dir, "--trace")?;
     Ok(Written {
-        files: files.iter().map(|(n, _)| written.join(n)).collect(),
+        files: files.iter().map(|n| written.join(n)).collect(),
         truncated,
     })
 }

@@ -180,10 +180,13 @@ fn load_and_run(dir: &Path, name: &str, text: &str) -> Result<(), TestCaseError>
             let out = dir.join("out");
             let _ = std::fs::remove_dir_all(&out);
             let ran = catch_unwind(AssertUnwindSafe(|| -> Result<(), LabError> {
-                let outbox = Outbox::prepare(Destination::Exactly {
-                    dir: out.clone(),
-                    replace: false,
-                })?;
+                let outbox = Outbox::prepare(
+                    Destination::Exactly {
+                        dir: out.clone(),
+                        replace: false,
+                    },
+                    &exp.path,
+                )?;
                 let runs = run_experiment(&exp, 1, &|_, _| {})?;
                 outbox.deliver(&exp, &runs)?;
                 match smpsched_lab::stopped_error(&exp, &runs) {

@@ -257,7 +257,7 @@ impl MachineConfig {
             return Err(ConfigError::new(
                 "clock_mhz",
                 format!(
-                    "must be a positive clock rate in MHz, got {}",
+                    "must be a clock rate in MHz above 0 and at most 1000000, got {:e}",
                     self.clock_mhz
                 ),
             ));

@@ -156,12 +156,13 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 /// Reads a trace of jobs: rows of `arrival_cycles,demand_cycles`, an optional header, arrivals
 /// never decreasing, at most `MAX_THREADS` jobs; errors name the row.
 fn read_trace(path: &str) -> Result<Vec<(u64, u64)>, String> {
+    let text = crate::input::read_bytes(std::path::Path::new(path), crate::input::MAX_TRACE_BYTES)
+        .map_err(|e| format!("cannot read `{path}`: {e}"))?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| format!("cannot read `{path}`: {e}"))?;
+        .from_reader(text.as_slice());
     let mut jobs: Vec<(u64, u64)> = Vec::new();
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| format!("`{path}` row {}: {e}", i + 1))?;

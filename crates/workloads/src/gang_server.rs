@@ -97,6 +97,16 @@ impl Workload for GangServer {
         Some(u64::from(self.clients))
     }
 
+    fn needs(&self) -> crate::Needs {
+        // The server grants sets of its own processors; it keeps processor 0 (the default set
+        // is never emptied), so a request is granted only on two or more processors.
+        crate::Needs {
+            processors: 2,
+            set_processors: 0,
+            processor_sets: true,
+        }
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let m = sim.machine().clone();
         let shared = Rc::new(RefCell::new(Shared {
@@ -369,13 +379,23 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                 format!("must be between 1 and 10000, got {}", w.clients),
             );
         }
+        if w.processors == 0 || w.processors > smpsched_sim::config::MAX_PROCESSORS {
+            return bad(
+                "processors",
+                format!(
+                    "must be between 1 and {}, got {}",
+                    smpsched_sim::config::MAX_PROCESSORS,
+                    w.processors
+                ),
+            );
+        }
         for (field, v) in [
             ("hold_ms", w.hold_ms),
             ("spacing_ms", w.spacing_ms),
             ("max_minutes", w.max_minutes),
         ] {
             if !(v >= 0.0 && v.is_finite() && v < 1e9) {
-                return bad(field, format!("must be a number of at least 0, got {v}"));
+                return bad(field, format!("must be from 0 to 1e9, got {v}"));
             }
         }
         if !(w.max_fraction > 0.0 && w.max_fraction <= 1.0) {

@@ -14,6 +14,7 @@ pub mod dibella;
 pub mod dist;
 pub mod gang_server;
 pub mod gupta;
+pub mod input;
 pub mod parallel;
 pub mod pingpong;
 pub mod psets;
@@ -39,8 +40,28 @@ pub trait Workload: Send + Sync {
         0
     }
 
+    /// What the workload needs of the machine and the policy to make progress, checked before
+    /// any run so that a run that could never finish is refused with the reason.
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+
     /// Creates the workload's threads (and any shared state) as task `task` of `sim`.
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError>;
+}
+
+/// What a workload needs to make progress ([`Workload::needs`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// Processors the machine must have at least (0: any).
+    pub processors: u32,
+    /// Processors the workload moves into processor sets of its own at once; the default set
+    /// keeps at least one processor, so the workloads of a point together take fewer than the
+    /// machine has.
+    pub set_processors: u32,
+    /// It asks the kernel for processor sets (Black 1990, section 6): the policy must provide
+    /// them.
+    pub processor_sets: bool,
 }
 
 /// A registered workload: its name, documentation and constructor.

@@ -44,6 +44,18 @@ impl Workload for Parallel {
         Some(u64::from(self.phases))
     }
 
+    fn needs(&self) -> crate::Needs {
+        if !self.dedicated {
+            return crate::Needs::default();
+        }
+        // Processors 1 to `threads` go into its set; processor 0 stays in the default set.
+        crate::Needs {
+            processors: self.threads.saturating_add(1),
+            set_processors: self.threads,
+            processor_sets: true,
+        }
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let policy = match self.spin_cycles {
             Some(c) => WaitPolicy::spin_then_block(c),

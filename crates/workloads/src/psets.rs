@@ -32,6 +32,15 @@ impl Workload for Psets {
         Some(self.rounds)
     }
 
+    fn needs(&self) -> crate::Needs {
+        // One processor goes into the new set while the default set keeps another.
+        crate::Needs {
+            processors: 2,
+            set_processors: 1,
+            processor_sets: true,
+        }
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         // The other thread idles in long sleeps until the measurer is done.
         let other = sim.spawn(

@@ -86,6 +86,38 @@ pub enum SimError {
         /// One of them.
         example: ThreadId,
     },
+    /// Live threads remain, none blocked, but those running spin on something no thread will
+    /// ever change (a busy-wait with no one left to release it).
+    #[error(
+        "livelock at cycle {at}: {spinning} thread(s) spin forever, waiting for what no thread \
+         will ever do (e.g. thread {example} of `{app}`)"
+    )]
+    Livelock {
+        /// Cycle at which it was detected.
+        at: Cycles,
+        /// Threads spinning.
+        spinning: usize,
+        /// One of them.
+        example: ThreadId,
+        /// Its application.
+        app: String,
+    },
+    /// Ready threads remain that no processor ever takes: their processor set or affinity mask
+    /// leaves them no processor the policy will give them.
+    #[error(
+        "stranded at cycle {at}: {ready} ready thread(s) that no processor runs (e.g. thread \
+         {example} of `{app}`); is its processor set or affinity mask left without processors?"
+    )]
+    Stranded {
+        /// Cycle at which it was detected.
+        at: Cycles,
+        /// Ready threads never run.
+        ready: usize,
+        /// One of them.
+        example: ThreadId,
+        /// Its application.
+        app: String,
+    },
     /// The run reached one of its [`Limits`] before every thread exited. What was measured up
     /// to the stop is in `partial` (its `elapsed_cycles` is the stop time).
     #[error("stopped at {bound} (cycle {at}, {events} events) with {live} thread(s) still live")]
@@ -203,6 +235,8 @@ pub struct Simulation {
     agenda: EventQueue,
     /// Events in the agenda other than ticks (to detect deadlock).
     pending_work: u64,
+    /// Ticks in a row with no other event (to detect threads stuck ready or spinning).
+    idle_ticks: u64,
     procs: Vec<Proc>,
     /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
     rngs: Vec<ChaCha8Rng>,
@@ -309,6 +343,7 @@ impl Simulation {
             seed,
             agenda: EventQueue::default(),
             pending_work: 0,
+            idle_ticks: 0,
             procs,
             rngs: Vec::new(),
             apps: Vec::new(),
@@ -478,10 +513,20 @@ impl Simulation {
                     self.poll_idle_processors()?;
                 }
             }
-            // Only ticks are left, and no thread can run or be woken: a deadlock. (A thread
-            // that is ready may wait for a later tick: a gang waits for its slice.)
-            if tick && self.pending_work == 0 && self.all_live_blocked() {
-                return Err(self.deadlock());
+            // Only ticks are left, and no thread can run or be woken: a deadlock. A thread that
+            // is ready may wait for a later tick (a gang waits for its slice), so only once no
+            // other event has come for more ticks than there are applications (a whole round of
+            // slices) are ready or spinning threads taken as stuck.
+            if !tick {
+                self.idle_ticks = 0;
+            } else if self.pending_work == 0 {
+                if self.all_live_blocked() {
+                    return Err(self.deadlock());
+                }
+                self.idle_ticks += 1;
+                if self.idle_ticks > self.cx.tasks.len() as u64 + 2 {
+                    return Err(self.deadlock());
+                }
             }
         }
         match self.fault.take() {
@@ -518,14 +563,46 @@ impl Simulation {
             .all(|s| matches!(s.info.state, ThreadState::Blocked | ThreadState::Exited))
     }
 
+    /// Why a run with live threads and nothing left to happen cannot go on: threads blocked
+    /// forever (a deadlock), else threads spinning forever (a livelock), else ready threads no
+    /// processor takes (stranded).
     fn deadlock(&self) -> SimError {
-        let blocked: Vec<usize> = (0..self.cx.threads.len())
-            .filter(|&t| self.cx.threads[t].info.state == ThreadState::Blocked)
-            .collect();
-        SimError::Deadlock {
+        let with = |f: &dyn Fn(ThreadState) -> bool| -> Vec<usize> {
+            (0..self.cx.threads.len())
+                .filter(|&t| f(self.cx.threads[t].info.state))
+                .collect()
+        };
+        let app = |t: usize| {
+            let task = self.cx.threads[t].info.task.index();
+            self.cx
+                .tasks
+                .get(task)
+                .map_or_else(String::new, |k| k.name.clone())
+        };
+        let blocked = with(&|s| s == ThreadState::Blocked);
+        if let Some(&t) = blocked.first() {
+            return SimError::Deadlock {
+                at: self.cx.now,
+                blocked: blocked.len(),
+                example: ThreadId(t as u32),
+            };
+        }
+        let spinning = with(&|s| matches!(s, ThreadState::Running(_)));
+        if let Some(&t) = spinning.first() {
+            return SimError::Livelock {
+                at: self.cx.now,
+                spinning: spinning.len(),
+                example: ThreadId(t as u32),
+                app: app(t),
+            };
+        }
+        let ready = with(&|s| s == ThreadState::Ready);
+        let t = ready.first().copied().unwrap_or(0);
+        SimError::Stranded {
             at: self.cx.now,
-            blocked: blocked.len(),
-            example: ThreadId(blocked.first().copied().unwrap_or(0) as u32),
+            ready: ready.len(),
+            example: ThreadId(t as u32),
+            app: app(t),
         }
     }
 }

@@ -58,9 +58,9 @@ pub struct Affinity {
 impl Affinity {
     /// An affinity scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, String> {
-        if !(params.c >= 0.0 && params.c.is_finite()) {
-            return Err(format!("c: must be a number at least 0, got {}", params.c));
-        }
+        // Gupta et al. try 0.1 to 0.5; past 1,000 the time away from a processor is all that
+        // counts, as it is already at a few units.
+        super::check_range("c", params.c, 0.0, 1000.0, "(a weight)")?;
         super::priority::check_decay(params.decay, params.decay_interval)?;
         Ok(Affinity {
             params,
@@ -222,6 +222,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "cycles between two decays",
         },
     ],
+    processor_sets: false,
     build: |t| {
         let p = super::params::<Params>(t)?;
         Affinity::new(p)

@@ -77,6 +77,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
                   measure multiprogramming (Figure 2).",
     paper: "Gupta et al. 1991 section 4 (batch)",
     params: &[],
+    processor_sets: false,
     build: |t| {
         super::params::<Params>(t)?;
         Ok(Box::new(Batch::default()))

@@ -50,12 +50,13 @@ pub struct Gang {
 impl Gang {
     /// A gang scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, String> {
-        if !(params.slice_ms > 0.0 && params.slice_ms.is_finite()) {
-            return Err(format!(
-                "slice_ms: must be a positive number of milliseconds, got {}",
-                params.slice_ms
-            ));
-        }
+        super::check_range(
+            "slice_ms",
+            params.slice_ms,
+            0.001,
+            super::MAX_PERIOD_MS,
+            "milliseconds",
+        )?;
         Ok(Gang {
             params,
             current: 0,
@@ -72,6 +73,17 @@ impl Gang {
             .map(|i| (r + i) % n)
             .find(|&p| cx.allowed(t, ProcId(p as u32)))
             .unwrap_or(r)
+    }
+
+    /// The next application with live threads takes the machine.
+    fn rotate(&mut self, cx: &SchedCtx) {
+        let tasks = cx.tasks.len().max(1);
+        if let Some(next) = (1..=tasks)
+            .map(|i| (self.current + i) % tasks)
+            .find(|&k| cx.tasks.get(k).is_some_and(|t| t.live > 0))
+        {
+            self.current = next;
+        }
     }
 
     fn slot(&mut self, task: usize, n: usize) -> &mut Vec<VecDeque<ThreadId>> {
@@ -96,6 +108,11 @@ impl Scheduler for Gang {
 
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         let n = cx.machine.processors as usize;
+        // The gang's application has exited: the next one takes the machine now, not at the
+        // end of the slice (every idle processor is asked after an exit).
+        if cx.tasks.get(self.current).is_some_and(|t| t.live == 0) {
+            self.rotate(cx);
+        }
         let mine = self.slot(self.current, n)[p.index()].pop_front();
         if mine.is_some() || !self.params.fill {
             return mine;
@@ -127,14 +144,7 @@ impl Scheduler for Gang {
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
-        // The next application with live threads takes the machine.
-        let tasks = cx.tasks.len().max(1);
-        if let Some(next) = (1..=tasks)
-            .map(|i| (self.current + i) % tasks)
-            .find(|&k| cx.tasks.get(k).is_some_and(|t| t.live > 0))
-        {
-            self.current = next;
-        }
+        self.rotate(cx);
         // Every running thread of another gang makes way; idle processors ask the new gang.
         out.preempt
             .extend(cx.running.iter().enumerate().filter_map(|(p, r)| {
@@ -162,7 +172,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
                   threads run at once, thread of rank r on processor r mod P, so a thread always \
                   finds its own cache. Threads of other applications are preempted at the slice \
                   boundary. With `fill`, a processor the current application leaves idle runs \
-                  another application's thread that belongs on it.",
+                  another application's thread that belongs on it. When the current \
+                  application exits, the next takes the machine at once.",
     paper: "Gupta et al. 1991 section 6 (gang scheduling, 10 ms and 25 ms slices)",
     params: &[
         ParamInfo {
@@ -176,6 +187,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "fill processors the current gang leaves idle (Ousterhout)",
         },
     ],
+    processor_sets: false,
     build: |t| {
         let p = super::params::<Params>(t)?;
         Gang::new(p)

@@ -126,12 +126,13 @@ impl Mach {
         if params.quantum_ticks == 0 {
             return Err("quantum_ticks: must be at least 1".into());
         }
-        if !(params.usage_per_level_ms > 0.0 && params.usage_per_level_ms.is_finite()) {
-            return Err(format!(
-                "usage_per_level_ms: must be a positive number, got {}",
-                params.usage_per_level_ms
-            ));
-        }
+        super::check_range(
+            "usage_per_level_ms",
+            params.usage_per_level_ms,
+            0.001,
+            super::MAX_PERIOD_MS,
+            "milliseconds",
+        )?;
         if params.scan_seconds == 0 {
             return Err("scan_seconds: must be at least 1".into());
         }
@@ -141,9 +142,8 @@ impl Mach {
             ("assign_thread_self_us", params.assign_thread_self_us),
             ("assign_thread_other_us", params.assign_thread_other_us),
         ] {
-            if !(us >= 0.0 && us.is_finite()) {
-                return Err(format!("{name}: must be 0 or more microseconds, got {us}"));
-            }
+            // At most a minute: an operation the kernel charges past that is no measurement.
+            super::check_range(name, us, 0.0, 60e6, "microseconds")?;
         }
         Ok(Mach {
             params,
@@ -478,6 +478,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "microseconds to assign another thread or a task to a set (Table 4)",
         },
     ],
+    processor_sets: true,
     build: |t| {
         let p = super::params::<Params>(t)?;
         Mach::new(p)

@@ -373,6 +373,9 @@ pub struct PolicyInfo {
     pub paper: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
+    /// Whether it provides processor sets to programs' kernel requests (Black 1990, section 6):
+    /// a workload that needs them is refused under a policy that does not.
+    pub processor_sets: bool,
     /// Builds the policy from its parameter table (without the `policy` key). Validation errors
     /// follow the convention `field: message`, so the lab can point at the field's line.
     pub build: fn(toml::Table) -> Result<Box<dyn Scheduler>, toml::de::Error>,
@@ -404,6 +407,26 @@ pub fn params<P: DeserializeOwned>(table: toml::Table) -> Result<P, toml::de::Er
 /// Deserializes an optional quantum: like the machine's `slice_cycles`, at least one cycle (a
 /// zero quantum would preempt at every instant) and at most
 /// [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
+/// Checks a policy's number parameter: finite and within `lo..=hi`, or the error
+/// `field: must be from LO to HI UNIT, got V` (the lab points at the field's line).
+pub(crate) fn check_range(field: &str, v: f64, lo: f64, hi: f64, unit: &str) -> Result<(), String> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        let got = if v.is_finite() && v.abs() >= 1e9 {
+            format!("{v:e}")
+        } else {
+            format!("{v}")
+        };
+        Err(format!(
+            "{field}: must be from {lo} to {hi} {unit}, got {got}"
+        ))
+    }
+}
+
+/// Longest time a policy's period may be, in milliseconds (one hour of simulated time).
+pub(crate) const MAX_PERIOD_MS: f64 = 3_600_000.0;
+
 pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Cycles>, D::Error> {

@@ -66,12 +66,14 @@ pub struct PerCore {
 impl PerCore {
     /// A per-core scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, String> {
-        if !(params.balance_ms >= 0.0 && params.balance_ms.is_finite()) {
-            return Err(format!(
-                "balance_ms: must be 0 or a positive number of milliseconds, got {}",
-                params.balance_ms
-            ));
-        }
+        // 0 for none.
+        super::check_range(
+            "balance_ms",
+            params.balance_ms,
+            0.0,
+            super::MAX_PERIOD_MS,
+            "milliseconds (0: no periodic balancing)",
+        )?;
         if params.balance_ms > 0.0 && !params.pull {
             return Err(
                 "balance_ms: periodic balancing pulls work, so it needs pull = true".into(),
@@ -282,6 +284,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "time slice in cycles",
         },
     ],
+    processor_sets: false,
     build: |t| {
         let p = super::params::<Params>(t)?;
         PerCore::new(p)

@@ -273,6 +273,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "charge usage by sampling the running thread at each clock tick (Unix, Mach)",
         },
     ],
+    processor_sets: false,
     build: |t| {
         let p = super::params::<Params>(t)?;
         Priority::new(p)

@@ -102,6 +102,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         default: "0",
         doc: "affinity weight within a partition (0: plain priority)",
     }],
+    processor_sets: false,
     build: |t| {
         let p = super::params::<Params>(t)?;
         ProcessControl::new(p)

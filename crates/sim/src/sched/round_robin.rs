@@ -126,6 +126,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         default: "machine slice_cycles",
         doc: "time slice in cycles",
     }],
+    processor_sets: false,
     build: |t| {
         Ok(Box::new(RoundRobin::new(
             super::params::<Params>(t)?.quantum,

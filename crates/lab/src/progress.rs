@@ -1,0 +1,103 @@
+//! Checks, before anything runs, that a point can make progress as its file describes it:
+//! every workload finds the processors, the processor sets and the policy it needs, and the
+//! policy's slice is longer than one dispatch. A run that could never finish is refused here,
+//! naming the field, instead of running to its event limit.
+
+use smpsched_sim::sched::{PolicyInfo, Scheduler};
+use smpsched_sim::MachineConfig;
+
+use crate::experiment::App;
+
+/// A field at fault and what is wrong with it.
+pub(crate) type Fault = (String, String);
+
+/// Checks each workload's needs ([`smpsched_workloads::Workload::needs`]) against the machine
+/// and the policy: the processors it needs, processor sets from the policy, and room for every
+/// set beside the default set's last processor. `Err` names the workload's field.
+pub(crate) fn check_needs(
+    machine: &MachineConfig,
+    policy: &PolicyInfo,
+    apps: &[App],
+) -> Result<(), Fault> {
+    let mut in_sets = 0u64;
+    for (i, app) in apps.iter().enumerate() {
+        let needs = app.workload.needs();
+        let root = format!("workload.{i}");
+        if needs.processor_sets && !policy.processor_sets {
+            let with: Vec<&str> = smpsched_sim::sched::POLICIES
+                .iter()
+                .filter(|p| p.processor_sets)
+                .map(|p| p.name)
+                .collect();
+            return Err((
+                format!("{root}.kind"),
+                format!(
+                    "`{}` asks the kernel for processor sets, which policy `{}` does not \
+                     provide; use a policy with processor sets: {}",
+                    app.kind.name,
+                    policy.name,
+                    with.join(", ")
+                ),
+            ));
+        }
+        if machine.processors < needs.processors {
+            return Err((
+                root,
+                format!(
+                    "`{}` needs at least {} processors as given, the machine has {} \
+                     (machine.processors)",
+                    app.kind.name, needs.processors, machine.processors
+                ),
+            ));
+        }
+        in_sets += u64::from(needs.set_processors);
+        if in_sets >= u64::from(machine.processors) {
+            return Err((
+                root,
+                format!(
+                    "the workloads up to this one move {in_sets} processors into processor \
+                     sets of their own, but the machine has {}: the default set must keep at \
+                     least one (raise machine.processors or ask for fewer)",
+                    machine.processors
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the policy's slice and tick are each longer than one dispatch (a context switch
+/// and the scheduler's own work): shorter, the machine would do nothing but switch. `Err` names
+/// the policy's field that sets the slice (`fields` is its parameter table), else the
+/// machine's.
+pub(crate) fn check_slice(
+    machine: &MachineConfig,
+    sched: &dyn Scheduler,
+    fields: &toml::Table,
+) -> Result<(), Fault> {
+    let dispatch = machine
+        .context_switch_cycles
+        .saturating_add(machine.sched_op_cycles)
+        .max(1);
+    let slice = sched.slice_cycles(machine);
+    let tick = sched.tick_interval(machine);
+    let (what, cycles, default_field) = match tick {
+        Some(t) if t < slice => ("tick", t, "machine.tick_cycles"),
+        _ => ("slice", slice, "machine.slice_cycles"),
+    };
+    if cycles > dispatch {
+        return Ok(());
+    }
+    let field = ["slice_ms", "quantum", "quantum_ticks", "balance_ms"]
+        .iter()
+        .find(|f| fields.contains_key(**f))
+        .map_or_else(|| default_field.to_string(), |f| format!("scheduler.{f}"));
+    Err((
+        field,
+        format!(
+            "the policy's {what} ({cycles} cycles) is no longer than one dispatch \
+             (context_switch_cycles + sched_op_cycles = {dispatch} cycles): the machine would \
+             do nothing but switch"
+        ),
+    ))
+}
