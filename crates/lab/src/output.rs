@@ -263,7 +263,7 @@ fn same_files(staged: &Path, dest: &Path) -> bool {
 /// Removes staging folders (`.partial-PID-N`, `.replaced-PID-N`) and temporary files
 /// (`.NAME.tmp-PID`) in `parent` left by processes that are gone (Linux: no `/proc/PID`;
 /// elsewhere nothing is removed, since liveness cannot be told).
-fn remove_stale(parent: &Path) {
+pub fn remove_stale(parent: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
     }

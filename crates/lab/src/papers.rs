@@ -263,6 +263,8 @@ pub fn run_paper(
         format!("{paper}-scale-{scale}")
     };
     let latest = reports.join(format!("{stem}.md"));
+    // Temporary files of reproductions that were killed while writing.
+    crate::output::remove_stale(reports);
     write_atomic(&latest, render_paper(&latest_report).as_bytes())?;
     write_atomic(
         &reports.join(format!("{stem}.json")),

@@ -44,9 +44,9 @@ pub(crate) fn check_needs(
             return Err((
                 root,
                 format!(
-                    "`{}` needs at least {} processors as given, the machine has {} \
-                     (machine.processors)",
-                    app.kind.name, needs.processors, machine.processors
+                    "`{}` needs at least {} processors as given (`smpsched explain {}` says \
+                     why), the machine has {} (machine.processors)",
+                    app.kind.name, needs.processors, app.kind.name, machine.processors
                 ),
             ));
         }

@@ -193,6 +193,15 @@ pub(crate) fn parse_spec(
             metric::check(m, p)
                 .map_err(|m| src.error(&format!("reproduce.expect.{i}.metric"), m))?;
         }
+        if !e.paper.is_finite() || e.paper.abs() > 1e15 {
+            return Err(src.error(
+                &format!("reproduce.expect.{i}.paper"),
+                format!(
+                    "the paper's value must be a finite number of at most 1e15 in size, got {}",
+                    e.paper
+                ),
+            ));
+        }
         if e.tolerance.is_none() && spec.tolerance.is_none() {
             return Err(src.error(
                 &format!("reproduce.expect.{i}.tolerance"),

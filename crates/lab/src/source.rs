@@ -58,13 +58,36 @@ impl Source {
         let mut offsets = BTreeMap::new();
         index_table(doc.get_ref(), "", &mut offsets);
         src.offsets = offsets;
-        let table: toml::Table = toml::from_str(&src.text).map_err(|e| InputError {
-            file: src.path.clone(),
-            line: e.span().map(|s| src.line_of(s.start)),
-            field: String::new(),
-            message: format!("malformed TOML: {}", e.message().trim()),
+        let table: toml::Table = toml::from_str(&src.text).map_err(|e| {
+            let at = e.span().map(|s| s.start);
+            let message = e.message().trim();
+            let message = if message.contains("integer") && message.contains("i128") {
+                format!(
+                    "this whole number is out of range: TOML integers run from {} to {}",
+                    i64::MIN,
+                    i64::MAX
+                )
+            } else {
+                format!("malformed TOML: {message}")
+            };
+            InputError {
+                file: src.path.clone(),
+                line: at.map(|a| src.line_of(a)),
+                field: at.and_then(|a| src.key_at(a)).unwrap_or_default(),
+                message,
+            }
         })?;
         Ok((src, table))
+    }
+
+    /// The key path written last at or before byte `offset` (the field a value error at that
+    /// offset belongs to).
+    pub fn key_at(&self, offset: usize) -> Option<String> {
+        self.offsets
+            .iter()
+            .filter(|(_, &o)| o <= offset)
+            .max_by_key(|(_, &o)| o)
+            .map(|(k, _)| k.clone())
     }
 
     /// The file's path.

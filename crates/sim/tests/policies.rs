@@ -176,20 +176,24 @@ fn gang_runs_an_application_together_each_thread_always_on_its_processor() {
 
 #[test]
 fn gang_fill_uses_processors_the_current_gang_leaves_idle() {
+    // Two processors, 10 ms slices: `small` has one thread of 30 ms (on processor 0), `wide`
+    // two threads of 10 and 25 ms (on processors 0 and 1). Without filling, processor 1 idles
+    // in `small`'s slices: small ends at 50 ms, then wide's second thread at 55. With it, that
+    // thread runs in small's slices too and ends at 25 ms, and small, alone, at 40.
     let elapsed = |fill: bool| {
-        let m = machine(4);
+        let m = machine(2);
         let mut sim = build("gang", &format!("fill = {fill}"), m.clone());
         let small = sim.add_task("small");
         sim.spawn(small, Box::new(Script::new([Op::Compute(m.ms(30.0))])))
             .unwrap();
         let wide = sim.add_task("wide");
-        for _ in 0..4 {
-            sim.spawn(wide, Box::new(Script::new([Op::Compute(m.ms(30.0))])))
+        for ms in [10.0, 25.0] {
+            sim.spawn(wide, Box::new(Script::new([Op::Compute(m.ms(ms))])))
                 .unwrap();
         }
-        run(sim).elapsed_cycles
+        (run(sim).elapsed_cycles as f64 / m.ms(1.0) as f64).round()
     };
-    assert!(elapsed(true) < elapsed(false));
+    assert_eq!((elapsed(true), elapsed(false)), (40.0, 55.0));
 }
 
 #[test]
@@ -440,6 +444,73 @@ fn mach_a_processor_set_without_processors_suspends_its_threads() {
         r.apps[1].completion_cycles > 20_000_000,
         "{}",
         r.apps[1].completion_cycles
+    );
+}
+
+#[test]
+fn mach_a_thread_left_in_a_set_without_processors_is_reported_stranded() {
+    // A thread moves its sibling into a new, empty set and exits: no processor may ever run
+    // the sibling. The run stops at once, naming it, instead of ticking to its event limit.
+    struct Strander {
+        step: u32,
+    }
+    impl smpsched_sim::Program for Strander {
+        fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
+            use smpsched_sim::{Outcome, Reply, Request};
+            self.step += 1;
+            match (self.step, cx.outcome.take()) {
+                (1, _) => Op::Kernel(Request::CreateProcessorSet),
+                (2, Some(Outcome::Kernel(Reply::ProcessorSet(s)))) => {
+                    Op::Kernel(Request::AssignThread {
+                        set: s,
+                        thread: Some(smpsched_sim::ThreadId(1)),
+                    })
+                }
+                _ => Op::Exit,
+            }
+        }
+    }
+    let mut sim = build("mach", "", machine(2));
+    let task = sim.add_task("app");
+    sim.spawn(task, Box::new(Strander { step: 0 })).unwrap();
+    let left = sim.add_task("left-behind");
+    sim.spawn(
+        left,
+        Box::new(Script::new([Op::Sleep(1_000), Op::Compute(1_000_000)])),
+    )
+    .unwrap();
+    match sim.run() {
+        Err(e @ smpsched_sim::SimError::Stranded { ready: 1, .. }) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("`left-behind`") && text.contains("processor set"),
+                "{text}"
+            );
+        }
+        other => panic!("expected a stranded thread, got {other:?}"),
+    }
+}
+
+#[test]
+fn gang_gives_the_machine_to_the_next_application_when_the_current_one_exits() {
+    // A 1,000 ms slice; the first application's work is done after 0.1 ms: the second starts
+    // then, not at the end of the slice.
+    let m = machine(2);
+    let slice = m.ms(1000.0);
+    let mut sim = build("gang", "slice_ms = 1000", m);
+    let short = sim.add_task("short");
+    let other = sim.add_task("other");
+    for task in [short, other] {
+        for _ in 0..2 {
+            sim.spawn(task, Box::new(Script::new([Op::Compute(2_500)])))
+                .unwrap();
+        }
+    }
+    let r = run(sim);
+    assert!(
+        r.elapsed_cycles < slice / 100,
+        "elapsed {} cycles with a slice of {slice}",
+        r.elapsed_cycles
     );
 }
 

@@ -275,6 +275,30 @@ proptest! {
 }
 
 #[test]
+fn a_spinner_with_no_producer_is_a_reported_livelock_not_a_deadlock() {
+    // Batch has no quantum and no tick: a thread that spins forever leaves nothing to happen.
+    let mut sim = Simulation::new(machine(2), sched("batch"), 1).unwrap();
+    let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::SPIN);
+    let task = sim.add_task("spinner");
+    sim.spawn(
+        task,
+        Box::new(Consumer {
+            sem,
+            left: 1,
+            got: Rc::new(Cell::new(0)),
+            waiting: false,
+        }),
+    )
+    .unwrap();
+    match sim.run() {
+        Err(e @ SimError::Livelock { spinning: 1, .. }) => {
+            assert!(e.to_string().contains("livelock") && e.to_string().contains("`spinner`"));
+        }
+        other => panic!("expected a livelock, got {other:?}"),
+    }
+}
+
+#[test]
 fn a_consumer_with_no_producer_is_a_reported_deadlock() {
     let mut sim = Simulation::new(machine(2), sched("round-robin"), 1).unwrap();
     let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK);

@@ -456,6 +456,14 @@ impl Workload for DiBella {
         u64::from(self.schedulers + self.clients)
     }
 
+    fn needs(&self) -> crate::Needs {
+        // Clients and schedulers run on disjoint processors (section 3.2).
+        crate::Needs {
+            processors: self.schedulers.saturating_add(self.clients),
+            ..crate::Needs::default()
+        }
+    }
+
     fn operations(&self) -> Option<u64> {
         Some(self.requests)
     }
