@@ -45,11 +45,12 @@ impl Dist {
             Dist::Uniform { max, .. } if max > MAX_CYCLES => {
                 Err(format!("max {max} exceeds {MAX_CYCLES} cycles"))
             }
-            Dist::Exponential { mean } if !(mean.is_finite() && mean > 0.0) => {
-                Err(format!("mean must be a positive number, got {mean}"))
-            }
-            Dist::Exponential { mean } if mean > MAX_CYCLES as f64 => {
-                Err(format!("mean {mean} exceeds {MAX_CYCLES} cycles"))
+            Dist::Exponential { mean }
+                if !(mean.is_finite() && mean > 0.0 && mean <= MAX_CYCLES as f64) =>
+            {
+                Err(format!(
+                    "mean must be above 0 and at most {MAX_CYCLES} cycles, got {mean}"
+                ))
             }
             _ => Ok(()),
         }
