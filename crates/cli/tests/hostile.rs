@@ -338,6 +338,19 @@ struct Case {
     want: Option<i32>,
 }
 
+/// Cases of `lines` (argument lists) run in `cwd`, labelled `what: smpsched ARGS`.
+fn cases_of(what: &str, lines: Vec<Vec<String>>, cwd: &Path) -> Vec<Case> {
+    lines
+        .into_iter()
+        .map(|args| Case {
+            label: format!("{what}: smpsched {}", args.join(" ")),
+            args,
+            cwd: cwd.to_path_buf(),
+            want: None,
+        })
+        .collect()
+}
+
 /// Runs every case on two threads and checks each: no panic, no abort or signal, exit 0, 1 or
 /// 2, and a refusal that says `error:` (or shows the usage). Returns the number of cases, how
 /// many ran to exit 0, and the slowest.
@@ -570,15 +583,7 @@ fn option_cases(dir: &Path, good: &Path) -> Vec<Case> {
     ] {
         lines.push(extra.iter().map(|s| s.to_string()).collect());
     }
-    lines
-        .into_iter()
-        .map(|args| Case {
-            label: format!("smpsched {}", args.join(" ")),
-            args,
-            cwd: dir.to_path_buf(),
-            want: None,
-        })
-        .collect()
+    cases_of("options", lines, dir)
 }
 
 /// Special files as experiments and traces, and under the folders `list` and `reproduce` walk.
@@ -677,15 +682,7 @@ fn special_cases(dir: &Path) -> Vec<Case> {
         "--experiments".into(),
         ".".into(),
     ]);
-    cases
-        .into_iter()
-        .map(|args| Case {
-            label: format!("special: smpsched {}", args.join(" ")),
-            args,
-            cwd: sp.clone(),
-            want: None,
-        })
-        .collect()
+    cases_of("special", cases, &sp)
 }
 
 /// Output folders and links.

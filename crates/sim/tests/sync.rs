@@ -274,12 +274,11 @@ proptest! {
     }
 }
 
-#[test]
-fn a_spinner_with_no_producer_is_a_reported_livelock_not_a_deadlock() {
-    // Batch has no quantum and no tick: a thread that spins forever leaves nothing to happen.
-    let mut sim = Simulation::new(machine(2), sched("batch"), 1).unwrap();
-    let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::SPIN);
-    let task = sim.add_task("spinner");
+/// A simulation whose one thread, of application `app`, waits on a semaphore nobody signals.
+fn lone_consumer(policy: &str, wait: WaitPolicy, app: &str) -> Simulation {
+    let mut sim = Simulation::new(machine(2), sched(policy), 1).unwrap();
+    let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, wait);
+    let task = sim.add_task(app);
     sim.spawn(
         task,
         Box::new(Consumer {
@@ -290,6 +289,13 @@ fn a_spinner_with_no_producer_is_a_reported_livelock_not_a_deadlock() {
         }),
     )
     .unwrap();
+    sim
+}
+
+#[test]
+fn a_spinner_with_no_producer_is_a_reported_livelock_not_a_deadlock() {
+    // Batch has no quantum and no tick: a thread that spins forever leaves nothing to happen.
+    let sim = lone_consumer("batch", WaitPolicy::SPIN, "spinner");
     match sim.run() {
         Err(e @ SimError::Livelock { spinning: 1, .. }) => {
             assert!(e.to_string().contains("livelock") && e.to_string().contains("`spinner`"));
@@ -300,19 +306,7 @@ fn a_spinner_with_no_producer_is_a_reported_livelock_not_a_deadlock() {
 
 #[test]
 fn a_consumer_with_no_producer_is_a_reported_deadlock() {
-    let mut sim = Simulation::new(machine(2), sched("round-robin"), 1).unwrap();
-    let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK);
-    let task = sim.add_task("alone");
-    sim.spawn(
-        task,
-        Box::new(Consumer {
-            sem,
-            left: 1,
-            got: Rc::new(Cell::new(0)),
-            waiting: false,
-        }),
-    )
-    .unwrap();
+    let sim = lone_consumer("round-robin", WaitPolicy::BLOCK, "alone");
     assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
 }
 
