@@ -10,6 +10,7 @@
 use super::processor::{Seg, Step};
 use super::{SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::memory::{AccessKind, BulkAccess, Placement};
 use crate::metrics::Category;
 use crate::outcome::Outcome;
 use crate::program::{Hint, Op, ThreadCtx};
@@ -192,7 +193,12 @@ impl Simulation {
                 self.reserve_thread(task)?;
                 let child = self.create_thread(task, (spawner.0)(), attrs);
                 self.set_outcome(ti, Outcome::Spawned(child));
-                let cost = self.cx.machine.kernel.spawn;
+                let cost = self
+                    .cx
+                    .machine
+                    .kernel
+                    .spawn
+                    .saturating_add(self.thread_memory(pid));
                 if cost > 0 {
                     self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.after(cost));
                     return Ok(Some(Step::Busy));
@@ -305,10 +311,26 @@ impl Simulation {
                 self.live -= 1;
                 self.sched.stopped(t, Stop::Exited, &self.cx);
                 self.poll_idle = true;
-                return Ok(Some(left(0, None)));
+                return Ok(Some(left(self.cx.machine.kernel.exit, None)));
             }
         }
         Ok(None)
+    }
+
+    /// Writes a new thread's kernel memory (`kernel.thread_bytes` of fresh address space: its
+    /// stack and control block) from processor `pid`, through the memory model, and returns the
+    /// cycles it took; the kernel's own charge, for the user / kernel split.
+    fn thread_memory(&mut self, pid: ProcId) -> Cycles {
+        let bytes = self.cx.machine.kernel.thread_bytes;
+        if bytes == 0 || !self.cx.machine.memory.enabled {
+            return 0;
+        }
+        let region = self.memory.alloc(bytes, Placement::Uma, None);
+        let line = self.memory.line_bytes();
+        let mut walk = BulkAccess::over(region, line, AccessKind::Write, 1);
+        let charge = self.memory.run(pid, self.cx.now, &mut walk, Cycles::MAX);
+        self.kernel_mem += charge;
+        charge.total()
     }
 
     pub(super) fn check_sync(&self, t: ThreadId, obj: SyncId) -> Result<(), SimError> {

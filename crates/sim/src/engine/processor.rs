@@ -276,6 +276,7 @@ impl Simulation {
                 Touch::Atomic(a) => self.memory.atomic(pid, at, a, AtomicKind::TestAndSet),
             };
             kernel = kernel.saturating_add(c.total());
+            self.kernel_mem += c;
             // Lock accounting: an atomic acquires, the references after it are made holding
             // the lock, a write releases it.
             let lock = &mut self.runq_lock;

@@ -60,6 +60,10 @@ pub struct MemoryConfig {
     pub numa: Option<NumaConfig>,
     /// A single shared bus every miss occupies; `None` (the default) models no bus contention.
     pub bus: Option<BusConfig>,
+    /// A second cache level shared by every processor (Weibel's Cortex-A53: 128 KB); `None`
+    /// (the default) is a machine whose first-level misses all go to memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l2: Option<L2Config>,
     /// Most cycles the engine charges a bulk access in one step (default 10,000). Finer chunks
     /// interleave processors more faithfully (Tango's lowest-virtual-time-first rule, Gupta et
     /// al. 1991 section 2) at the cost of more engine events; preemption and quantum expiry are
@@ -103,6 +107,43 @@ pub struct BusConfig {
     pub transfer_cycles: Cycles,
 }
 
+/// A shared second-level cache: a first-level miss that finds its line here costs `hit_cycles`;
+/// one that misses here too costs the memory's `miss_cycles` (or the NUMA latency) and installs
+/// the line. Not inclusive: first-level evictions and invalidations leave it alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L2Config {
+    /// Capacity in bytes, shared by all processors (default 131,072); lines are `line_bytes`.
+    pub cache_bytes: u64,
+    /// Ways per set as for the first level: 0 = fully associative, 1 = direct-mapped (default 16).
+    pub associativity: u32,
+    /// Total cycles of a first-level miss served by this level (default 12).
+    pub hit_cycles: Cycles,
+}
+
+impl Default for L2Config {
+    fn default() -> Self {
+        L2Config {
+            cache_bytes: 128 * 1024,
+            associativity: 16,
+            hit_cycles: 12,
+        }
+    }
+}
+
+impl L2Config {
+    /// The first-level configuration `base` with this level's size and associativity, so the
+    /// same cache structure (and geometry arithmetic) serves both levels.
+    pub fn geometry(&self, base: &MemoryConfig) -> MemoryConfig {
+        MemoryConfig {
+            cache_bytes: self.cache_bytes,
+            associativity: self.associativity,
+            l2: None,
+            ..base.clone()
+        }
+    }
+}
+
 impl Default for MemoryConfig {
     fn default() -> Self {
         Self::tango()
@@ -142,6 +183,7 @@ impl MemoryConfig {
             serialize_misses: true,
             numa: None,
             bus: None,
+            l2: None,
             chunk_cycles: DEFAULT_CHUNK_CYCLES,
         }
     }
@@ -168,6 +210,7 @@ impl MemoryConfig {
                 mapping: NodeMapping::Blocks,
             }),
             bus: None,
+            l2: None,
             chunk_cycles: DEFAULT_CHUNK_CYCLES,
         }
     }
@@ -188,6 +231,33 @@ impl MemoryConfig {
             serialize_misses: true,
             numa: None,
             bus: Some(BusConfig { transfer_cycles: 4 }),
+            l2: None,
+            chunk_cycles: DEFAULT_CHUNK_CYCLES,
+        }
+    }
+
+    /// A quad-core Cortex-A53 as on the Raspberry Pi 3 (Weibel, section 2): a 16 KB four-way L1
+    /// per core with 64-byte lines (hit 1 cycle), a shared 128 KB sixteen-way L2 (a first-level
+    /// miss served there: 15 cycles), memory 120 cycles (100 ns at 1.2 GHz), atomics 20 cycles
+    /// more. Latencies are estimates from ARM's published figures for the core, not fitted to
+    /// the paper's tables.
+    pub fn cortex_a53() -> Self {
+        MemoryConfig {
+            enabled: true,
+            cache_bytes: 16 * 1024,
+            line_bytes: 64,
+            associativity: 4,
+            hit_cycles: 1,
+            miss_cycles: 120,
+            atomic_cycles: 20,
+            serialize_misses: true,
+            numa: None,
+            bus: None,
+            l2: Some(L2Config {
+                cache_bytes: 128 * 1024,
+                associativity: 16,
+                hit_cycles: 15,
+            }),
             chunk_cycles: DEFAULT_CHUNK_CYCLES,
         }
     }
@@ -293,6 +363,47 @@ impl MemoryConfig {
         }
         if let Some(bus) = &self.bus {
             latency("bus.transfer_cycles", bus.transfer_cycles, 1)?;
+        }
+        if let Some(l2) = &self.l2 {
+            self.validate_l2(l2)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the second level: a size of whole lines that its associativity divides, and a
+    /// latency between a first-level hit and a memory miss.
+    fn validate_l2(&self, l2: &L2Config) -> Result<(), MemoryError> {
+        let line = u64::from(self.line_bytes);
+        let bytes = l2.cache_bytes;
+        if bytes < line || bytes > MAX_CACHE_BYTES || bytes % line != 0 {
+            return Err(MemoryError::field(
+                "l2.cache_bytes",
+                format!(
+                    "{bytes} is not valid; use a multiple of line_bytes ({line}) up to \
+                     {MAX_CACHE_BYTES} bytes (1 GiB)"
+                ),
+            ));
+        }
+        let geo = l2.geometry(self);
+        let (lines, assoc) = (geo.lines(), u64::from(l2.associativity));
+        if assoc > lines || (assoc != 0 && lines % assoc != 0) {
+            return Err(MemoryError::field(
+                "l2.associativity",
+                format!(
+                    "{assoc} does not divide the {lines} lines of the second level; use 0 (fully \
+                     associative), 1 (direct-mapped) or a divisor of {lines}"
+                ),
+            ));
+        }
+        latency("l2.hit_cycles", l2.hit_cycles, self.hit_cycles)?;
+        if l2.hit_cycles > self.miss_cycles {
+            return Err(MemoryError::field(
+                "l2.hit_cycles",
+                format!(
+                    "{} cycles is slower than memory (miss_cycles = {}); use {} to {}",
+                    l2.hit_cycles, self.miss_cycles, self.hit_cycles, self.miss_cycles
+                ),
+            ));
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! The memory model of the simulated machine (design.md, "Memory"): one cache per processor at
-//! line granularity with LRU replacement, invalidation-based coherence through an exact
+//! line granularity with LRU replacement, an optional second level shared by all processors
+//! (Weibel's Cortex-A53), invalidation-based coherence through an exact
 //! directory, optional NUMA home nodes with local / remote latencies, and contention for hot lines
 //! (an atomic, and optionally a miss, holds its line until it ends; an optional bus serializes
 //! all misses). It follows the Tango architecture simulator of Gupta, Tucker & Urushibara 1991
@@ -30,11 +31,13 @@ mod stats;
 mod system;
 
 #[cfg(test)]
+mod l2_tests;
+#[cfg(test)]
 mod tests;
 
 pub use bulk::BulkAccess;
 pub use cache::LineState;
-pub use config::{BusConfig, MemoryConfig, NodeMapping, NumaConfig, PAGE_BYTES};
+pub use config::{BusConfig, L2Config, MemoryConfig, NodeMapping, NumaConfig, PAGE_BYTES};
 pub use error::MemoryError;
 pub use numa::Placement;
 pub use region::{Region, BASE_ADDRESS};

@@ -26,6 +26,9 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// One queue shared by every processor instead of one each (Weibel's global run queue,
+    /// Figure 1), behind one lock in the simulated memory. Needs `pull = false`.
+    pub global: bool,
     /// An idle processor pulls work from the busiest queue.
     pub pull: bool,
     /// Milliseconds between periodic balancing passes (an underloaded processor pulls one
@@ -43,6 +46,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
+            global: false,
             pull: true,
             balance_ms: 0.0,
             push: false,
@@ -72,6 +76,12 @@ impl PerCore {
                 params.balance_ms
             ));
         }
+        if params.global && (params.pull || params.push) {
+            return Err(
+                "global: one shared queue has nothing to pull from or push to; set pull = false"
+                    .into(),
+            );
+        }
         if params.balance_ms > 0.0 && !params.pull {
             return Err(
                 "balance_ms: periodic balancing pulls work, so it needs pull = true".into(),
@@ -91,6 +101,26 @@ impl PerCore {
             self.queues.resize_with(n, VecDeque::new);
             self.looked.resize_with(n, Vec::new);
         }
+    }
+
+    /// The queue processor `p` serves: its own, or the global one.
+    fn home(&self, p: usize) -> usize {
+        if self.params.global {
+            0
+        } else {
+            p
+        }
+    }
+
+    /// The first thread of queue `q` that processor `p` may run, taken out.
+    fn take_head(&mut self, q: usize, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
+        if !cx.any_masked() {
+            return self.queues[q].pop_front();
+        }
+        let i = self.queues[q]
+            .iter()
+            .position(|&t| cx.allowed(t, ProcId(p as u32)))?;
+        self.queues[q].remove(i)
     }
 
     fn lengths(&self) -> Vec<usize> {
@@ -119,6 +149,9 @@ impl PerCore {
     }
 
     fn has_for(&self, q: usize, p: usize, cx: &SchedCtx) -> bool {
+        if !cx.any_masked() {
+            return !self.queues[q].is_empty();
+        }
         self.queues[q]
             .iter()
             .any(|&t| cx.allowed(t, ProcId(p as u32)))
@@ -147,6 +180,10 @@ impl Scheduler for PerCore {
             .last_proc
             .map(ProcId::index)
             .filter(|&p| p < self.queues.len() && cx.allowed(t, ProcId(p as u32)));
+        if self.params.global {
+            self.queues[0].push_back(t);
+            return Target::Any;
+        }
         let p = match (why, last) {
             (Enqueue::Preempted, Some(home)) if self.params.push => {
                 let lengths = self.lengths();
@@ -168,9 +205,10 @@ impl Scheduler for PerCore {
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.size(cx);
         let pi = p.index();
+        let q = self.home(pi);
         self.looked[pi].clear();
-        self.looked[pi].push(pi);
-        if let Some(t) = self.queues[pi].pop_front() {
+        self.looked[pi].push(q);
+        if let Some(t) = self.take_head(q, pi, cx) {
             return Some(t);
         }
         if self.params.pull {
@@ -203,8 +241,9 @@ impl Scheduler for PerCore {
         self.params.quantum.unwrap_or(machine.slice_cycles)
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::preempt_if(!self.queues[p.index()].is_empty())
+    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
+        let q = self.home(p.index());
+        QuantumEnd::preempt_if(self.has_for(q, p.index(), cx))
     }
 
     fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
@@ -247,7 +286,7 @@ impl Scheduler for PerCore {
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "per-core",
     summary: "a FIFO run queue per processor, with pull and push migration and masks",
-    description: "Each processor serves its own queue; a new thread goes to the allowed processor \
+    description: "Each processor serves its own queue (or, with `global`, all share one); a new thread goes to the allowed processor \
                   with the least work, a woken one back where it ran. With `pull` an idle \
                   processor takes the last thread it may run from the busiest queue, and with \
                   `balance_ms` an underloaded processor pulls one periodically; with `push` a \
@@ -256,6 +295,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
                   pull = false is Weibel's per-core queues without migration.",
     paper: "Weibel (per-core run queues, pull and push migration, affinity sets)",
     params: &[
+        ParamInfo {
+            name: "global",
+            default: "false",
+            doc: "one queue shared by every processor, behind one lock (needs pull = false)",
+        },
         ParamInfo {
             name: "pull",
             default: "true",
