@@ -440,10 +440,17 @@ mod tests {
         );
         let rpi3 = MachineConfig::rpi3();
         assert_eq!(rpi3.memory, MemoryConfig::cortex_a53());
-        assert_eq!(rpi3.memory.l2.as_ref().map(|l2| l2.cache_bytes), Some(128 * 1024));
+        assert_eq!(
+            rpi3.memory.l2.as_ref().map(|l2| l2.cache_bytes),
+            Some(128 * 1024)
+        );
         rpi3.validate().unwrap();
         let mut bad = rpi3;
         bad.kernel.thread_bytes = MAX_THREAD_BYTES + 1;
-        assert!(bad.validate().unwrap_err().to_string().contains("thread_bytes"));
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("thread_bytes"));
     }
 }

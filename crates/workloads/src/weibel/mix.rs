@@ -3,7 +3,8 @@
 //! previous (`short_passes`, 10x, 100x passes over the task's own `data_bytes`), and joins
 //! them. `order = "mixed"` spawns the classes in turn (an even distribution); `"early-exit"`
 //! makes every P-th task short and the rest long, so that under per-core placement (new tasks
-//! go to the shortest queue in turn) one core's tasks all exit early (Figure 3).
+//! go to the shortest queue in turn) one core's tasks all exit early (Figure 3); `"uniform"`
+//! makes every task medium (no imbalance).
 
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
@@ -20,6 +21,8 @@ pub enum Order {
     Mixed,
     /// Every P-th task short, the others long (Figure 3).
     EarlyExit,
+    /// Every task medium: no imbalance but what placement makes.
+    Uniform,
 }
 
 /// Parameters of `weibel-mix`.
@@ -55,6 +58,7 @@ impl Mix {
             Order::Mixed => k % 3,
             Order::EarlyExit if k % processors == 0 => 0,
             Order::EarlyExit => 2,
+            Order::Uniform => 1,
         };
         self.short_passes * 10u64.pow(class)
     }
@@ -103,7 +107,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   `data_bytes` of 32-bit elements (read-modify-write plus `alu` cycles each) for \
                   `short_passes`, 10x or 100x passes by class. `order = \"mixed\"` spawns short, \
                   medium and long in turn; `\"early-exit\"` makes every P-th task short and the \
-                  rest long, so that one core's tasks all exit early under per-core placement.",
+                  rest long, so that one core's tasks all exit early under per-core placement; \
+                  `\"uniform\"` makes every task medium.",
     paper: "Weibel, section 4, Tables 5-9 and Figure 3 (task mixes with and without pull \
             migration)",
     params: &[
@@ -135,7 +140,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo {
             name: "order",
             default: "mixed",
-            doc: "\"mixed\" (classes in turn) or \"early-exit\" (every P-th task short, Figure 3)",
+            doc:
+                "\"mixed\" (classes in turn), \"early-exit\" (every P-th task short, Figure 3) or \
+                  \"uniform\" (all medium)",
         },
     ],
     build: |t| {
