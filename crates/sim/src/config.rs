@@ -78,6 +78,9 @@ pub struct KernelCosts {
     pub message: Cycles,
     /// Creating a thread from a running program ([`Op::Spawn`](crate::Op::Spawn)).
     pub spawn: Cycles,
+    /// Kernel work of the timer interrupt that ends a quantum (its handler, whether or not it
+    /// preempts), charged to the interrupted processor (default 0).
+    pub timer: Cycles,
     /// Kernel work when a thread exits (freeing its records), charged to the exiting thread's
     /// processor as kernel time (default 0).
     pub exit: Cycles,
@@ -104,6 +107,7 @@ impl Default for KernelCosts {
             handoff: 100,
             message: 300,
             spawn: 1_000,
+            timer: 0,
             exit: 0,
             thread_bytes: 0,
             idle_in_kernel: false,
@@ -192,7 +196,8 @@ impl MachineConfig {
     /// 128 KB L2, section 2) whose per-core timer preempts every millisecond. Kernel costs are
     /// estimates for a small teaching kernel, not fitted to the paper's tables: a context
     /// switch 6,000 cycles (5 µs), a run-queue operation 600, creating a thread 12,000 cycles
-    /// plus writing its 4 KB kernel stack and control block, exiting 6,000. An idle core spins
+    /// plus writing its 4 KB kernel stack and control block, exiting 6,000, the timer
+    /// interrupt's handler 500 (registers saved and restored, the timer re-armed). An idle core spins
     /// in the kernel's idle loop (its cycles are counted as kernel cycles).
     pub fn rpi3() -> Self {
         MachineConfig {
@@ -205,6 +210,7 @@ impl MachineConfig {
             sched_op_cycles: 600,
             kernel: KernelCosts {
                 spawn: 12_000,
+                timer: 500,
                 exit: 6_000,
                 thread_bytes: 4096,
                 idle_in_kernel: true,
@@ -315,6 +321,7 @@ impl MachineConfig {
             ("kernel.message", k.message),
             ("kernel.spawn", k.spawn),
             ("kernel.exit", k.exit),
+            ("kernel.timer", k.timer),
         ] {
             if value > MAX_COST_CYCLES {
                 return Err(ConfigError::new(

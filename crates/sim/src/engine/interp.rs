@@ -43,12 +43,19 @@ impl Simulation {
             // synchronization access begun at the boundary completes first, as an instruction
             // in flight would.
             if self.cx.now >= self.procs[p].quantum_end && self.cx.threads[ti].under_way() {
+                // The timer interrupt that ends the quantum costs the kernel its handler.
+                let timer = self.cx.machine.kernel.timer;
                 if self.sched.quantum_expired(t, pid, &self.cx) == QuantumEnd::Preempt {
                     self.preempt(p, t);
-                    return Ok(left(0, None));
+                    return Ok(left(timer, None));
                 }
                 let q = self.sched.quantum(t, pid, &self.cx);
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
+                if timer > 0 {
+                    let seg = Seg::fixed(&[(Category::Kernel, timer)]);
+                    self.start_seg(p, seg, self.after(timer));
+                    return Ok(Step::Busy);
+                }
             }
             if let Some(w) = self.wait_of(ti) {
                 match self.wait_step(p, t, w)? {
