@@ -7,7 +7,8 @@
 //! underloaded processor pulls one thread; with `push`, a preempted thread goes to a queue at
 //! least `push_threshold` shorter than its own. Each queue has a lock in the simulated memory:
 //! a dispatch takes the lock of every queue it looks at, so contention on a busy queue shows
-//! as kernel time. The victim choices are `smpsched_policy::migration`.
+//! as kernel time. With `global`, every processor serves one shared queue behind one lock
+//! (Weibel's global run queue, Figure 1). The victim choices are `smpsched_policy::migration`.
 //!
 //! Invariant: a thread is only queued on, pulled to or pushed to a processor its mask allows.
 
