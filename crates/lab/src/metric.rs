@@ -44,6 +44,31 @@ pub const METRICS: &[(&str, &str)] = &[
         "runq_lock_hold_us",
         "mean microseconds a run-queue lock was held per acquisition",
     ),
+    ("instrs", "instructions, user and kernel (Weibel's tables)"),
+    ("instrs_user", "instructions of the threads' own work"),
+    (
+        "instrs_kernel",
+        "instructions of the kernel (run queues, switches, thread creation and exit, idle loop)",
+    ),
+    ("cycles", "processor cycles, user and kernel"),
+    ("cycles_user", "processor cycles of the threads' own work"),
+    ("cycles_kernel", "processor cycles of the kernel"),
+    ("accesses", "memory references, user and kernel"),
+    (
+        "accesses_user",
+        "memory references of the threads' own work",
+    ),
+    ("accesses_kernel", "memory references of the kernel"),
+    ("refills", "first-level cache refills, user and kernel"),
+    (
+        "refills_user",
+        "first-level cache refills of the threads' own work",
+    ),
+    ("refills_kernel", "first-level cache refills of the kernel"),
+    (
+        "runtime_ticks",
+        "simulated time until the last thread exits, in ticks of Weibel's 19.2 MHz core timer",
+    ),
     (
         "app_util:APP",
         "useful work, % of the processor time the application held",
@@ -202,14 +227,39 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         "switches_per_slice" => r.apps.iter().map(|a| a.switches_per_slice_per_proc).sum(),
         "blocks" => r.sync.blocks as f64,
         "max_backoffs" => r.sync.max_backoffs as f64,
+        "runtime_ticks" => m.to_us(r.elapsed_cycles) * TIMER_MHZ,
         "runq_lock_wait_us" if r.runq_lock.acquires > 0 => {
             m.to_us(r.runq_lock.wait_cycles) / r.runq_lock.acquires as f64
         }
         "runq_lock_hold_us" if r.runq_lock.acquires > 0 => {
             m.to_us(r.runq_lock.hold_cycles) / r.runq_lock.acquires as f64
         }
-        _ => return None,
+        _ => return user_kernel(name, r),
     })
+}
+
+/// The Raspberry Pi 3's core timer, in MHz (Weibel, section 2): runtimes are counted in its
+/// ticks.
+pub const TIMER_MHZ: f64 = 19.2;
+
+/// Weibel's units: `instrs`, `cycles`, `accesses` or `refills`, whole or `_user` / `_kernel`.
+fn user_kernel(name: &str, r: &RunReport) -> Option<f64> {
+    let uk = &r.user_kernel;
+    let (unit, part) = name.split_once('_').unwrap_or((name, ""));
+    let split = match unit {
+        "instrs" => uk.instructions,
+        "cycles" => uk.cycles,
+        "accesses" => uk.accesses,
+        "refills" => uk.refills,
+        _ => return None,
+    };
+    let v = match part {
+        "" => split.total(),
+        "user" => split.user,
+        "kernel" => split.kernel,
+        _ => return None,
+    };
+    Some(v as f64)
 }
 
 /// The prefix that turns a measure into its standard deviation over a point's repetitions

@@ -20,6 +20,9 @@ pub const MAX_THREADS: u64 = 10_000_000;
 /// sums of a few such costs can never overflow simulated time.
 pub const MAX_COST_CYCLES: Cycles = 1 << 40;
 
+/// Most kernel memory a thread creation may write ([`KernelCosts::thread_bytes`]): 1 MiB.
+pub const MAX_THREAD_BYTES: u64 = 1 << 20;
+
 /// The simulated machine. Times are in processor cycles; `clock_mhz` converts the papers'
 /// milliseconds into cycles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,6 +78,21 @@ pub struct KernelCosts {
     pub message: Cycles,
     /// Creating a thread from a running program ([`Op::Spawn`](crate::Op::Spawn)).
     pub spawn: Cycles,
+    /// Kernel work of the timer interrupt that ends a quantum (its handler, whether or not it
+    /// preempts), charged to the interrupted processor (default 0).
+    pub timer: Cycles,
+    /// Kernel work when a thread exits (freeing its records), charged to the exiting thread's
+    /// processor as kernel time (default 0).
+    pub exit: Cycles,
+    /// Bytes of fresh kernel memory a thread creation writes (its kernel stack and control
+    /// block), walked through the memory model as kernel time, so that creating threads costs
+    /// cache refills (default 0: none).
+    pub thread_bytes: u64,
+    /// Whether an idle processor spins in the kernel's idle loop (polling its run queue)
+    /// rather than sleeping, so that its idle cycles count as kernel cycles and instructions in
+    /// the user / kernel split, as a performance counter on such a kernel counts them; the
+    /// time split still calls them idle (default false).
+    pub idle_in_kernel: bool,
 }
 
 impl Default for KernelCosts {
@@ -89,6 +107,10 @@ impl Default for KernelCosts {
             handoff: 100,
             message: 300,
             spawn: 1_000,
+            timer: 0,
+            exit: 0,
+            thread_bytes: 0,
+            idle_in_kernel: false,
         }
     }
 }
@@ -170,18 +192,31 @@ impl MachineConfig {
         }
     }
 
-    /// Weibel: a Raspberry Pi 3 (quad-core Cortex-A53 at 1.2 GHz, 1 ms tick).
+    /// Weibel: a Raspberry Pi 3 (quad-core Cortex-A53 at 1.2 GHz, 16 KB L1 per core, shared
+    /// 128 KB L2, section 2) whose per-core timer preempts every millisecond. Kernel costs are
+    /// estimates for a small teaching kernel, not fitted to the paper's tables: a context
+    /// switch 6,000 cycles (5 µs), a run-queue operation 600, creating a thread 12,000 cycles
+    /// plus writing its 4 KB kernel stack and control block, exiting 6,000, the timer
+    /// interrupt's handler 500 (registers saved and restored, the timer re-armed). An idle core spins
+    /// in the kernel's idle loop (its cycles are counted as kernel cycles).
     pub fn rpi3() -> Self {
         MachineConfig {
             name: "rpi3".into(),
             processors: 4,
             clock_mhz: 1200.0,
             tick_cycles: 1_200_000,
-            slice_cycles: 3_600_000,
+            slice_cycles: 1_200_000,
             context_switch_cycles: 6_000,
             sched_op_cycles: 600,
-            kernel: KernelCosts::default(),
-            memory: MemoryConfig::none(),
+            kernel: KernelCosts {
+                spawn: 12_000,
+                timer: 500,
+                exit: 6_000,
+                thread_bytes: 4096,
+                idle_in_kernel: true,
+                ..KernelCosts::default()
+            },
+            memory: MemoryConfig::cortex_a53(),
         }
     }
 
@@ -214,7 +249,9 @@ impl MachineConfig {
         },
         Preset {
             name: "rpi3",
-            summary: "Weibel: a Raspberry Pi 3, four Cortex-A53 cores at 1.2 GHz, 1 ms tick",
+            summary:
+                "Weibel: a Raspberry Pi 3, four Cortex-A53 cores at 1.2 GHz, 16 KB L1 per core, \
+                      shared 128 KB L2, 1 ms tick",
             build: MachineConfig::rpi3,
         },
     ];
@@ -283,6 +320,8 @@ impl MachineConfig {
             ("kernel.handoff", k.handoff),
             ("kernel.message", k.message),
             ("kernel.spawn", k.spawn),
+            ("kernel.exit", k.exit),
+            ("kernel.timer", k.timer),
         ] {
             if value > MAX_COST_CYCLES {
                 return Err(ConfigError::new(
@@ -290,6 +329,15 @@ impl MachineConfig {
                     format!("must be at most {MAX_COST_CYCLES} cycles (2^40), got {value}"),
                 ));
             }
+        }
+        if k.thread_bytes > MAX_THREAD_BYTES {
+            return Err(ConfigError::new(
+                "kernel.thread_bytes",
+                format!(
+                    "must be at most {MAX_THREAD_BYTES} bytes (1 MiB), got {}",
+                    k.thread_bytes
+                ),
+            ));
         }
         self.memory
             .validate(self.processors)
@@ -397,6 +445,19 @@ mod tests {
             bbn.memory.numa.as_ref().map(|n| n.nodes),
             Some(bbn.processors)
         );
-        assert!(!MachineConfig::rpi3().memory.enabled);
+        let rpi3 = MachineConfig::rpi3();
+        assert_eq!(rpi3.memory, MemoryConfig::cortex_a53());
+        assert_eq!(
+            rpi3.memory.l2.as_ref().map(|l2| l2.cache_bytes),
+            Some(128 * 1024)
+        );
+        rpi3.validate().unwrap();
+        let mut bad = rpi3;
+        bad.kernel.thread_bytes = MAX_THREAD_BYTES + 1;
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("thread_bytes"));
     }
 }

@@ -24,7 +24,7 @@ pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};
 pub use jobs::{JobStats, JobTimes};
 pub use limits::{Bound, Limits, Progress};
-pub use metrics::{AppReport, Category, RunQueueLock, RunReport, TimeSplit};
+pub use metrics::{AppReport, Category, RunQueueLock, RunReport, Split, TimeSplit, UserKernel};
 pub use outcome::{Notice, Outcome, Reply, Request, WordOp};
 pub use program::{Hint, Op, Program, Repeat, Script, Spawner, ThreadCtx};
 pub use sync::{SyncId, SyncKind, WaitPolicy};

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::ids::Cycles;
-use crate::memory::MemoryStats;
+use crate::memory::{Charge, MemoryStats};
 use crate::sync::SyncStats;
 
 /// What a processor was doing during a stretch of time.
@@ -195,6 +195,84 @@ pub struct RunQueueLock {
     pub hold_cycles: Cycles,
 }
 
+/// One of Weibel's units split into the program's own work (user) and the kernel's (Weibel,
+/// section 4, Tables 1-11).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Split {
+    /// The threads' own work.
+    pub user: u64,
+    /// The kernel's: run-queue accesses and locks, migration scans, context switches, thread
+    /// creation and exit.
+    pub kernel: u64,
+}
+
+impl Split {
+    /// `user + kernel`.
+    pub fn total(&self) -> u64 {
+        self.user + self.kernel
+    }
+}
+
+/// Weibel's measures of a run, each split into user and kernel: instructions, cycles, memory
+/// accesses and first-level cache refills, summed over every processor (idle time counts as
+/// kernel cycles only on a machine whose idle loop spins in the kernel,
+/// [`KernelCosts::idle_in_kernel`](crate::config::KernelCosts::idle_in_kernel)).
+///
+/// An instruction is a cycle of work that is not a memory stall: a reference that hits is one
+/// instruction of one cycle, a compute cycle one instruction, a spin probe one; kernel
+/// instructions are the kernel's and context switches' cycles less the kernel's own memory
+/// stall.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UserKernel {
+    /// Instructions executed.
+    pub instructions: Split,
+    /// Processor cycles spent.
+    pub cycles: Split,
+    /// Memory references (atomics included).
+    pub accesses: Split,
+    /// First-level cache refills (misses, ownership upgrades included).
+    pub refills: Split,
+}
+
+impl UserKernel {
+    /// The split of a run from its machine-wide time split, its memory totals and the kernel's
+    /// own memory charges (run-queue touches, thread creation); `idle_in_kernel` counts idle
+    /// cycles as the kernel's idle loop.
+    pub(crate) fn of(
+        total: &TimeSplit,
+        memory: &MemoryStats,
+        kernel_mem: &Charge,
+        idle_in_kernel: bool,
+    ) -> Self {
+        let idle = if idle_in_kernel { total.idle } else { 0 };
+        let kernel_cycles = total
+            .kernel
+            .saturating_add(total.switch)
+            .saturating_add(idle);
+        UserKernel {
+            instructions: Split {
+                user: total.useful.saturating_add(total.spin),
+                kernel: kernel_cycles.saturating_sub(kernel_mem.stall),
+            },
+            cycles: Split {
+                user: total
+                    .useful
+                    .saturating_add(total.stall)
+                    .saturating_add(total.spin),
+                kernel: kernel_cycles,
+            },
+            accesses: Split {
+                user: memory.refs.saturating_sub(kernel_mem.refs),
+                kernel: kernel_mem.refs,
+            },
+            refills: Split {
+                user: memory.misses.saturating_sub(kernel_mem.misses),
+                kernel: kernel_mem.misses,
+            },
+        }
+    }
+}
+
 /// Counts of a small non-negative measure, for a median without keeping every sample: values
 /// from 0 to 255 each have a bucket, larger ones share the last.
 #[derive(Clone, Debug, Default)]
@@ -255,6 +333,10 @@ pub struct RunReport {
     pub trace: Option<crate::trace::Trace>,
     /// Run-queue lock traffic of the policy's own structures in the memory model.
     pub runq_lock: RunQueueLock,
+    /// Instructions, cycles, accesses and refills split into user and kernel (Weibel's
+    /// tables); read by the lab's measures, not part of the written results.
+    #[serde(skip)]
+    pub user_kernel: UserKernel,
 }
 
 impl RunReport {

@@ -690,3 +690,58 @@ fn mach_usage_gained_in_a_first_quantum_causes_no_switch() {
         "it yields at its quantum's end: {first:?}"
     );
 }
+
+#[test]
+fn per_core_pull_interval_delays_the_pull_to_the_next_pass_and_its_scans_cost_the_kernel() {
+    // Two processors: two long threads placed on processor 0, a short one on processor 1,
+    // which runs dry at once. It pulls the waiting long thread at once, or at the next pass
+    // (every 1 ms = 25,000 cycles, or every 30 ms = 750,000 cycles); until then processor 0
+    // shares itself between the two.
+    let run_with = |params: &str| {
+        let mut m = machine(2);
+        m.memory = smpsched_sim::memory::MemoryConfig::tango();
+        let mut sim = build("per-core", params, m);
+        let task = sim.add_task("uneven");
+        for work in [4_000_000, 10_000, 4_000_000] {
+            sim.spawn(task, Box::new(Script::new([Op::Compute(work)])))
+                .unwrap();
+        }
+        run(sim)
+    };
+    let at_once = run_with("pull = true");
+    let every_ms = run_with("pull = true\npull_ms = 1.0");
+    let every_30ms = run_with("pull = true\npull_ms = 30.0");
+    let never = run_with("pull = false");
+    assert!(at_once.elapsed_cycles < every_ms.elapsed_cycles);
+    assert!(every_ms.elapsed_cycles < every_30ms.elapsed_cycles);
+    assert!(every_30ms.elapsed_cycles < never.elapsed_cycles);
+    // Scans that find nothing still take both queues' locks: more acquisitions than
+    // dispatches, and more kernel references than pulling at once.
+    let dispatches: u64 = every_ms.apps[0].context_switches;
+    assert!(every_ms.runq_lock.acquires > dispatches);
+    assert!(every_ms.user_kernel.accesses.kernel > at_once.user_kernel.accesses.kernel);
+}
+
+#[test]
+fn per_core_global_queue_is_one_queue_behind_one_lock() {
+    // Five equal threads on four processors: one shared queue rotates them (each moves), per
+    // processor queues keep all but the fifth where they started.
+    let run_with = |params: &str| {
+        let mut m = machine(4);
+        m.memory = smpsched_sim::memory::MemoryConfig::tango();
+        let mut sim = build("per-core", params, m);
+        let task = sim.add_task("five");
+        for _ in 0..5 {
+            sim.spawn(task, Box::new(Script::new([Op::Compute(3_000_000)])))
+                .unwrap();
+        }
+        run(sim)
+    };
+    let global = run_with("global = true\npull = false");
+    let local = run_with("pull = false");
+    assert!(global.apps[0].migrations > local.apps[0].migrations);
+    assert!(global.elapsed_cycles < local.elapsed_cycles);
+    let table: toml::Table = toml::from_str("global = true").unwrap();
+    let err = (policy("per-core").unwrap().build)(table).err().unwrap();
+    assert!(err.to_string().contains("pull = false"), "{err}");
+}

@@ -22,6 +22,7 @@ pub mod rpc;
 pub mod sweep;
 pub mod synthetic;
 pub mod taskqueue;
+pub mod weibel;
 
 /// An application ready to be installed into a simulation.
 pub trait Workload: Send + Sync {
@@ -97,6 +98,9 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     gupta::maxflow::INFO,
     gupta::matmul::INFO,
     dibella::INFO,
+    weibel::scalar::INFO,
+    weibel::mix::INFO,
+    weibel::pool::INFO,
 ];
 
 /// The registered workload of that name.

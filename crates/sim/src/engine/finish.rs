@@ -73,11 +73,18 @@ impl Simulation {
             t.close(elapsed);
             *t
         });
+        let memory = self.memory.total_stats();
         RunReport {
+            user_kernel: crate::metrics::UserKernel::of(
+                &total,
+                &memory,
+                &self.kernel_mem,
+                self.cx.machine.kernel.idle_in_kernel,
+            ),
             trace,
             runq_lock: self.runq_lock,
             sync,
-            memory: self.memory.total_stats(),
+            memory,
             elapsed_cycles: elapsed,
             events: self.events,
             utilization: ratio(total.useful as f64, machine_time),

@@ -10,6 +10,7 @@
 use super::processor::{Seg, Step};
 use super::{SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::memory::{AccessKind, BulkAccess, Placement};
 use crate::metrics::Category;
 use crate::outcome::Outcome;
 use crate::program::{Hint, Op, ThreadCtx};
@@ -42,12 +43,19 @@ impl Simulation {
             // synchronization access begun at the boundary completes first, as an instruction
             // in flight would.
             if self.cx.now >= self.procs[p].quantum_end && self.cx.threads[ti].under_way() {
+                // The timer interrupt that ends the quantum costs the kernel its handler.
+                let timer = self.cx.machine.kernel.timer;
                 if self.sched.quantum_expired(t, pid, &self.cx) == QuantumEnd::Preempt {
                     self.preempt(p, t);
-                    return Ok(left(0, None));
+                    return Ok(left(timer, None));
                 }
                 let q = self.sched.quantum(t, pid, &self.cx);
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
+                if timer > 0 {
+                    let seg = Seg::fixed(&[(Category::Kernel, timer)]);
+                    self.start_seg(p, seg, self.after(timer));
+                    return Ok(Step::Busy);
+                }
             }
             if let Some(w) = self.wait_of(ti) {
                 match self.wait_step(p, t, w)? {
@@ -192,7 +200,12 @@ impl Simulation {
                 self.reserve_thread(task)?;
                 let child = self.create_thread(task, (spawner.0)(), attrs);
                 self.set_outcome(ti, Outcome::Spawned(child));
-                let cost = self.cx.machine.kernel.spawn;
+                let cost = self
+                    .cx
+                    .machine
+                    .kernel
+                    .spawn
+                    .saturating_add(self.thread_memory(pid));
                 if cost > 0 {
                     self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.after(cost));
                     return Ok(Some(Step::Busy));
@@ -305,10 +318,26 @@ impl Simulation {
                 self.live -= 1;
                 self.sched.stopped(t, Stop::Exited, &self.cx);
                 self.poll_idle = true;
-                return Ok(Some(left(0, None)));
+                return Ok(Some(left(self.cx.machine.kernel.exit, None)));
             }
         }
         Ok(None)
+    }
+
+    /// Writes a new thread's kernel memory (`kernel.thread_bytes` of fresh address space: its
+    /// stack and control block) from processor `pid`, through the memory model, and returns the
+    /// cycles it took; the kernel's own charge, for the user / kernel split.
+    fn thread_memory(&mut self, pid: ProcId) -> Cycles {
+        let bytes = self.cx.machine.kernel.thread_bytes;
+        if bytes == 0 || !self.cx.machine.memory.enabled {
+            return 0;
+        }
+        let region = self.memory.alloc(bytes, Placement::Uma, None);
+        let line = self.memory.line_bytes();
+        let mut walk = BulkAccess::over(region, line, AccessKind::Write, 1);
+        let charge = self.memory.run(pid, self.cx.now, &mut walk, Cycles::MAX);
+        self.kernel_mem += charge;
+        charge.total()
     }
 
     pub(super) fn check_sync(&self, t: ThreadId, obj: SyncId) -> Result<(), SimError> {

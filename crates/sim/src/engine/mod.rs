@@ -274,6 +274,9 @@ pub struct Simulation {
     next_check: u64,
     /// Run-queue lock traffic of the policy's dispatches.
     runq_lock: crate::metrics::RunQueueLock,
+    /// The kernel's own memory charges (run-queue touches, thread creation), for the user /
+    /// kernel split of accesses and refills.
+    kernel_mem: Charge,
     /// What each processor ran, when a trace was asked for.
     trace: Option<Box<Trace>>,
     /// Jobs of open workloads not yet arrived, by arrival index.
@@ -371,6 +374,7 @@ impl Simulation {
             ending: false,
             trace: None,
             runq_lock: Default::default(),
+            kernel_mem: Charge::default(),
         })
     }
 

@@ -245,10 +245,17 @@ impl Simulation {
         }
         let Some(t) = self.sched.pick_next(ProcId(p as u32), &self.cx) else {
             self.set_idle(p);
+            if self.policy_touches {
+                // A look that found nothing still took the locks it took (a pull scan).
+                let cost = self.charge_touches(p, None, 0);
+                if cost > 0 {
+                    self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.after(cost));
+                }
+            }
             return Dispatch::Idle;
         };
         let pid = ProcId(p as u32);
-        let mut kernel = if self.hooks.dispatch_cost {
+        let kernel = if self.hooks.dispatch_cost {
             self.sched.dispatch_cost(pid, &self.cx)
         } else {
             self.cx.machine.sched_op_cycles
@@ -256,6 +263,15 @@ impl Simulation {
         if !self.policy_touches {
             return self.start_thread(p, t, prev, kernel, false);
         }
+        let kernel = self.charge_touches(p, Some(t), kernel);
+        self.start_thread(p, t, prev, kernel, false)
+    }
+
+    /// Makes the references the policy's last pick on `p` made to its own structures (run-queue
+    /// locks), after `kernel` cycles of kernel work, through the memory model; returns `kernel`
+    /// plus their cycles. `t` is the thread picked, if any (named in a fault).
+    fn charge_touches(&mut self, p: usize, t: Option<ThreadId>, mut kernel: Cycles) -> Cycles {
+        let pid = ProcId(p as u32);
         let mut touches = std::mem::take(&mut self.touches);
         touches.clear();
         self.sched.dispatch_touches(pid, &self.cx, &mut touches);
@@ -266,8 +282,10 @@ impl Simulation {
                 Touch::Read(a) | Touch::Write(a) | Touch::Atomic(a)
                     if !self.memory.is_allocated(a) =>
                 {
-                    self.fault
-                        .get_or_insert(SimError::BadAddress { thread: t, addr: a });
+                    self.fault.get_or_insert(SimError::BadAddress {
+                        thread: t.unwrap_or(ThreadId(0)),
+                        addr: a,
+                    });
                     self.next_check = 0;
                     continue;
                 }
@@ -276,6 +294,7 @@ impl Simulation {
                 Touch::Atomic(a) => self.memory.atomic(pid, at, a, AtomicKind::TestAndSet),
             };
             kernel = kernel.saturating_add(c.total());
+            self.kernel_mem += c;
             // Lock accounting: an atomic acquires, the references after it are made holding
             // the lock, a write releases it.
             let lock = &mut self.runq_lock;
@@ -294,7 +313,7 @@ impl Simulation {
             }
         }
         self.touches = touches;
-        self.start_thread(p, t, prev, kernel, false)
+        kernel
     }
 
     /// Starts thread `t` on processor `p` after `kernel` cycles of kernel work and, if `t` is not
@@ -407,7 +426,9 @@ impl Simulation {
                 }
             }
             let Some(t) = self.procs[p].thread else {
-                // An idle processor's segment never ends by itself.
+                // An idle processor's segment never ends by itself; one that ends is the kernel
+                // work of a look that found nothing, after which the processor is idle.
+                self.procs[p].seg = Seg::Idle;
                 return Ok(());
             };
             if steps > MAX_ZERO_TIME_STEPS {

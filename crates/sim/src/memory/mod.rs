@@ -1,5 +1,6 @@
 //! The memory model of the simulated machine (design.md, "Memory"): one cache per processor at
-//! line granularity with LRU replacement, invalidation-based coherence through an exact
+//! line granularity with LRU replacement, an optional second level shared by all processors
+//! (Weibel's Cortex-A53), invalidation-based coherence through an exact
 //! directory, optional NUMA home nodes with local / remote latencies, and contention for hot lines
 //! (an atomic, and optionally a miss, holds its line until it ends; an optional bus serializes
 //! all misses). It follows the Tango architecture simulator of Gupta, Tucker & Urushibara 1991
@@ -11,7 +12,8 @@
 //! them line by line under a cycle budget. Everything is deterministic: no randomness, and no
 //! hash-table iteration order reaches a result.
 //!
-//! Files: [`config`] (parameters, presets, validation), `cache` (one processor's cache),
+//! Files: [`config`] (parameters, presets, validation), `l2` (the shared second level's
+//! configuration), `cache` (one processor's cache, the second level's structure too),
 //! `lineindex` (line-to-slot hash index), `directory` (coherence state per line), `numa`
 //! (placement and node latencies), `region` (address space), `bulk` (bulk walking), `system`
 //! (the memory system and single references / atomics), `stats` (charges and statistics).
@@ -23,6 +25,7 @@ mod cache;
 pub mod config;
 mod directory;
 mod error;
+mod l2;
 mod lineindex;
 mod numa;
 mod region;
@@ -30,11 +33,13 @@ mod stats;
 mod system;
 
 #[cfg(test)]
+mod l2_tests;
+#[cfg(test)]
 mod tests;
 
 pub use bulk::BulkAccess;
 pub use cache::LineState;
-pub use config::{BusConfig, MemoryConfig, NodeMapping, NumaConfig, PAGE_BYTES};
+pub use config::{BusConfig, L2Config, MemoryConfig, NodeMapping, NumaConfig, PAGE_BYTES};
 pub use error::MemoryError;
 pub use numa::Placement;
 pub use region::{Region, BASE_ADDRESS};

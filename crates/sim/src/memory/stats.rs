@@ -24,6 +24,8 @@ pub struct Charge {
     pub invalidations: u64,
     /// Misses served by a remote NUMA node.
     pub remote: u64,
+    /// Misses that missed the shared second level too (0 without one).
+    pub l2_misses: u64,
     /// Whether the access is complete (always true for single references and atomics).
     pub done: bool,
 }
@@ -44,6 +46,7 @@ impl AddAssign for Charge {
         self.misses += rhs.misses;
         self.invalidations += rhs.invalidations;
         self.remote += rhs.remote;
+        self.l2_misses += rhs.l2_misses;
         self.done = rhs.done;
     }
 }
@@ -61,12 +64,21 @@ pub struct MemoryStats {
     pub invalidated: u64,
     /// Misses served by a remote NUMA node.
     pub remote: u64,
+    /// Misses that missed the shared second level too (absent from results without one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub l2_misses: u64,
     /// Cycles stalled (miss latency beyond a hit, waits, atomic hold time).
     pub stall_cycles: Cycles,
     /// Atomic read-modify-writes made.
     pub atomics: u64,
     /// Cycles atomics waited for their line to be free (part of `stall_cycles`).
     pub atomic_wait_cycles: Cycles,
+}
+
+/// Whether a counter is zero (kept out of serialized results, so that machines without a second
+/// level write what they always wrote).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl MemoryStats {
@@ -85,6 +97,7 @@ impl MemoryStats {
         self.misses += charge.misses;
         self.invalidations += charge.invalidations;
         self.remote += charge.remote;
+        self.l2_misses += charge.l2_misses;
         self.stall_cycles += charge.stall;
     }
 }
@@ -97,6 +110,7 @@ impl AddAssign for MemoryStats {
         self.invalidations += rhs.invalidations;
         self.invalidated += rhs.invalidated;
         self.remote += rhs.remote;
+        self.l2_misses += rhs.l2_misses;
         self.stall_cycles += rhs.stall_cycles;
         self.atomics += rhs.atomics;
         self.atomic_wait_cycles += rhs.atomic_wait_cycles;
@@ -118,6 +132,7 @@ mod tests {
             misses: 1,
             invalidations: 2,
             remote: 1,
+            l2_misses: 0,
             done: true,
         });
         assert_eq!(s.miss_rate(), 0.25);

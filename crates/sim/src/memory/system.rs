@@ -5,6 +5,10 @@
 //! line, so atomics on one line serialize — the hot spot of a centralized queue (George 1990,
 //! section 1 and Figure 1).
 //!
+//! A shared second level, when configured, sits between the first-level caches and memory: a
+//! first-level miss (an ownership upgrade included) looks the line up there first (Weibel's
+//! Cortex-A53, section 2).
+//!
 //! Protocol: MESI-style invalidation. A read miss gets Exclusive when no other cache holds the
 //! line, else Shared (downgrading an Exclusive/Modified owner to Shared). A write to a line not
 //! held Exclusive/Modified is a miss (an ownership upgrade of a Shared copy counts as one) and
@@ -77,6 +81,8 @@ pub struct MemorySystem {
     /// Bitset words for a sharer set of `processors` processors.
     words: usize,
     caches: Vec<Cache>,
+    /// The shared second level, when the machine has one.
+    l2: Option<Cache>,
     dir: Directory,
     space: AddressSpace,
     numa: Option<NumaMap>,
@@ -115,6 +121,10 @@ impl MemorySystem {
         } else {
             Vec::new()
         };
+        let l2 = match (&cfg.l2, cfg.enabled) {
+            (Some(l2), true) => Some(Cache::new(&l2.geometry(cfg))),
+            _ => None,
+        };
         let numa = match (&cfg.numa, cfg.enabled) {
             (Some(n), true) => Some(NumaMap::new(n, processors)),
             _ => None,
@@ -125,6 +135,7 @@ impl MemorySystem {
             line_shift: cfg.line_bytes.max(1).trailing_zeros(),
             words: processors.div_ceil(64) as usize,
             caches,
+            l2,
             dir: Directory::default(),
             space: AddressSpace::default(),
             numa,
@@ -425,7 +436,8 @@ impl MemorySystem {
 
     /// The coherence part of a miss by `p` on `line`: invalidate other copies (write) or
     /// downgrade an owner (read), install the line in `p`'s cache (evicting its LRU victim), and
-    /// return the miss latency (local, remote or UMA).
+    /// return the miss latency: the shared second level's when it holds the line (else it is
+    /// installed there), otherwise memory's (local, remote or UMA).
     fn fill(&mut self, p: usize, line: u64, write: bool, upgrade: bool, ch: &mut Charge) -> Cycles {
         let pid = p as u32;
         let Self {
@@ -478,6 +490,13 @@ impl MemorySystem {
             dir.entry_mut(victim).drop_holder(pid);
         }
         ch.misses += 1;
+        if let Some(l2) = &mut self.l2 {
+            if l2.touch(line).is_some() {
+                return self.cfg.l2.as_ref().map_or(0, |c| c.hit_cycles);
+            }
+            l2.insert(line, LineState::Shared);
+            ch.l2_misses += 1;
+        }
         match &self.numa {
             None => self.cfg.miss_cycles,
             Some(numa) => {

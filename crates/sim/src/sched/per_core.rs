@@ -2,11 +2,13 @@
 //! per-CPU run queues): each processor serves its own FIFO queue. A new thread goes to the
 //! allowed processor with the shortest queue, a woken one back to the processor it last ran on
 //! (its cache may still be warm). With `pull`, a processor whose queue is empty pulls from the
-//! tail of the busiest queue holding a thread it may run, and every `balance_ms` an
+//! tail of the busiest queue holding a thread it may run (at once, or with `pull_ms` at the next
+//! pull pass, scanning every queue: Weibel section 3's pull interval), and every `balance_ms` an
 //! underloaded processor pulls one thread; with `push`, a preempted thread goes to a queue at
 //! least `push_threshold` shorter than its own. Each queue has a lock in the simulated memory:
 //! a dispatch takes the lock of every queue it looks at, so contention on a busy queue shows
-//! as kernel time. The victim choices are `smpsched_policy::migration`.
+//! as kernel time. With `global`, every processor serves one shared queue behind one lock
+//! (Weibel's global run queue, Figure 1). The victim choices are `smpsched_policy::migration`.
 //!
 //! Invariant: a thread is only queued on, pulled to or pushed to a processor its mask allows.
 
@@ -26,8 +28,15 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// One queue shared by every processor instead of one each (Weibel's global run queue,
+    /// Figure 1), behind one lock in the simulated memory. Needs `pull = false`.
+    pub global: bool,
     /// An idle processor pulls work from the busiest queue.
     pub pull: bool,
+    /// Milliseconds between an idle processor's pull passes (Weibel section 3's pull
+    /// interval): 0 pulls at once when a processor runs dry; otherwise an idle processor scans
+    /// every queue (taking their locks) only at each pass. Needs `pull`.
+    pub pull_ms: f64,
     /// Milliseconds between periodic balancing passes (an underloaded processor pulls one
     /// thread); 0 for none. Needs `pull`.
     pub balance_ms: f64,
@@ -43,7 +52,9 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
+            global: false,
             pull: true,
+            pull_ms: 0.0,
             balance_ms: 0.0,
             push: false,
             push_threshold: 2,
@@ -61,6 +72,10 @@ pub struct PerCore {
     locks: Vec<u64>,
     /// The queues the last pick on each processor looked at (their locks are charged).
     looked: Vec<Vec<usize>>,
+    /// Processors whose next pick may pull (a pull pass is due), with `pull_ms`.
+    pull_due: Vec<bool>,
+    /// When the next periodic balancing pass is due.
+    next_balance: Cycles,
 }
 
 impl PerCore {
@@ -74,6 +89,22 @@ impl PerCore {
             super::MAX_PERIOD_MS,
             "milliseconds (0: no periodic balancing)",
         )?;
+        if params.global && (params.pull || params.push) {
+            return Err(
+                "global: one shared queue has nothing to pull from or push to; set pull = false"
+                    .into(),
+            );
+        }
+        super::check_range(
+            "pull_ms",
+            params.pull_ms,
+            0.0,
+            super::MAX_PERIOD_MS,
+            "milliseconds (0: an idle processor pulls at once)",
+        )?;
+        if params.pull_ms > 0.0 && !params.pull {
+            return Err("pull_ms: a pull interval needs pull = true".into());
+        }
         if params.balance_ms > 0.0 && !params.pull {
             return Err(
                 "balance_ms: periodic balancing pulls work, so it needs pull = true".into(),
@@ -84,6 +115,8 @@ impl PerCore {
             queues: Vec::new(),
             locks: Vec::new(),
             looked: Vec::new(),
+            pull_due: Vec::new(),
+            next_balance: 0,
         })
     }
 
@@ -92,7 +125,28 @@ impl PerCore {
         if self.queues.len() < n {
             self.queues.resize_with(n, VecDeque::new);
             self.looked.resize_with(n, Vec::new);
+            self.pull_due.resize(n, false);
         }
+    }
+
+    /// The queue processor `p` serves: its own, or the global one.
+    fn home(&self, p: usize) -> usize {
+        if self.params.global {
+            0
+        } else {
+            p
+        }
+    }
+
+    /// The first thread of queue `q` that processor `p` may run, taken out.
+    fn take_head(&mut self, q: usize, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
+        if !cx.any_masked() {
+            return self.queues[q].pop_front();
+        }
+        let i = self.queues[q]
+            .iter()
+            .position(|&t| cx.allowed(t, ProcId(p as u32)))?;
+        self.queues[q].remove(i)
     }
 
     fn lengths(&self) -> Vec<usize> {
@@ -121,6 +175,9 @@ impl PerCore {
     }
 
     fn has_for(&self, q: usize, p: usize, cx: &SchedCtx) -> bool {
+        if !cx.any_masked() {
+            return !self.queues[q].is_empty();
+        }
         self.queues[q]
             .iter()
             .any(|&t| cx.allowed(t, ProcId(p as u32)))
@@ -130,7 +187,9 @@ impl PerCore {
     fn pull(&mut self, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
         let lengths = self.lengths();
         let victim = pull_victim_where(&lengths, |q| self.has_for(q, p, cx), p)?;
-        self.looked[p].push(victim);
+        if !self.looked[p].contains(&victim) {
+            self.looked[p].push(victim);
+        }
         self.take_tail(victim, p, cx)
     }
 }
@@ -149,6 +208,10 @@ impl Scheduler for PerCore {
             .last_proc
             .map(ProcId::index)
             .filter(|&p| p < self.queues.len() && cx.allowed(t, ProcId(p as u32)));
+        if self.params.global {
+            self.queues[0].push_back(t);
+            return Target::Any;
+        }
         let p = match (why, last) {
             (Enqueue::Preempted, Some(home)) if self.params.push => {
                 let lengths = self.lengths();
@@ -170,15 +233,32 @@ impl Scheduler for PerCore {
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.size(cx);
         let pi = p.index();
+        let q = self.home(pi);
         self.looked[pi].clear();
-        self.looked[pi].push(pi);
-        if let Some(t) = self.queues[pi].pop_front() {
+        self.looked[pi].push(q);
+        if let Some(t) = self.take_head(q, pi, cx) {
             return Some(t);
         }
-        if self.params.pull {
+        // A look that finds nothing is charged only when it is a pull pass's scan (an idle
+        // processor's glance at its own empty queue is not).
+        if !self.params.pull {
+            self.looked[pi].clear();
+            return None;
+        }
+        if self.params.pull_ms > 0.0 {
+            // A pull pass: only when due, and it scans (locks) every queue.
+            if !std::mem::take(&mut self.pull_due[pi]) {
+                self.looked[pi].clear();
+                return None;
+            }
+            self.looked[pi] = (0..self.queues.len()).collect();
             return self.pull(pi, cx);
         }
-        None
+        let pulled = self.pull(pi, cx);
+        if pulled.is_none() {
+            self.looked[pi].clear();
+        }
+        pulled
     }
 
     fn hooks(&self) -> Hooks {
@@ -205,16 +285,32 @@ impl Scheduler for PerCore {
         self.params.quantum.unwrap_or(machine.slice_cycles)
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::preempt_if(!self.queues[p.index()].is_empty())
+    fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
+        let q = self.home(p.index());
+        QuantumEnd::preempt_if(self.has_for(q, p.index(), cx))
     }
 
     fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        (self.params.balance_ms > 0.0).then(|| machine.ms(self.params.balance_ms).max(1))
+        [self.params.pull_ms, self.params.balance_ms]
+            .into_iter()
+            .filter(|&ms| ms > 0.0)
+            .map(|ms| machine.ms(ms).max(1))
+            .min()
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.size(cx);
+        out.offer_idle = true;
+        if self.params.pull_ms > 0.0 {
+            // A pull pass: every processor that is or goes idle may pull once.
+            self.pull_due.fill(true);
+        }
+        if self.params.balance_ms <= 0.0 || cx.now < self.next_balance {
+            return;
+        }
+        self.next_balance = cx
+            .now
+            .saturating_add(cx.machine.ms(self.params.balance_ms).max(1));
         // Periodic balancing: each processor with less work than the busiest queue by two or
         // more pulls one thread from it.
         for p in 0..self.queues.len() {
@@ -231,7 +327,6 @@ impl Scheduler for PerCore {
                 }
             }
         }
-        out.offer_idle = true;
     }
 
     fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
@@ -249,9 +344,10 @@ impl Scheduler for PerCore {
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "per-core",
     summary: "a FIFO run queue per processor, with pull and push migration and masks",
-    description: "Each processor serves its own queue; a new thread goes to the allowed processor \
+    description: "Each processor serves its own queue (or, with `global`, all share one); a new thread goes to the allowed processor \
                   with the least work, a woken one back where it ran. With `pull` an idle \
-                  processor takes the last thread it may run from the busiest queue, and with \
+                  processor takes the last thread it may run from the busiest queue (at once, \
+                  or every `pull_ms` scanning every queue's lock), and with \
                   `balance_ms` an underloaded processor pulls one periodically; with `push` a \
                   preempted thread moves to a queue `push_threshold` shorter. Every queue's lock \
                   is a line in the simulated memory, so run-queue contention shows as kernel time. \
@@ -259,9 +355,19 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "Weibel (per-core run queues, pull and push migration, affinity sets)",
     params: &[
         ParamInfo {
+            name: "global",
+            default: "false",
+            doc: "one queue shared by every processor, behind one lock (needs pull = false)",
+        },
+        ParamInfo {
             name: "pull",
             default: "true",
             doc: "an idle processor pulls from the busiest queue",
+        },
+        ParamInfo {
+            name: "pull_ms",
+            default: "0",
+            doc: "milliseconds between an idle processor's pull passes (0: at once)",
         },
         ParamInfo {
             name: "balance_ms",
