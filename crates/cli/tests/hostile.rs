@@ -262,6 +262,47 @@ set = { "machine.processors" = 1 }
 "#,
     ),
     (
+        "weibel-pool",
+        r#"name = "h-weibel-pool"
+event_limit = 20000
+[machine]
+preset = "rpi3"
+[machine.memory.l2]
+cache_bytes = 131072
+[scheduler]
+policy = "per-core"
+pull = true
+pull_ms = 1
+[[workload]]
+kind = "weibel-pool"
+items = 8
+workers = 2
+matrices = 2
+matrix_bytes = 1024
+passes = 2
+alu = 1.5
+"#,
+    ),
+    (
+        "weibel-mix",
+        r#"name = "h-weibel-mix"
+event_limit = 20000
+[machine]
+preset = "rpi3"
+[scheduler]
+policy = "per-core"
+global = true
+pull = false
+[[workload]]
+kind = "weibel-mix"
+tasks = 6
+data_bytes = 1024
+short_passes = 2
+alu = 1.5
+order = "early-exit"
+"#,
+    ),
+    (
         "dibella",
         r#"name = "h-dibella"
 event_limit = 20000
@@ -835,7 +876,7 @@ fn the_probes_findings_are_refused_naming_the_field() {
         (BASES[0].1.replace("name = \"a\"", "name = \"*\""), "workload.0.name"),
         (BASES[0].1.replace("threads = 3", "threads = 99999999999999999999"), "workload.0.threads"),
         (BASES[0].1.replace("preset = \"tango-12\"\n", ""), "valid presets"),
-        (BASES[11].1.replace("processors = 6", "processors = 4"), "workload.0"),
+        (BASES[BASES.len() - 1].1.replace("processors = 6", "processors = 4"), "workload.0"),
         (
             BASES[0].1.to_string()
                 + "[reproduce]\npaper = \"x\"\ntitle = \"t\"\nmetric = \"elapsed_ms\"\n[[reproduce.expect]]\n\
