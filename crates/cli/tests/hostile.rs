@@ -898,6 +898,40 @@ fn the_probes_findings_are_refused_naming_the_field() {
             "case {i}: want `{want}` in {err}"
         );
     }
+    // rt-app files: the error names the file, the line, the task, the phase and the event.
+    let rtapp = |json: &str| {
+        std::fs::write(dir.join("load.json"), json).unwrap();
+        std::fs::write(
+            dir.join("rt.toml"),
+            "name = \"rt\"\n[machine]\npreset = \"tango-12\"\n[scheduler]\npolicy = \
+             \"round-robin\"\n[[workload]]\nkind = \"rt-app\"\nfile = \"load.json\"\n",
+        )
+        .unwrap();
+        common::smpsched(&["run", "rt.toml", "--out", "rt-out"], &dir)
+    };
+    for (json, want) in [
+        (
+            "{ \"tasks\": { \"a\": { \"loop\": 1, \"phases\": { \"p\": {\n \"jump\": 1 } } } } }",
+            "line 2, task `a`, phase `p`, event `jump`: unknown event",
+        ),
+        (
+            "{ \"tasks\": { \"a\": { \"loop\": 1, \"sleep\": -3 } } }",
+            "event `sleep`",
+        ),
+        (
+            "{ \"tasks\": { \"a\": { \"loop\": 1, \"fork\": \"a\" } } }",
+            "forks make a cycle",
+        ),
+        ("{ \"tasks\": { \"a\": { \"loop\": 1 } } }", "has no event"),
+    ] {
+        let o = rtapp(json);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(want) && err.contains("workload.0.file") && err.contains("load.json"),
+            "want `{want}` in {err}"
+        );
+    }
     // Commands: a folder named that does not exist, a folder holding no reproduction.
     std::fs::create_dir_all(dir.join("empty")).unwrap();
     for (args, want) in [

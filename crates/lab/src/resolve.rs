@@ -216,10 +216,12 @@ pub(crate) fn resolve(
                 overrides,
             ));
         }
-        // A trace file is written relative to the experiment file.
-        if let Some(toml::Value::String(trace)) = t.get_mut("trace") {
-            let full = src.folder().join(&*trace);
-            *trace = full.to_string_lossy().to_string();
+        // A trace or rt-app file is written relative to the experiment file.
+        for key in ["trace", "file"] {
+            if let Some(toml::Value::String(path)) = t.get_mut(key) {
+                let full = src.folder().join(&*path);
+                *path = full.to_string_lossy().to_string();
+            }
         }
         let workload = (kind.build)(t).map_err(|e| de_error(src, &root, &e, overrides))?;
         threads = threads.saturating_add(workload.threads());

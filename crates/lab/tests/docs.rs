@@ -57,7 +57,11 @@ fn the_example_file_loads_into_the_points_the_guide_says() {
 #[test]
 fn the_reproduction_section_claims_and_tolerances_parse() {
     let text = guide();
-    let repro: toml::Table = toml::from_str(&blocks(&text, "toml")[1]).unwrap();
+    let block = blocks(&text, "toml")
+        .into_iter()
+        .find(|b| b.contains("[reproduce]"))
+        .expect("a reproduction example");
+    let repro: toml::Table = toml::from_str(&block).unwrap();
     let r = repro["reproduce"].as_table().unwrap();
     for key in [
         "paper",

@@ -19,6 +19,7 @@ pub mod parallel;
 pub mod pingpong;
 pub mod psets;
 pub mod rpc;
+pub mod rtapp;
 pub mod sweep;
 pub mod synthetic;
 pub mod taskqueue;
@@ -98,6 +99,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     gupta::maxflow::INFO,
     gupta::matmul::INFO,
     dibella::INFO,
+    rtapp::INFO,
     weibel::scalar::INFO,
     weibel::mix::INFO,
     weibel::pool::INFO,

@@ -283,6 +283,8 @@ pub struct Simulation {
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
     /// The task whose completion ends the run ([`Simulation::end_when_done`]).
     end_task: Option<TaskId>,
+    /// The cycle at which the run ends normally ([`Simulation::end_at`]).
+    end_time: Option<Cycles>,
     /// Set when `end_task` completed: the run ends at the next check.
     ending: bool,
 }
@@ -371,6 +373,7 @@ impl Simulation {
             next_check: 0,
             arrivals: Vec::new(),
             end_task: None,
+            end_time: None,
             ending: false,
             trace: None,
             runq_lock: Default::default(),
@@ -394,6 +397,13 @@ impl Simulation {
     /// "up to the point LU finishes", footnote 3). Without it a run ends when every thread has.
     pub fn end_when_done(&mut self, task: TaskId) {
         self.end_task = Some(task);
+    }
+
+    /// Ends the run, normally, at cycle `at`: what every task did until then is measured and
+    /// threads still live are simply not simulated further (rt-app's `duration`, after which
+    /// every thread is killed). Threads blocked at that moment are no deadlock.
+    pub fn end_at(&mut self, at: Cycles) {
+        self.end_time = Some(self.end_time.map_or(at, |e| e.min(at)));
     }
 
     /// Stops the run with [`SimError::Limit`] if it goes past `limit` cycles.
@@ -449,8 +459,17 @@ impl Simulation {
         while self.live > 0 {
             let mut tick = false;
             let Some((time, kind)) = self.agenda.pop() else {
+                if let Some(end) = self.end_time {
+                    // Nothing left to happen before the end: the rest is idle until then.
+                    self.cx.now = end.max(self.cx.now);
+                    break;
+                }
                 return Err(self.deadlock());
             };
+            if self.end_time.is_some_and(|end| time > end) {
+                self.cx.now = self.end_time.unwrap_or(time).max(self.cx.now);
+                break;
+            }
             // A time that saturated near `Cycles::MAX` is past every bound.
             if time > time_bound {
                 self.cx.now = time_bound.max(self.cx.now);
@@ -523,7 +542,7 @@ impl Simulation {
             // slices) are ready or spinning threads taken as stuck.
             if !tick {
                 self.idle_ticks = 0;
-            } else if self.pending_work == 0 {
+            } else if self.pending_work == 0 && self.end_time.is_none() {
                 if self.all_live_blocked() {
                     return Err(self.deadlock());
                 }

@@ -1,0 +1,183 @@
+//! Whole-file checks of an rt-app load, made before anything runs: forks name tasks of the file
+//! and make no cycle, barriers are not used with forks (rt-app's rule) and count their
+//! parties, a task that loops for ever needs a duration, the threads stay within
+//! [`MAX_INSTANCES`], and each thread takes and releases its mutexes in order.
+
+use std::collections::BTreeSet;
+
+use super::spec::{At, Event, RtAppError, Spec, Task, MAX_INSTANCES};
+
+/// Checks forks (known tasks, no cycle), barriers (not with forks; parties counted) and the
+/// run's end (a task looping forever needs a duration).
+pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
+    let names: BTreeSet<&str> = spec.tasks.iter().map(|t| t.name.as_str()).collect();
+    let forks = |t: &Task| -> Vec<String> {
+        t.phases
+            .iter()
+            .flat_map(|p| &p.events)
+            .filter_map(|e| match e {
+                Event::Fork(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let any_fork = spec.tasks.iter().any(|t| !forks(t).is_empty());
+    for t in &spec.tasks {
+        let at = At {
+            task: Some(t.name.clone()),
+            phase: None,
+        };
+        for f in forks(t) {
+            if !names.contains(f.as_str()) {
+                return Err(at.error(
+                    "fork",
+                    line,
+                    format!("forks `{f}`, which is no task of the file"),
+                ));
+            }
+        }
+        if t.loops.is_none() && spec.duration.is_none() {
+            return Err(at.error(
+                "loop",
+                line,
+                "loops forever (-1, the default) but global.duration is -1: give the task a \
+                 loop count or the file a duration",
+            ));
+        }
+    }
+    // A cycle of forks would create threads without end.
+    let mut stack: Vec<(String, Vec<String>)> = Vec::new();
+    for t in &spec.tasks {
+        stack.push((t.name.clone(), vec![t.name.clone()]));
+        while let Some((name, path)) = stack.pop() {
+            let task = spec
+                .tasks
+                .iter()
+                .find(|x| x.name == name)
+                .expect("checked above");
+            for f in forks(task) {
+                if path.contains(&f) {
+                    return Err(At {
+                        task: Some(name.clone()),
+                        phase: None,
+                    }
+                    .error(
+                        "fork",
+                        line,
+                        format!("forks make a cycle: {} -> {f}", path.join(" -> ")),
+                    ));
+                }
+                let mut p = path.clone();
+                p.push(f.clone());
+                stack.push((f, p));
+            }
+        }
+    }
+    for t in &spec.tasks {
+        for p in &t.phases {
+            for e in &p.events {
+                if let Event::Barrier(b) = e {
+                    if any_fork {
+                        return Err(At {
+                            task: Some(t.name.clone()),
+                            phase: Some(p.name.clone()),
+                        }
+                        .error(
+                            "barrier",
+                            line,
+                            "a barrier cannot be used with fork events (rt-app's rule)",
+                        ));
+                    }
+                    spec.barriers.entry(b.clone()).or_insert(0);
+                }
+            }
+        }
+    }
+    for (b, parties) in spec.barriers.iter_mut() {
+        *parties = spec
+            .tasks
+            .iter()
+            .filter(|t| {
+                t.phases
+                    .iter()
+                    .flat_map(|p| &p.events)
+                    .any(|e| *e == Event::Barrier(b.clone()))
+            })
+            .map(|t| t.instances)
+            .sum();
+    }
+    let total: u64 = spec.tasks.iter().map(|t| t.instances).sum();
+    if total > MAX_INSTANCES {
+        return Err(At::default().error(
+            "instance",
+            line,
+            format!("more than {MAX_INSTANCES} threads"),
+        ));
+    }
+    Ok(())
+}
+
+/// Each thread's mutexes, walked through one loop of its phases: an unlock or a wait needs the
+/// mutex held, a lock needs it free (the simulator's locks are not recursive), and every mutex
+/// is released by the end of the phases.
+pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
+    for t in &spec.tasks {
+        let mut held: Vec<&str> = Vec::new();
+        for p in &t.phases {
+            let err = |event: &str, message: String| RtAppError {
+                task: Some(t.name.clone()),
+                phase: Some(p.name.clone()),
+                event: Some(event.to_string()),
+                line: 0,
+                message,
+            };
+            for _ in 0..p.loops.min(2) {
+                for e in &p.events {
+                    match e {
+                        Event::Lock(m) => {
+                            if held.contains(&m.as_str()) {
+                                return Err(err(
+                                    "lock",
+                                    format!("takes `{m}`, which it holds already"),
+                                ));
+                            }
+                            held.push(m);
+                        }
+                        Event::Unlock(m) => {
+                            let Some(i) = held.iter().position(|h| h == m) else {
+                                return Err(err(
+                                    "unlock",
+                                    format!("releases `{m}`, which it does not hold"),
+                                ));
+                            };
+                            held.remove(i);
+                        }
+                        Event::Wait { mutex, .. } if !held.contains(&mutex.as_str()) => {
+                            return Err(err(
+                                "wait",
+                                format!("waits with `{mutex}`, which it does not hold"),
+                            ));
+                        }
+                        Event::Sync { mutex, .. } if held.contains(&mutex.as_str()) => {
+                            return Err(err(
+                                "sync",
+                                format!("syncs with `{mutex}`, which it holds already"),
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if let Some(m) = held.first() {
+            return Err(RtAppError {
+                task: Some(t.name.clone()),
+                phase: None,
+                event: Some("lock".into()),
+                line: 0,
+                message: format!("ends its phases holding `{m}`"),
+            });
+        }
+    }
+    Ok(())
+}

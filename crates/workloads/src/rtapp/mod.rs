@@ -1,0 +1,228 @@
+//! `rt-app`: a load written in rt-app's JSON, the workload format of Linux's scheduler tests,
+//! of LISA and of scx_simulator (rt-app's `doc/tutorial.txt`). Each task's `instance` threads
+//! start at time 0 (after `delay`) and run their phases' events `loop` times, or until the
+//! file's `duration`: `run` and `runtime` compute, `sleep` and `timer` (relative or absolute)
+//! leave the processor, `lock`/`unlock` take the file's mutexes, `wait`/`signal`/`broad`/`sync`
+//! use condition variables, `barrier` meets the other users, `suspend`/`resume` park and wake
+//! a task's threads, `fork` starts a thread of another task, `yield` gives up the processor,
+//! `mem` and `iorun` write the thread's buffer through the memory model. `cpus` are affinity
+//! masks; `policy` with `priority` or `nice` a base priority (SCHED_FIFO and SCHED_RR above
+//! every SCHED_OTHER thread). Each timer wake-up records its latency (`wu_lat_us`), as rt-app
+//! logs `wu_lat`.
+
+mod checks;
+pub mod json;
+pub mod program;
+pub mod spec;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use smpsched_sim::memory::Placement;
+use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::sync::WaitPolicy;
+use smpsched_sim::{CpuMask, ProcId, SimError, Simulation, SyncKind, TaskId, ThreadAttrs};
+
+use crate::{Workload, WorkloadInfo};
+use program::{suspend_cond, RtAppThread, Shared};
+use spec::{Event, Spec};
+
+/// Largest rt-app file read (1 MiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Parameters of `rt-app`: the file (relative to the experiment file).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RtApp {
+    /// The rt-app JSON file.
+    pub file: String,
+    /// The file read and checked.
+    #[serde(skip)]
+    spec: Option<Spec>,
+}
+
+/// Reads and checks an rt-app document from `text` (`name` is used in messages).
+pub fn read(name: &str, text: &str) -> Result<Spec, String> {
+    let doc = json::parse(text).map_err(|e| format!("`{name}`: {e}"))?;
+    let spec = spec::read(&doc).map_err(|e| format!("`{name}`: {e}"))?;
+    checks::check_mutexes(&spec).map_err(|e| format!("`{name}`: {e}"))?;
+    Ok(spec)
+}
+
+impl RtApp {
+    fn spec(&self) -> &Spec {
+        self.spec
+            .as_ref()
+            .expect("the file is read when the workload is built")
+    }
+
+    /// Whether any task writes memory (and so needs buffers).
+    fn writes(task: &spec::Task) -> bool {
+        task.phases
+            .iter()
+            .flat_map(|p| &p.events)
+            .any(|e| matches!(e, Event::Mem(_) | Event::IoRun(_)))
+    }
+}
+
+impl Workload for RtApp {
+    fn threads(&self) -> u64 {
+        self.spec().tasks.iter().map(|t| t.instances).sum()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        let s = self.spec();
+        s.tasks
+            .iter()
+            .filter(|t| Self::writes(t))
+            .map(|t| t.instances.max(1) * s.mem_buffer)
+            .sum()
+    }
+
+    fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
+        let spec = self.spec().clone();
+        let procs = sim.machine().processors;
+        for t in &spec.tasks {
+            let phases = t.phases.iter().map(|p| &p.attrs);
+            for cpus in std::iter::once(&t.attrs)
+                .chain(phases)
+                .filter_map(|a| a.cpus.as_ref())
+            {
+                if let Some(c) = cpus.iter().find(|&&c| c >= procs) {
+                    return Err(SimError::Workload(format!(
+                        "rt-app task `{}`: cpus names CPU {c}, but the machine has {procs} \
+                         processors",
+                        t.name
+                    )));
+                }
+            }
+        }
+        let mut mutexes = BTreeMap::new();
+        let mut conds = BTreeMap::new();
+        let mut barriers = BTreeMap::new();
+        for t in &spec.tasks {
+            conds.entry(suspend_cond(&t.name)).or_insert_with(|| {
+                (
+                    sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK),
+                    0,
+                )
+            });
+            for e in t.phases.iter().flat_map(|p| &p.events) {
+                let (mutex, cond) = match e {
+                    Event::Lock(m) | Event::Unlock(m) => (Some(m), None),
+                    Event::Wait { cond, mutex } | Event::Sync { cond, mutex } => {
+                        (Some(mutex), Some(cond.clone()))
+                    }
+                    Event::Signal(c) | Event::Broad(c) => (None, Some(c.clone())),
+                    Event::Suspend(t) | Event::Resume(t) => (None, Some(suspend_cond(t))),
+                    _ => (None, None),
+                };
+                if let Some(m) = mutex {
+                    mutexes.entry(m.clone()).or_insert_with(|| {
+                        sim.create_sync(SyncKind::Lock { holder: None }, WaitPolicy::BLOCK)
+                    });
+                }
+                if let Some(c) = cond {
+                    conds.entry(c).or_insert_with(|| {
+                        (
+                            sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK),
+                            0,
+                        )
+                    });
+                }
+            }
+        }
+        for (b, &parties) in &spec.barriers {
+            let kind = SyncKind::Barrier {
+                parties: parties.min(u64::from(u32::MAX)) as u32,
+                arrived: 0,
+                generation: 0,
+            };
+            barriers.insert(b.clone(), sim.create_sync(kind, WaitPolicy::BLOCK));
+        }
+        let mut buffers = Vec::new();
+        for t in &spec.tasks {
+            let n = if Self::writes(t) {
+                t.instances.max(1)
+            } else {
+                0
+            };
+            let mut v = Vec::new();
+            for _ in 0..n {
+                v.push(
+                    sim.memory()
+                        .alloc(spec.mem_buffer, Placement::Local, None)
+                        .base,
+                );
+            }
+            buffers.push(v);
+        }
+        let cycles_per_us = sim.machine().clock_mhz;
+        // rt-app kills every thread when the duration ends: the run ends there, normally.
+        if let Some(d) = spec.duration {
+            sim.end_at((d * 1e6 * cycles_per_us).round() as u64);
+        }
+        let tasks = spec.tasks.clone();
+        let shared = Rc::new(RefCell::new(Shared {
+            started: vec![0; tasks.len()],
+            spec,
+            cycles_per_us,
+            mutexes,
+            conds,
+            barriers,
+            buffers,
+        }));
+        for (k, t) in tasks.iter().enumerate() {
+            let attrs = ThreadAttrs {
+                mask: t
+                    .attrs
+                    .cpus
+                    .as_ref()
+                    .map(|c| CpuMask::of(c.iter().map(|&p| ProcId(p)))),
+                base_priority: t.attrs.priority.unwrap_or(0),
+            };
+            for _ in 0..t.instances {
+                let thread = RtAppThread::new(Rc::clone(&shared), k, true);
+                sim.spawn_with(task, Box::new(thread), attrs.clone())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Registry entry of `rt-app`.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "rt-app",
+    summary: "a load written in rt-app's JSON (Linux's scheduler tests, LISA, scx_simulator)",
+    description: "Reads `file`, an rt-app JSON description (comments and repeated keys as \
+                  rt-app accepts them): tasks with instance, loop, delay, cpus, policy and \
+                  priority or nice, phases with their loops, and the events run, runtime, sleep, \
+                  timer (relative or absolute), lock, unlock, wait, signal, broad, sync, \
+                  barrier, suspend, resume, yield, fork, mem and iorun (writes through the \
+                  memory model). Times in microseconds; `run` in calibrated loops when \
+                  global.calibration is a number of ns per loop. Timer wake-ups record their \
+                  latency as `wu_lat_us` (recorded_mean:APP:wu_lat_us). SCHED_DEADLINE, \
+                  util_min/max, membind_nodes and taskgroups are refused by name; a timer is \
+                  each thread's own (rt-app's `unique` timers).",
+    paper: "rt-app (Linux scheduler tests, LISA, scx_simulator); not one of the papers",
+    params: &[ParamInfo {
+        name: "file",
+        default: "(required)",
+        doc: "the rt-app JSON file, relative to the experiment file",
+    }],
+    build: |t| {
+        let mut w: RtApp = toml::Value::Table(t).try_into()?;
+        let text = crate::input::read_text(std::path::Path::new(&w.file), MAX_FILE_BYTES).map_err(
+            |e| serde::de::Error::custom(format!("file: cannot read `{}`: {e}", w.file)),
+        )?;
+        let spec =
+            read(&w.file, &text).map_err(|e| serde::de::Error::custom(format!("file: {e}")))?;
+        w.spec = Some(spec);
+        Ok(Box::new(w))
+    },
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,333 @@
+//! An rt-app thread as a simulated program: its phases' events turned into operations, one at a
+//! time. Mutexes are the simulator's locks; a condition (`wait`, `signal`, `broad`, `sync`,
+//! `suspend`, `resume`) is a semaphore with a count of its waiters kept in the threads' shared
+//! state, so that a signal with no waiter is lost as with `pthread_cond_signal`; barriers are
+//! the simulator's reusable barriers; `fork` spawns a thread of the named task; `mem` and
+//! `iorun` write the thread's buffer through the memory model.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+use smpsched_sim::memory::{AccessKind, BulkAccess};
+use smpsched_sim::{CpuMask, Cycles, Op, ProcId, Program, Request, Spawner, SyncId, ThreadCtx};
+
+use super::spec::{Attrs, Event, Spec};
+
+/// What the threads of one rt-app file share.
+pub struct Shared {
+    /// The file.
+    pub spec: Spec,
+    /// Cycles per microsecond of the machine.
+    pub cycles_per_us: f64,
+    /// Each mutex's lock.
+    pub mutexes: BTreeMap<String, SyncId>,
+    /// Each condition's semaphore and its count of waiters.
+    pub conds: BTreeMap<String, (SyncId, u64)>,
+    /// Each barrier.
+    pub barriers: BTreeMap<String, SyncId>,
+    /// Each task's memory buffers (base addresses), used round robin by its threads.
+    pub buffers: Vec<Vec<u64>>,
+    /// Threads started so far per task (to pick a buffer).
+    pub started: Vec<u64>,
+}
+
+/// The condition a task's suspended threads wait on.
+pub fn suspend_cond(task: &str) -> String {
+    format!("suspend:{task}")
+}
+
+/// A step of an event, decided when it is reached (a signal wakes whoever waits by then).
+#[derive(Debug)]
+enum Micro {
+    Op(Op),
+    /// Wake the first waiter of the condition, if any.
+    Signal(String),
+    /// Wake every waiter of the condition.
+    Broad(String),
+    /// Wait on the condition, releasing `mutex` (if any) meanwhile.
+    Wait(String, Option<String>),
+    /// Sleep until the timer's next expiry.
+    Timer {
+        name: String,
+        period: f64,
+        absolute: bool,
+    },
+    /// Record the wake-up latency of a timer that expired at this cycle.
+    Woke(Cycles),
+}
+
+/// One thread of an rt-app task.
+pub struct RtAppThread {
+    shared: Rc<RefCell<Shared>>,
+    task: usize,
+    /// Its buffer, if the task writes memory.
+    buffer: Option<u64>,
+    /// Loops of the phases left (`None`: forever, until the duration).
+    loops_left: Option<u64>,
+    phase: usize,
+    phase_loop: u64,
+    event: usize,
+    micro: VecDeque<Micro>,
+    /// Each timer's last expiry.
+    timers: BTreeMap<String, Cycles>,
+    /// Where the next `mem` write starts in the buffer.
+    written: u64,
+}
+
+impl RtAppThread {
+    /// A thread of task `task`, started by the workload (`attrs_applied`: its mask and priority
+    /// were set at creation) or by a fork (they are requested first).
+    pub fn new(shared: Rc<RefCell<Shared>>, task: usize, attrs_applied: bool) -> Self {
+        let (buffer, loops, delay, attrs) = {
+            let mut s = shared.borrow_mut();
+            let n = s.started[task];
+            s.started[task] += 1;
+            let buffer = s.buffers[task]
+                .get((n as usize) % s.buffers[task].len().max(1))
+                .copied();
+            let t = &s.spec.tasks[task];
+            (buffer, t.loops, t.delay, t.attrs.clone())
+        };
+        let mut me = RtAppThread {
+            shared,
+            task,
+            buffer,
+            loops_left: loops,
+            phase: 0,
+            phase_loop: 0,
+            event: 0,
+            micro: VecDeque::new(),
+            timers: BTreeMap::new(),
+            written: 0,
+        };
+        if delay > 0.0 {
+            let c = me.cycles(delay);
+            me.micro.push_back(Micro::Op(Op::Sleep(c)));
+        }
+        if !attrs_applied {
+            me.push_attrs(&attrs);
+        }
+        me
+    }
+
+    fn cycles(&self, us: f64) -> Cycles {
+        (us * self.shared.borrow().cycles_per_us).round() as Cycles
+    }
+
+    fn push_attrs(&mut self, attrs: &Attrs) {
+        if let Some(cpus) = &attrs.cpus {
+            let mask = CpuMask::of(cpus.iter().map(|&c| ProcId(c)));
+            self.micro
+                .push_back(Micro::Op(Op::Kernel(Request::SetMask(mask))));
+        }
+        if let Some(p) = attrs.priority {
+            self.micro
+                .push_back(Micro::Op(Op::Kernel(Request::SetBasePriority(p))));
+        }
+    }
+
+    /// Queues the steps of the next event (and the attributes of a phase that starts), then
+    /// moves to the next event, phase loop, phase, or loop of the phases.
+    fn advance(&mut self) {
+        let (event, attrs) = {
+            let s = self.shared.borrow();
+            let phases = &s.spec.tasks[self.task].phases;
+            // Phases with no event (attributes only) are passed over.
+            while phases[self.phase].events.is_empty() {
+                self.phase = (self.phase + 1) % phases.len();
+            }
+            let phase = &phases[self.phase];
+            let starts = self.event == 0 && self.phase_loop == 0;
+            (
+                phase.events[self.event].clone(),
+                starts.then(|| phase.attrs.clone()),
+            )
+        };
+        if let Some(a) = attrs {
+            self.push_attrs(&a);
+        }
+        self.queue(event);
+        let s = self.shared.borrow();
+        let phases = &s.spec.tasks[self.task].phases;
+        self.event += 1;
+        if self.event < phases[self.phase].events.len() {
+            return;
+        }
+        self.event = 0;
+        self.phase_loop += 1;
+        if self.phase_loop < phases[self.phase].loops {
+            return;
+        }
+        self.phase_loop = 0;
+        self.phase += 1;
+        if self.phase == phases.len() {
+            self.phase = 0;
+            if let Some(n) = self.loops_left.as_mut() {
+                *n -= 1;
+            }
+        }
+    }
+
+    fn queue(&mut self, event: Event) {
+        let ns_per_loop = self.shared.borrow().spec.ns_per_loop;
+        let m = |op| Micro::Op(op);
+        match event {
+            Event::Run(us) => {
+                // rt-app runs floor(t * 1000 / ns) loops of the calibrated workload.
+                let us = ns_per_loop.map_or(us, |ns| (us * 1000.0 / ns).floor() * ns / 1000.0);
+                let c = self.cycles(us);
+                self.micro.push_back(m(Op::Compute(c)));
+            }
+            Event::Runtime(us) => {
+                let c = self.cycles(us);
+                self.micro.push_back(m(Op::Compute(c)));
+            }
+            Event::Sleep(us) => {
+                let c = self.cycles(us);
+                self.micro.push_back(m(Op::Sleep(c)));
+            }
+            Event::Timer {
+                name,
+                period,
+                absolute,
+            } => self.micro.push_back(Micro::Timer {
+                name,
+                period,
+                absolute,
+            }),
+            Event::Lock(x) => {
+                let id = self.shared.borrow().mutexes[&x];
+                self.micro.push_back(m(Op::Wait(id)));
+            }
+            Event::Unlock(x) => {
+                let id = self.shared.borrow().mutexes[&x];
+                self.micro.push_back(m(Op::Signal(id)));
+            }
+            Event::Wait { cond, mutex } => self.micro.push_back(Micro::Wait(cond, Some(mutex))),
+            Event::Signal(c) => self.micro.push_back(Micro::Signal(c)),
+            Event::Broad(c) => self.micro.push_back(Micro::Broad(c)),
+            Event::Sync { cond, mutex } => {
+                let id = self.shared.borrow().mutexes[&mutex];
+                self.micro.push_back(m(Op::Wait(id)));
+                self.micro.push_back(Micro::Signal(cond.clone()));
+                self.micro.push_back(Micro::Wait(cond, Some(mutex)));
+                self.micro.push_back(m(Op::Signal(id)));
+            }
+            Event::Barrier(b) => {
+                let id = self.shared.borrow().barriers[&b];
+                self.micro.push_back(m(Op::Wait(id)));
+            }
+            Event::Suspend(t) => self.micro.push_back(Micro::Wait(suspend_cond(&t), None)),
+            Event::Resume(t) => self.micro.push_back(Micro::Broad(suspend_cond(&t))),
+            Event::Yield => self.micro.push_back(m(Op::Yield)),
+            Event::Fork(name) => {
+                let shared = Rc::clone(&self.shared);
+                let task = shared
+                    .borrow()
+                    .spec
+                    .tasks
+                    .iter()
+                    .position(|t| t.name == name)
+                    .expect("forks are checked when the file is read");
+                self.micro.push_back(m(Op::Spawn(Spawner::new(move || {
+                    Box::new(RtAppThread::new(Rc::clone(&shared), task, false))
+                }))));
+            }
+            Event::Mem(bytes) | Event::IoRun(bytes) => self.write(bytes),
+        }
+    }
+
+    /// Writes `bytes` into the buffer with 8-byte stores, going round it.
+    fn write(&mut self, bytes: u64) {
+        let (Some(base), size) = (self.buffer, self.shared.borrow().spec.mem_buffer) else {
+            return;
+        };
+        let mut left = bytes;
+        while left > 0 {
+            let len = left.min(size - self.written);
+            self.micro.push_back(Micro::Op(Op::Mem(BulkAccess::new(
+                base + self.written,
+                len,
+                8,
+                AccessKind::Write,
+                1,
+            ))));
+            left -= len;
+            self.written = (self.written + len) % size;
+        }
+    }
+}
+
+impl Program for RtAppThread {
+    fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        loop {
+            if let Some(step) = self.micro.pop_front() {
+                match step {
+                    Micro::Op(op) => return op,
+                    Micro::Signal(c) => {
+                        let mut s = self.shared.borrow_mut();
+                        let (id, waiters) = s.conds.get_mut(&c).expect("conditions are made");
+                        if *waiters > 0 {
+                            *waiters -= 1;
+                            return Op::Signal(*id);
+                        }
+                    }
+                    Micro::Broad(c) => {
+                        let mut s = self.shared.borrow_mut();
+                        let (id, waiters) = s.conds.get_mut(&c).expect("conditions are made");
+                        for _ in 0..*waiters {
+                            self.micro.push_front(Micro::Op(Op::Signal(*id)));
+                        }
+                        *waiters = 0;
+                    }
+                    Micro::Wait(c, mutex) => {
+                        let mut s = self.shared.borrow_mut();
+                        let (id, waiters) = s.conds.get_mut(&c).expect("conditions are made");
+                        *waiters += 1;
+                        let id = *id;
+                        if let Some(m) = mutex {
+                            let lock = s.mutexes[&m];
+                            // Release the mutex, wait, take it again: pthread_cond_wait.
+                            self.micro.push_front(Micro::Op(Op::Wait(lock)));
+                            self.micro.push_front(Micro::Op(Op::Wait(id)));
+                            return Op::Signal(lock);
+                        }
+                        return Op::Wait(id);
+                    }
+                    Micro::Timer {
+                        name,
+                        period,
+                        absolute,
+                    } => {
+                        let p = self.cycles(period);
+                        let last = *self.timers.entry(name.clone()).or_insert(cx.now);
+                        let target = last.saturating_add(p);
+                        if target > cx.now {
+                            self.timers.insert(name, target);
+                            self.micro.push_front(Micro::Woke(target));
+                            return Op::Sleep(target - cx.now);
+                        }
+                        // Missed: an absolute timer keeps its reference, a relative one
+                        // restarts from now.
+                        self.timers
+                            .insert(name, if absolute { target } else { cx.now });
+                    }
+                    Micro::Woke(target) => {
+                        let cpu = self.shared.borrow().cycles_per_us;
+                        return Op::Record {
+                            name: "wu_lat_us",
+                            value: cx.now.saturating_sub(target) as f64 / cpu,
+                        };
+                    }
+                }
+                continue;
+            }
+            // The file's duration ends the run itself (Simulation::end_at).
+            if self.loops_left == Some(0) {
+                return Op::Exit;
+            }
+            self.advance();
+        }
+    }
+}

@@ -1,0 +1,577 @@
+//! An rt-app file read into tasks, phases and events, checked: the grammar of rt-app's
+//! `doc/tutorial.txt` (global, tasks with instance, loop, delay, cpus, policy and priority or
+//! nice, phases with their loops, and the events), with rt-app's units (microseconds; `run` in
+//! calibrated loops). Every error names the task, the phase and the event.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::json::{Json, Value};
+
+/// Most threads an rt-app file may start at once (instances summed over tasks).
+pub const MAX_INSTANCES: u64 = 100_000;
+
+/// Longest duration an event may give, in microseconds (about 11.6 days).
+pub const MAX_US: f64 = 1e12;
+
+/// Largest `mem` or `iorun` write, in bytes (1 GiB).
+pub const MAX_BYTES: f64 = 1_073_741_824.0;
+
+/// An error in an rt-app file: where (task, phase, event, line) and what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RtAppError {
+    /// The task, when the error is inside one.
+    pub task: Option<String>,
+    /// The phase, when the error is inside one.
+    pub phase: Option<String>,
+    /// The event or property at fault.
+    pub event: Option<String>,
+    /// The line of the value at fault.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for RtAppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}", self.line)?;
+        if let Some(t) = &self.task {
+            write!(f, ", task `{t}`")?;
+        }
+        if let Some(p) = &self.phase {
+            write!(f, ", phase `{p}`")?;
+        }
+        if let Some(e) = &self.event {
+            write!(f, ", event `{e}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// One event of a phase, in rt-app's units.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// `run`: calibrated loops standing for this many microseconds of work.
+    Run(f64),
+    /// `runtime`: this many microseconds of work, whatever the calibration.
+    Runtime(f64),
+    /// `sleep`: this many microseconds off the processor.
+    Sleep(f64),
+    /// `timer`: wake up `period` microseconds after the timer's last expiry (absolute mode
+    /// keeps missed expiries as the reference; relative mode restarts from now).
+    Timer {
+        /// The timer's name (one timer per name per thread).
+        name: String,
+        /// Its period in microseconds.
+        period: f64,
+        /// Absolute mode.
+        absolute: bool,
+    },
+    /// `lock`: take the mutex.
+    Lock(String),
+    /// `unlock`: release the mutex.
+    Unlock(String),
+    /// `wait`: wait on a condition, releasing the mutex meanwhile.
+    Wait {
+        /// The condition.
+        cond: String,
+        /// The mutex held.
+        mutex: String,
+    },
+    /// `signal`: wake the first waiter of a condition, if any.
+    Signal(String),
+    /// `broad`: wake every waiter of a condition.
+    Broad(String),
+    /// `sync`: signal the condition and wait on it, under the mutex.
+    Sync {
+        /// The condition.
+        cond: String,
+        /// The mutex.
+        mutex: String,
+    },
+    /// `barrier`: wait until every user of the barrier has arrived.
+    Barrier(String),
+    /// `suspend`: wait until another thread resumes this task.
+    Suspend(String),
+    /// `resume`: wake the suspended threads of a task.
+    Resume(String),
+    /// `yield`: give up the processor.
+    Yield,
+    /// `fork`: start a new thread of the named task.
+    Fork(String),
+    /// `mem`: write this many bytes into the thread's memory buffer.
+    Mem(u64),
+    /// `iorun`: write this many bytes to the I/O buffer (memory traffic here).
+    IoRun(u64),
+}
+
+/// Scheduling attributes a task or a phase sets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Attrs {
+    /// Processors it may run on (`cpus`).
+    pub cpus: Option<Vec<u32>>,
+    /// Base priority for the simulator (larger is more important), from policy and
+    /// priority or nice.
+    pub priority: Option<i32>,
+}
+
+/// A phase: its events, run `loops` times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase {
+    /// Its name.
+    pub name: String,
+    /// Times it runs before the next phase.
+    pub loops: u64,
+    /// Attributes set when it starts.
+    pub attrs: Attrs,
+    /// Its events, in order.
+    pub events: Vec<Event>,
+}
+
+/// A task: `instances` threads, each running the phases `loops` times (`None`: until the
+/// file's duration ends).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Task {
+    /// Its name.
+    pub name: String,
+    /// Threads started at time 0 (after `delay`).
+    pub instances: u64,
+    /// Microseconds before a thread starts.
+    pub delay: f64,
+    /// Times the phases run; `None` for as long as the file's duration.
+    pub loops: Option<u64>,
+    /// Attributes set when a thread starts.
+    pub attrs: Attrs,
+    /// Its phases.
+    pub phases: Vec<Phase>,
+}
+
+/// A whole rt-app file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    /// `global.duration` in seconds; `None` (rt-app's -1) for until every thread ends.
+    pub duration: Option<f64>,
+    /// Nanoseconds per calibration loop (`run` t does floor(t * 1000 / ns) loops), or `None`
+    /// for an exact `run`.
+    pub ns_per_loop: Option<f64>,
+    /// Bytes of each thread's memory buffer (`global.mem_buffer_size`).
+    pub mem_buffer: u64,
+    /// Its tasks, in file order.
+    pub tasks: Vec<Task>,
+    /// Parties of each barrier: every thread whose task refers to it.
+    pub barriers: BTreeMap<String, u64>,
+}
+
+/// Where the reader is, for errors.
+#[derive(Clone, Default)]
+pub(super) struct At {
+    pub(super) task: Option<String>,
+    pub(super) phase: Option<String>,
+}
+
+impl At {
+    pub(super) fn error(&self, event: &str, line: usize, message: impl Into<String>) -> RtAppError {
+        RtAppError {
+            task: self.task.clone(),
+            phase: self.phase.clone(),
+            event: (!event.is_empty()).then(|| event.to_string()),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+fn number(at: &At, key: &str, v: &Json) -> Result<f64, RtAppError> {
+    match v.value {
+        Value::Number(n) => Ok(n),
+        ref other => Err(at.error(
+            key,
+            v.line,
+            format!("must be a number, got {}", other.kind()),
+        )),
+    }
+}
+
+/// A duration in microseconds: 0 to [`MAX_US`].
+fn micros(at: &At, key: &str, v: &Json) -> Result<f64, RtAppError> {
+    let n = number(at, key, v)?;
+    if !(0.0..=MAX_US).contains(&n) {
+        return Err(at.error(
+            key,
+            v.line,
+            format!("must be from 0 to {MAX_US:e} microseconds, got {n}"),
+        ));
+    }
+    Ok(n)
+}
+
+/// A whole number from `lo` to `hi`.
+fn whole(at: &At, key: &str, v: &Json, lo: f64, hi: f64) -> Result<f64, RtAppError> {
+    let n = number(at, key, v)?;
+    if n.fract() != 0.0 || !(lo..=hi).contains(&n) {
+        return Err(at.error(
+            key,
+            v.line,
+            format!("must be a whole number from {lo} to {hi}, got {n}"),
+        ));
+    }
+    Ok(n)
+}
+
+fn string(at: &At, key: &str, v: &Json) -> Result<String, RtAppError> {
+    match &v.value {
+        Value::Str(s) => Ok(s.clone()),
+        other => Err(at.error(
+            key,
+            v.line,
+            format!("must be a string, got {}", other.kind()),
+        )),
+    }
+}
+
+fn object<'a>(at: &At, key: &str, v: &'a Json) -> Result<&'a [(String, Json)], RtAppError> {
+    match &v.value {
+        Value::Object(f) => Ok(f),
+        other => Err(at.error(
+            key,
+            v.line,
+            format!("must be an object, got {}", other.kind()),
+        )),
+    }
+}
+
+/// A field of an event object (`timer`, `wait`, `sync`).
+fn field<'a>(
+    at: &At,
+    key: &str,
+    f: &'a [(String, Json)],
+    name: &str,
+    line: usize,
+) -> Result<&'a Json, RtAppError> {
+    f.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+        .ok_or_else(|| at.error(key, line, format!("needs a `{name}`")))
+}
+
+/// An event key without rt-app's numbering (`run0`, `timer1` are `run` and `timer`).
+fn base(key: &str) -> &str {
+    key.trim_end_matches(|c: char| c.is_ascii_digit())
+}
+
+/// rt-app properties smpsched does not model, refused by name.
+const UNSUPPORTED: [&str; 9] = [
+    "dl-runtime",
+    "dl-period",
+    "dl-deadline",
+    "util_min",
+    "util_max",
+    "membind_nodes",
+    "taskgroup",
+    "period",
+    "deadline",
+];
+
+/// Reads the `cpus`, `policy`, `priority` and `nice` of an object into attributes. A task
+/// (`task_level`) without them takes `policy_default`; a phase without them changes nothing.
+fn attrs(
+    at: &At,
+    fields: &[(String, Json)],
+    policy_default: &str,
+    task_level: bool,
+) -> Result<Attrs, RtAppError> {
+    let mut out = Attrs::default();
+    let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    if let Some(v) = get("cpus") {
+        let Value::Array(items) = &v.value else {
+            return Err(at.error("cpus", v.line, "must be an array of CPU numbers"));
+        };
+        let mut cpus = Vec::new();
+        for i in items {
+            cpus.push(whole(at, "cpus", i, 0.0, 65_535.0)? as u32);
+        }
+        if cpus.is_empty() {
+            return Err(at.error("cpus", v.line, "must name at least one CPU"));
+        }
+        out.cpus = Some(cpus);
+    }
+    let policy = match get("policy") {
+        Some(v) => string(at, "policy", v)?,
+        None => policy_default.to_string(),
+    };
+    let level = match (get("priority"), get("nice")) {
+        (Some(v), _) => Some(whole(at, "priority", v, -20.0, 99.0)? as i32),
+        (None, Some(v)) => Some(whole(at, "nice", v, -20.0, 19.0)? as i32),
+        (None, None) => None,
+    };
+    let line = get("policy").map_or(0, |v| v.line);
+    if !task_level && get("policy").is_none() && level.is_none() {
+        return Ok(out);
+    }
+    out.priority = match policy.as_str() {
+        // For SCHED_OTHER the priority is the nice value: lower is more important.
+        "SCHED_OTHER" => level.map(|n| -n),
+        "SCHED_IDLE" => Some(-40),
+        // Real-time classes run before every SCHED_OTHER thread.
+        "SCHED_FIFO" | "SCHED_RR" => Some(100 + level.unwrap_or(10)),
+        "SCHED_DEADLINE" => {
+            return Err(at.error(
+                "policy",
+                line,
+                "SCHED_DEADLINE has no class in smpsched; use SCHED_OTHER, SCHED_IDLE, \
+                 SCHED_FIFO or SCHED_RR",
+            ))
+        }
+        other => {
+            return Err(at.error(
+                "policy",
+                line,
+                format!(
+                    "unknown policy `{other}`; valid: SCHED_OTHER, SCHED_IDLE, SCHED_FIFO, \
+                     SCHED_RR"
+                ),
+            ))
+        }
+    };
+    Ok(out)
+}
+
+/// One event from its key and value.
+fn event(at: &At, key: &str, v: &Json) -> Result<Option<Event>, RtAppError> {
+    let bytes =
+        |v: &Json| -> Result<u64, RtAppError> { Ok(whole(at, key, v, 0.0, MAX_BYTES)? as u64) };
+    let pair = |v: &Json| -> Result<(String, String), RtAppError> {
+        let f = object(at, key, v)?;
+        Ok((
+            string(at, key, field(at, key, f, "ref", v.line)?)?,
+            string(at, key, field(at, key, f, "mutex", v.line)?)?,
+        ))
+    };
+    Ok(Some(match base(key) {
+        "run" => Event::Run(micros(at, key, v)?),
+        "runtime" => Event::Runtime(micros(at, key, v)?),
+        "sleep" => Event::Sleep(micros(at, key, v)?),
+        "timer" => {
+            let f = object(at, key, v)?;
+            let mode = match f.iter().find(|(k, _)| k == "mode") {
+                None => "relative".to_string(),
+                Some((_, m)) => string(at, key, m)?,
+            };
+            if mode != "relative" && mode != "absolute" {
+                return Err(at.error(
+                    key,
+                    v.line,
+                    format!("mode `{mode}`: valid are relative, absolute"),
+                ));
+            }
+            let period = micros(at, key, field(at, key, f, "period", v.line)?)?;
+            if period == 0.0 {
+                return Err(at.error(key, v.line, "a timer's period must be above 0"));
+            }
+            Event::Timer {
+                name: string(at, key, field(at, key, f, "ref", v.line)?)?,
+                period,
+                absolute: mode == "absolute",
+            }
+        }
+        "lock" => Event::Lock(string(at, key, v)?),
+        "unlock" => Event::Unlock(string(at, key, v)?),
+        "wait" => {
+            let (cond, mutex) = pair(v)?;
+            Event::Wait { cond, mutex }
+        }
+        "sync" => {
+            let (cond, mutex) = pair(v)?;
+            Event::Sync { cond, mutex }
+        }
+        "signal" => Event::Signal(string(at, key, v)?),
+        "broad" => Event::Broad(string(at, key, v)?),
+        "barrier" => Event::Barrier(string(at, key, v)?),
+        "suspend" => Event::Suspend(string(at, key, v)?),
+        "resume" => Event::Resume(string(at, key, v)?),
+        "yield" => Event::Yield,
+        "fork" => Event::Fork(string(at, key, v)?),
+        "mem" => Event::Mem(bytes(v)?),
+        "iorun" => Event::IoRun(bytes(v)?),
+        "loop" | "instance" | "delay" | "phases" | "cpus" | "priority" | "nice" | "policy" => {
+            return Ok(None)
+        }
+        k if UNSUPPORTED.contains(&k) => {
+            return Err(at.error(key, v.line, "smpsched does not model this rt-app property"))
+        }
+        _ => {
+            return Err(at.error(
+                key,
+                v.line,
+                "unknown event; valid: run, runtime, sleep, timer, lock, unlock, wait, signal, \
+                 broad, sync, barrier, suspend, resume, yield, fork, mem, iorun",
+            ))
+        }
+    }))
+}
+
+/// The events of a phase object (or of a task holding its events directly).
+fn events(at: &At, fields: &[(String, Json)]) -> Result<Vec<Event>, RtAppError> {
+    let mut out = Vec::new();
+    for (k, v) in fields {
+        if let Some(e) = event(at, k, v)? {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// A `loop` count: a whole number of at least 1, or -1 (forever) where `forever` is allowed.
+fn loops(
+    at: &At,
+    fields: &[(String, Json)],
+    default: Option<u64>,
+    forever: bool,
+) -> Result<Option<u64>, RtAppError> {
+    let Some((_, v)) = fields.iter().find(|(k, _)| k == "loop") else {
+        return Ok(default);
+    };
+    let n = whole(at, "loop", v, -1.0, 1e9)?;
+    match n as i64 {
+        -1 if forever => Ok(None),
+        n if n >= 1 => Ok(Some(n as u64)),
+        _ => Err(at.error(
+            "loop",
+            v.line,
+            "must be at least 1 (or -1, forever, for a task)",
+        )),
+    }
+}
+
+fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
+    let at = At {
+        task: Some(name.to_string()),
+        phase: None,
+    };
+    let fields = object(&at, "", v)?;
+    let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    let instances = match get("instance") {
+        Some(v) => whole(&at, "instance", v, 0.0, MAX_INSTANCES as f64)? as u64,
+        None => 1,
+    };
+    let delay = get("delay")
+        .map(|v| micros(&at, "delay", v))
+        .transpose()?
+        .unwrap_or(0.0);
+    let attrs = attrs(&at, fields, policy, true)?;
+    let phases = match get("phases") {
+        Some(p) => {
+            let mut out = Vec::new();
+            for (pname, pv) in object(&at, "phases", p)? {
+                let at = At {
+                    task: at.task.clone(),
+                    phase: Some(pname.clone()),
+                };
+                let pf = object(&at, "", pv)?;
+                out.push(Phase {
+                    name: pname.clone(),
+                    loops: loops(&at, pf, Some(1), false)?.unwrap_or(1),
+                    attrs: self::attrs(&at, pf, policy, false)?,
+                    events: events(&at, pf)?,
+                });
+            }
+            // Events beside `phases` are not rt-app's grammar.
+            if let Some((k, v)) = fields
+                .iter()
+                .find(|(k, v)| event(&at, k, v).ok().flatten().is_some())
+            {
+                return Err(at.error(
+                    k,
+                    v.line,
+                    "events go inside `phases` when a task has phases",
+                ));
+            }
+            out
+        }
+        None => vec![Phase {
+            name: "phase0".into(),
+            loops: 1,
+            attrs: Attrs::default(),
+            events: events(&at, fields)?,
+        }],
+    };
+    if phases.is_empty() || phases.iter().all(|p| p.events.is_empty()) {
+        return Err(at.error("", v.line, "has no event"));
+    }
+    Ok(Task {
+        name: name.to_string(),
+        instances,
+        delay,
+        loops: loops(&at, fields, None, true)?,
+        attrs,
+        phases,
+    })
+}
+
+/// Reads an rt-app document.
+pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
+    let top = At::default();
+    let fields = object(&top, "", doc)?;
+    let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    let mut spec = Spec {
+        duration: None,
+        ns_per_loop: None,
+        mem_buffer: 4 << 20,
+        tasks: Vec::new(),
+        barriers: BTreeMap::new(),
+    };
+    let mut policy = "SCHED_OTHER".to_string();
+    if let Some(g) = get("global") {
+        for (k, v) in object(&top, "global", g)? {
+            match k.as_str() {
+                "duration" => {
+                    let d = number(&top, "global.duration", v)?;
+                    spec.duration = match d {
+                        -1.0 => None,
+                        d if d > 0.0 && d <= 1e6 => Some(d),
+                        _ => {
+                            return Err(top.error(
+                                "global.duration",
+                                v.line,
+                                "must be -1 (until every thread ends) or 0 to 1e6 seconds",
+                            ))
+                        }
+                    };
+                }
+                "calibration" => {
+                    if let Value::Number(_) = v.value {
+                        spec.ns_per_loop = Some(whole(&top, "global.calibration", v, 1.0, 1e9)?);
+                    } else {
+                        string(&top, "global.calibration", v)?;
+                    }
+                }
+                "default_policy" => policy = string(&top, "global.default_policy", v)?,
+                "mem_buffer_size" => {
+                    spec.mem_buffer =
+                        whole(&top, "global.mem_buffer_size", v, 64.0, MAX_BYTES)? as u64
+                }
+                // Logging, tracing and locking of pages: nothing to simulate.
+                "pi_enabled" | "lock_pages" | "logdir" | "log_basename" | "log_size" | "ftrace"
+                | "gnuplot" | "io_device" | "cumulative_slack" => {}
+                other => {
+                    return Err(top.error(
+                        &format!("global.{other}"),
+                        v.line,
+                        "unknown global property",
+                    ))
+                }
+            }
+        }
+    }
+    let Some(tasks) = get("tasks") else {
+        return Err(top.error("tasks", doc.line, "an rt-app file needs a `tasks` object"));
+    };
+    for (name, v) in object(&top, "tasks", tasks)? {
+        if spec.tasks.iter().any(|t| &t.name == name) {
+            return Err(top.error("tasks", v.line, format!("two tasks are called `{name}`")));
+        }
+        spec.tasks.push(task(name, v, &policy)?);
+    }
+    super::checks::check_references(&mut spec, tasks.line)?;
+    Ok(spec)
+}

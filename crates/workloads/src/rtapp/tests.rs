@@ -1,0 +1,221 @@
+//! rt-app loads in the simulator: periods kept by timers, mutual exclusion, condition variables
+//! that lose a signal with no waiter, barriers, forks, suspend and resume, each exact where the
+//! arithmetic is; bad files name the task, the phase and the event; spoiled files never panic.
+
+use proptest::prelude::*;
+use smpsched_sim::sched::policy;
+use smpsched_sim::{Limits, MachineConfig, RunReport, SimError, Simulation};
+
+use super::{read, RtApp};
+use crate::Workload;
+
+/// A 4-processor machine at 100 MHz (100 cycles per microsecond), no memory model.
+fn machine() -> MachineConfig {
+    let mut m = MachineConfig::tango_12();
+    m.processors = 4;
+    m.clock_mhz = 100.0;
+    m.memory = smpsched_sim::memory::MemoryConfig::none();
+    m.context_switch_cycles = 0;
+    m.sched_op_cycles = 0;
+    m.kernel = toml::from_str(
+        "sync_op = 0\nspin_notice = 0\nblock = 0\nwake = 0\nyield_call = 0\ndepress = 0\n\
+         handoff = 0\nmessage = 0\nspawn = 0",
+    )
+    .unwrap();
+    m
+}
+
+fn simulate(text: &str, sched: &str) -> Result<RunReport, SimError> {
+    let w = RtApp {
+        file: "t.json".into(),
+        spec: Some(read("t.json", text).unwrap()),
+    };
+    let s = (policy(sched).unwrap().build)(toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(machine(), s, 1).unwrap();
+    let task = sim.add_task("rt");
+    w.install(&mut sim, task)?;
+    sim.set_limits(Limits {
+        cycles: u64::MAX,
+        events: 2_000_000,
+    });
+    let r = sim.run()?;
+    r.check_conservation().unwrap();
+    Ok(r)
+}
+
+fn run(text: &str) -> RunReport {
+    simulate(text, "round-robin").unwrap()
+}
+
+#[test]
+fn a_periodic_task_keeps_its_timer_period_and_records_its_wake_up_latency() {
+    // run 1 ms every 10 ms, 10 times; the timer starts at its first use, after the first run,
+    // so the tenth period ends at 101 ms.
+    let r = run(r#"{ "tasks": { "p": { "loop": 10, "run": 1000,
+                   "timer": { "ref": "t", "period": 10000 } } } }"#);
+    assert_eq!(r.elapsed_cycles, (1000 + 10 * 10_000) * 100);
+    assert_eq!(r.apps[0].time.useful, 10 * 1000 * 100);
+    let lat = &r.apps[0].recorded["wu_lat_us"];
+    assert_eq!((lat.count, lat.max), (10, 0.0));
+}
+
+#[test]
+fn sleep_drifts_where_a_timer_does_not() {
+    // Two tasks on one CPU: `t` runs 5 then waits for its 19-period timer, `s` runs 5 and
+    // sleeps 10. Sharing the processor delays `s`, whose period stretches; `t`'s stays 19.
+    let r = run(r#"{ "tasks": {
+        "t": { "cpus": [0], "loop": 20, "run": 5000, "timer": { "ref": "x", "period": 19000 } },
+        "s": { "cpus": [0], "loop": 20, "run": 5000, "sleep": 10000 } } }"#);
+    let t_end = 20 * 19_000 * 100;
+    assert!(r.elapsed_cycles >= t_end, "{}", r.elapsed_cycles);
+    assert_eq!(r.apps[0].time.useful, 40 * 5000 * 100);
+}
+
+#[test]
+fn a_mutex_serializes_its_critical_sections() {
+    // Four threads each hold the mutex for 1 ms, 5 times, on four CPUs: 20 ms one after another.
+    let r = run(r#"{ "tasks": { "w": { "instance": 4, "loop": 5,
+                   "lock": "m", "run": 1000, "unlock": "m" } } }"#);
+    assert_eq!(r.elapsed_cycles, 20 * 1000 * 100);
+}
+
+#[test]
+fn a_signal_wakes_one_waiter_and_a_broadcast_all_and_a_lost_signal_stays_lost() {
+    // Two waiters; the signaller first sleeps so both wait, signals once (one wakes), then
+    // broadcasts (the other wakes). Everything ends.
+    let r = run(r#"{ "tasks": {
+        "waiter": { "instance": 2, "loop": 1, "lock": "m",
+                    "wait": { "ref": "c", "mutex": "m" }, "unlock": "m", "run": 100 },
+        "signaller": { "loop": 1, "sleep": 1000, "signal": "c", "sleep1": 1000,
+                       "broad": "c" } } }"#);
+    assert_eq!(r.apps[0].time.useful, 2 * 100 * 100);
+    // A signal before anyone waits is lost: the waiter then waits for ever.
+    let e = simulate(
+        r#"{ "tasks": {
+        "waiter": { "loop": 1, "sleep": 1000, "lock": "m",
+                    "wait": { "ref": "c", "mutex": "m" }, "unlock": "m" },
+        "signaller": { "loop": 1, "signal": "c" } } }"#,
+        "round-robin",
+    )
+    .unwrap_err();
+    assert!(matches!(e, SimError::Deadlock { blocked: 1, .. }), "{e}");
+}
+
+#[test]
+fn barriers_forks_and_suspend_resume_run_their_threads() {
+    // Three instances meet at a barrier after unequal runs: all leave at the slowest's time.
+    let r = run(r#"{ "tasks": {
+        "a": { "instance": 2, "loop": 1, "run": 1000, "barrier": "b" },
+        "b": { "loop": 1, "run": 3000, "barrier": "b", "run1": 10 } } }"#);
+    assert_eq!(r.elapsed_cycles, 3010 * 100);
+    // A parent forks a child (no instance of its own) three times.
+    let r = run(r#"{ "tasks": {
+        "parent": { "loop": 3, "fork": "child", "sleep": 100 },
+        "child": { "instance": 0, "loop": 1, "run": 500 } } }"#);
+    assert_eq!(r.apps[0].time.useful, 3 * 500 * 100);
+    assert_eq!(r.apps[0].threads, 4);
+    // A suspended task runs on after another resumes it.
+    let r = run(r#"{ "tasks": {
+        "sleeper": { "loop": 1, "suspend": "sleeper", "run": 700 },
+        "waker": { "loop": 1, "sleep": 2000, "resume": "sleeper" } } }"#);
+    assert_eq!(r.elapsed_cycles, 2700 * 100);
+}
+
+#[test]
+fn a_duration_ends_threads_that_loop_for_ever() {
+    let r = run(r#"{ "global": { "duration": 0.05 },
+                   "tasks": { "p": { "run": 1000, "sleep": 1000 } } }"#);
+    // 25 loops of 2 ms fit in 50 ms; the thread exits at its next event after that.
+    assert_eq!(r.apps[0].time.useful, 25 * 1000 * 100);
+}
+
+#[test]
+fn bad_files_name_the_task_the_phase_and_the_event() {
+    for (text, want) in [
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "jump": 5 } } }"#,
+            "task `a`, event `jump`: unknown event",
+        ),
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "phases": { "p1": { "timer": { "ref": "t" } } } } } }"#,
+            "task `a`, phase `p1`, event `timer`: needs a `period`",
+        ),
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "sleep": -5 } } }"#,
+            "event `sleep`: must be from 0",
+        ),
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "fork": "b" }, "b": { "loop": 1, "fork": "a" } } }"#,
+            "forks make a cycle",
+        ),
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "fork": "zz" } } }"#,
+            "which is no task",
+        ),
+        (r#"{ "tasks": { "a": { "run": 5 } } }"#, "loops forever"),
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "unlock": "m" } } }"#,
+            "releases `m`",
+        ),
+        (
+            r#"{ "tasks": { "a": { "loop": 1, "policy": "SCHED_DEADLINE", "run": 1 } } }"#,
+            "SCHED_DEADLINE",
+        ),
+        (r#"{ "tasks": { "a": { "loop": 1, "run": 1, } }"#, "line 1"),
+        (
+            r#"{ "global": { "duration": 0 }, "tasks": {} }"#,
+            "global.duration",
+        ),
+    ] {
+        let e = read("t.json", text).unwrap_err();
+        assert!(e.contains(want), "want `{want}` in: {e}");
+    }
+}
+
+#[test]
+fn the_same_file_and_seed_give_the_same_run() {
+    let text = r#"{ "tasks": { "w": { "instance": 6, "loop": 4, "run": 300, "sleep": 200,
+                  "lock": "m", "run1": 50, "unlock": "m", "yield": "" } } }"#;
+    let a = run(text);
+    let b = run(text);
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+}
+
+/// Values a spoiled rt-app file might hold.
+const JUNK: &[&str] = &[
+    "-1", "0", "1e30", "\"\"", "\"x\"", "[]", "{}", "true", "null", "[1, 99]",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// A file with one value replaced by junk, or cut short, is refused with a message or runs
+    /// (bounded) without a panic.
+    #[test]
+    fn spoiled_rt_app_files_never_panic(at in 0usize..400, junk in 0usize..10, cut in any::<bool>()) {
+        let text = r#"{ "global": { "duration": 0.01, "calibration": 10 },
+          "tasks": {
+            "a": { "instance": 2, "cpus": [0, 1], "loop": 3, "phases": {
+              "p0": { "loop": 2, "run": 100, "timer": { "ref": "t", "period": 300, "mode": "absolute" } },
+              "p1": { "priority": 5, "lock": "m", "mem": 4096, "unlock": "m", "barrier": "b" } } },
+            "c": { "loop": 2, "sleep": 50, "signal": "q", "resume": "a", "barrier": "b" } } }"#;
+        let spoiled = if cut {
+            text[..at.min(text.len())].to_string()
+        } else {
+            // Replace the value after the n-th colon.
+            let colons: Vec<usize> = text.match_indices(':').map(|(i, _)| i).collect();
+            let i = colons[at % colons.len()] + 1;
+            let end = text[i..].find([',', '}']).map_or(text.len(), |e| i + e);
+            format!("{}{}{}", &text[..i], JUNK[junk], &text[end..])
+        };
+        if let Ok(spec) = read("t.json", &spoiled) {
+            let w = RtApp { file: "t.json".into(), spec: Some(spec) };
+            let s = (policy("round-robin").unwrap().build)(toml::Table::new()).unwrap();
+            let mut sim = Simulation::new(machine(), s, 1).unwrap();
+            let task = sim.add_task("rt");
+            if w.install(&mut sim, task).is_ok() {
+                sim.set_limits(Limits { cycles: u64::MAX, events: 200_000 });
+                let _ = sim.run();
+            }
+        }
+    }
+}
