@@ -13,6 +13,7 @@ pub mod control;
 pub mod dibella;
 pub mod dist;
 pub mod gang_server;
+pub mod george;
 pub mod gupta;
 pub mod parallel;
 pub mod pingpong;
@@ -76,6 +77,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     gupta::maxflow::INFO,
     gupta::matmul::INFO,
     dibella::INFO,
+    george::pc::INFO,
+    george::sieve::INFO,
 ];
 
 /// The registered workload of that name.
