@@ -27,6 +27,8 @@
 pub mod pc;
 mod port;
 pub mod sieve;
+#[cfg(test)]
+mod tests;
 
 use std::rc::Rc;
 
@@ -276,6 +278,23 @@ impl QueueParams {
         };
         GeorgeLayout::bytes(workers, self.q(workers), trees, u64::from(self.capacity))
     }
+}
+
+/// Splits a workload's parameter table into the queue's parameters and the load's own, then
+/// reads both (each refusing keys it does not know, naming them).
+pub(crate) fn split<T: serde::de::DeserializeOwned>(
+    mut t: toml::Table,
+) -> Result<(T, QueueParams), toml::de::Error> {
+    let mut q = toml::Table::new();
+    for p in QUEUE_PARAMS {
+        if let Some(v) = t.remove(p.name) {
+            q.insert(p.name.into(), v);
+        }
+    }
+    let own: T = toml::Value::Table(t).try_into()?;
+    let queue: QueueParams = toml::Value::Table(q).try_into()?;
+    queue.validate().map_err(serde::de::Error::custom)?;
+    Ok((own, queue))
 }
 
 /// Pins a program on processor `p`.

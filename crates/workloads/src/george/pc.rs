@@ -13,19 +13,26 @@ use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{Op, Program, SimError, Simulation, TaskId, ThreadCtx};
 
 use super::port::{Poll, Port, TERM};
-use super::{pin, processors, QueueParams, QUEUE_PARAMS};
+use super::{pin, processors, split, QueueParams, QUEUE_PARAMS};
 use crate::{Workload, WorkloadInfo};
 
-/// Parameters of `george-pc`.
+/// The load's own parameters of `george-pc`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct ProducerConsumer {
+#[serde(deny_unknown_fields)]
+pub struct PcParams {
     /// Items each producer inserts (20,000 in the paper).
     pub items: u64,
     /// Cycles a producer spends making an item and a consumer using one.
     #[serde(default)]
     pub work_cycles: u64,
+}
+
+/// The `george-pc` workload: the load and the queue under test.
+#[derive(Clone, Debug)]
+pub struct ProducerConsumer {
+    /// The load.
+    pub load: PcParams,
     /// The queue under test.
-    #[serde(flatten)]
     pub queue: QueueParams,
 }
 
@@ -162,14 +169,14 @@ impl Workload for ProducerConsumer {
         let (layout, heights) = self.queue.build(sim, procs);
         let producers = procs.div_ceil(2);
         let shared = Rc::new(RefCell::new(Shared {
-            total: producers as u64 * self.items,
+            total: producers as u64 * self.load.items,
             consumed: 0,
             finished: false,
         }));
         for (p, &height) in heights.iter().enumerate() {
             let (next, last) = if p % 2 == 0 {
-                let first = 1 + (p / 2) as u64 * self.items;
-                (first, first + self.items)
+                let first = 1 + (p / 2) as u64 * self.load.items;
+                (first, first + self.load.items)
             } else {
                 (0, 0)
             };
@@ -181,7 +188,7 @@ impl Workload for ProducerConsumer {
                 last,
                 full: 0,
                 backoff: tuning.backoff,
-                work: self.work_cycles,
+                work: self.load.work_cycles,
                 port: Port::new(&layout, p, tuning, height),
                 shared: shared.clone(),
                 phase: Phase::Start,
@@ -212,14 +219,13 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         QUEUE_PARAMS[5], QUEUE_PARAMS[6], QUEUE_PARAMS[7], QUEUE_PARAMS[8], QUEUE_PARAMS[9],
     ],
     build: |t| {
-        let w: ProducerConsumer = toml::Value::Table(t).try_into()?;
-        if w.items == 0 || w.items > 10_000_000 {
+        let (load, queue): (PcParams, QueueParams) = split(t)?;
+        if load.items == 0 || load.items > 10_000_000 {
             return Err(serde::de::Error::custom(format!(
                 "items: must be between 1 and 1e7, got {}",
-                w.items
+                load.items
             )));
         }
-        w.queue.validate().map_err(serde::de::Error::custom)?;
-        Ok(Box::new(w))
+        Ok(Box::new(ProducerConsumer { load, queue }))
     },
 };

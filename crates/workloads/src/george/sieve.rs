@@ -24,15 +24,16 @@ use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{Op, Program, SimError, Simulation, TaskId, ThreadCtx, WordOp};
 
 use super::port::{Poll, Port, TERM};
-use super::{pin, processors, QueueParams, QUEUE_PARAMS};
+use super::{pin, processors, split, QueueParams, QUEUE_PARAMS};
 use crate::{Workload, WorkloadInfo};
 
 /// The stage number of the generator in a task word.
 const GEN: u64 = (1 << 31) - 1;
 
-/// Parameters of `george-sieve`.
+/// The load's own parameters of `george-sieve`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct Sieve {
+#[serde(deny_unknown_fields)]
+pub struct SieveParams {
     /// The sieve runs over 2..=numbers.
     pub numbers: u64,
     /// Cycles of one filter step (a `mod`, a list cell).
@@ -44,8 +45,14 @@ pub struct Sieve {
     /// Cycles to make a task (its closure) before it is inserted.
     #[serde(default = "d_spawn")]
     pub spawn_cycles: u64,
+}
+
+/// The `george-sieve` workload: the load and the queue under test.
+#[derive(Clone, Debug)]
+pub struct Sieve {
+    /// The load.
+    pub load: SieveParams,
     /// The queue under test.
-    #[serde(flatten)]
     pub queue: QueueParams,
 }
 
@@ -289,7 +296,7 @@ impl Workload for Sieve {
         let mhz = sim.machine().clock_mhz;
         let (layout, heights) = self.queue.build(sim, procs);
         let shared = Rc::new(RefCell::new(Shared {
-            numbers: self.numbers,
+            numbers: self.load.numbers,
             streams: vec![Stream {
                 prime: 2,
                 waiting: VecDeque::new(),
@@ -304,7 +311,11 @@ impl Workload for Sieve {
             let prog = Worker {
                 me: p,
                 procs,
-                costs: (self.filter_cycles, self.generate_cycles, self.spawn_cycles),
+                costs: (
+                    self.load.filter_cycles,
+                    self.load.generate_cycles,
+                    self.load.spawn_cycles,
+                ),
                 port: Port::new(&layout, p, tuning, height),
                 shared: shared.clone(),
                 phase: Phase::Start,
@@ -342,14 +353,13 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         QUEUE_PARAMS[5], QUEUE_PARAMS[6], QUEUE_PARAMS[7], QUEUE_PARAMS[8], QUEUE_PARAMS[9],
     ],
     build: |t| {
-        let w: Sieve = toml::Value::Table(t).try_into()?;
-        if !(2..=1_000_000).contains(&w.numbers) {
+        let (load, queue): (SieveParams, QueueParams) = split(t)?;
+        if !(2..=1_000_000).contains(&load.numbers) {
             return Err(serde::de::Error::custom(format!(
                 "numbers: must be between 2 and 1e6, got {}",
-                w.numbers
+                load.numbers
             )));
         }
-        w.queue.validate().map_err(serde::de::Error::custom)?;
-        Ok(Box::new(w))
+        Ok(Box::new(Sieve { load, queue }))
     },
 };
