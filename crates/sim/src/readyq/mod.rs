@@ -6,6 +6,7 @@
 //! queue (section 1) and Distributed Dual Queues (section 2) on the GP1000's NUMA memory.
 
 pub mod ddq;
+pub mod ddq_layout;
 pub mod dual;
 pub mod fcfs;
 pub mod mach;

@@ -131,9 +131,7 @@ impl Program for Proc {
                 Phase::Terminate(p) => {
                     self.phase = Phase::Terminate(p + 1);
                     if p != self.me {
-                        let addr = self.port.spin_word(p);
-                        let op = smpsched_sim::WordOp::Store(TERM + 1);
-                        return Op::Word { addr, op };
+                        return self.port.terminate(p);
                     }
                 }
                 Phase::Records => {

@@ -153,9 +153,12 @@ impl Port {
         }
     }
 
-    /// The processor's spin word (where a finishing processor writes [`TERM`]).
-    pub(crate) fn spin_word(&self, p: usize) -> u64 {
-        self.layout.spin[p]
+    /// The store that tells processor `p` the run is over: [`TERM`] into its spin word.
+    pub(crate) fn terminate(&self, p: usize) -> Op {
+        Op::Word {
+            addr: self.layout.spin[p],
+            op: smpsched_sim::WordOp::Store(TERM + 1),
+        }
     }
 
     /// The records of the measures, given the clock rate: `backoffs`, `failed_inserts`, `insert_us`,

@@ -21,7 +21,7 @@ use rand::Rng;
 use serde::Deserialize;
 use smpsched_sim::readyq::ddq::Inserted;
 use smpsched_sim::sched::ParamInfo;
-use smpsched_sim::{Op, Program, SimError, Simulation, TaskId, ThreadCtx, WordOp};
+use smpsched_sim::{Op, Program, SimError, Simulation, TaskId, ThreadCtx};
 
 use super::port::{Poll, Port, TERM};
 use super::{pin, processors, split, QueueParams, QUEUE_PARAMS};
@@ -186,6 +186,29 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// The next of the measures to record at the end, then the exit.
+    fn record(&mut self) -> Op {
+        if self.records.is_empty() {
+            self.records = self.port.records(self.mhz);
+            self.records.push(Op::Record {
+                name: "tasks",
+                value: self.tasks as f64,
+            });
+            if self.me == 0 {
+                let primes = self.shared.borrow().streams.len();
+                self.records.push(Op::Record {
+                    name: "primes",
+                    value: primes as f64,
+                });
+            }
+            self.records.reverse();
+            self.records.insert(0, Op::Exit);
+        }
+        self.records.pop().unwrap_or(Op::Exit)
+    }
+}
+
 impl Program for Worker {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
@@ -251,32 +274,10 @@ impl Program for Worker {
                 Phase::Terminate(p) => {
                     self.phase = Phase::Terminate(p + 1);
                     if p != self.me {
-                        let addr = self.port.spin_word(p);
-                        return Op::Word {
-                            addr,
-                            op: WordOp::Store(TERM + 1),
-                        };
+                        return self.port.terminate(p);
                     }
                 }
-                Phase::Records => {
-                    if self.records.is_empty() {
-                        self.records = self.port.records(self.mhz);
-                        self.records.push(Op::Record {
-                            name: "tasks",
-                            value: self.tasks as f64,
-                        });
-                        if self.me == 0 {
-                            let primes = self.shared.borrow().streams.len();
-                            self.records.push(Op::Record {
-                                name: "primes",
-                                value: primes as f64,
-                            });
-                        }
-                        self.records.reverse();
-                        self.records.insert(0, Op::Exit);
-                    }
-                    return self.records.pop().unwrap_or(Op::Exit);
-                }
+                Phase::Records => return self.record(),
             }
         }
     }
