@@ -285,7 +285,9 @@ impl Program for Worker {
 
 impl Workload for Sieve {
     fn threads(&self) -> u64 {
-        1
+        // One per processor, which the machine decides at install: estimated as the GP1000's
+        // most, 256 (a thread's engine record is a few hundred bytes).
+        256
     }
 
     fn memory_bytes(&self) -> u64 {
