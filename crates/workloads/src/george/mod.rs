@@ -21,8 +21,8 @@
 //! `insert_us` and `remove_us` (mean time per operation), `insert_atomics` and
 //! `remove_atomics` (mean atomics on N fields per operation), `below_h` (tree operations with
 //! fewer than H atomics, section 2.4), `root_cycles` (mean cycles of an atomic on a root, the
-//! hot spot: 40 uncontended from another node), `retries` (re-reads in the starvation case),
-//! `local_inserts`, and for the sieve `tasks` and `primes`.
+//! hot spot: 40 uncontended from another node), `root_ops` (atomics on a root), `retries`
+//! (re-reads in the starvation case), `local_inserts`, and for the sieve `tasks` and `primes`.
 
 pub mod pc;
 mod port;

@@ -209,7 +209,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   (`structure = \"central\"` or `\"ddq\"`), backing off exponentially while \
                   every tree is full, then help remove; the odd ones remove until the last \
                   item is consumed. Records `backoffs`, `insert_us`, `remove_us`, \
-                  `insert_atomics`, `remove_atomics`, `below_h`, `root_cycles`, `retries`.",
+                  `insert_atomics`, `remove_atomics`, `below_h`, `root_cycles`, `root_ops`, `retries`.",
     paper: "George 1990 sections 2 and 3, Figure 5",
     params: &[
         ParamInfo { name: "items", default: "(required)", doc: "items each producer inserts (20,000 in the paper)" },

@@ -162,7 +162,7 @@ impl Port {
     }
 
     /// The records of the measures, given the clock rate: `backoffs`, `failed_inserts`, `insert_us`,
-    /// `remove_us`, `insert_atomics`, `remove_atomics`, `below_h`, `root_cycles`, `retries`.
+    /// `remove_us`, `insert_atomics`, `remove_atomics`, `below_h`, `root_cycles`, `root_ops`, `retries`.
     pub(crate) fn records(&self, mhz: f64) -> Vec<Op> {
         let s = &self.stats;
         let mut out = vec![
@@ -190,6 +190,7 @@ impl Port {
         }
         if s.root_ops > 0 {
             out.push(rec("root_cycles", mean(s.root_cycles, s.root_ops)));
+            out.push(rec("root_ops", s.root_ops as f64));
         }
         out
     }
