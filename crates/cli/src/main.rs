@@ -81,8 +81,8 @@ enum Command {
     /// overwritten) and points reports/PAPER.md at it as the latest (reports/PAPER-scale-F.md
     /// for another --scale).
     Reproduce {
-        /// A paper: black90, gupta91, dibella92 (george90 and weibel to come; `smpsched list`
-        /// shows those under --experiments), or `all` (the default) for every reproduction.
+        /// A paper: black90, gupta91, dibella92, george90, weibel (`smpsched list` shows those
+        /// under --experiments), or `all` (the default) for every reproduction.
         #[arg(default_value = "all")]
         paper: String,
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).

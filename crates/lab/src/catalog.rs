@@ -117,13 +117,21 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
     for w in WORKLOADS {
         let _ = writeln!(out, "  {:<16} {}", w.name, w.summary);
     }
+    let _ = writeln!(
+        out,
+        "\nReady-queue structures in simulated memory (chosen by a workload's parameters):"
+    );
+    for s in smpsched_sim::readyq::STRUCTURES {
+        let _ = writeln!(out, "  {:<18} {}", s.name, s.summary);
+    }
     let _ = writeln!(out, "\nMachine presets ([machine] preset = ...):");
     for p in MachineConfig::PRESETS {
         let _ = writeln!(out, "  {:<16} {}", p.name, p.summary);
     }
     let _ = writeln!(
         out,
-        "\n`smpsched explain NAME` describes a policy, a workload, a machine preset or a paper."
+        "\n`smpsched explain NAME` describes a policy, a workload, a structure, a machine preset or a \
+         paper."
     );
     Ok(out)
 }
@@ -206,6 +214,13 @@ pub fn explain(name: &str, dir: &Path) -> Option<String> {
         out.push_str(&preset_toml(&(p.build)()));
         return Some(out);
     }
+    if let Some(s) = smpsched_sim::readyq::structure(name) {
+        let _ = writeln!(out, "{} — ready-queue structure: {}\n", s.name, s.summary);
+        let _ = writeln!(out, "{}\n", s.description);
+        let _ = writeln!(out, "Source: {}\n", s.paper);
+        let _ = writeln!(out, "Used by: {}", s.used_by);
+        return Some(out);
+    }
     if let Some(w) = smpsched_workloads::workload(name) {
         let _ = writeln!(out, "{} — workload: {}\n", w.name, w.summary);
         let _ = writeln!(out, "{}\n", w.description);
@@ -238,6 +253,7 @@ pub fn explainable() -> Vec<&'static str> {
         .iter()
         .map(|p| p.name)
         .chain(WORKLOADS.iter().map(|w| w.name))
+        .chain(smpsched_sim::readyq::STRUCTURES.iter().map(|s| s.name))
         .chain(MachineConfig::PRESETS.iter().map(|p| p.name))
         .chain(crate::papers::PAPERS.iter().map(|p| p.id))
         .collect()
@@ -264,5 +280,15 @@ mod tests {
             assert_eq!(back, (p.build)(), "{}", p.name);
         }
         assert!(explainable().contains(&"bbn-gp1000"));
+    }
+
+    #[test]
+    fn the_structures_are_listed_and_explained_with_their_sections() {
+        let text = explain("ddq").expect("ddq is explainable");
+        assert!(text.contains("George 1990 sections 2-2.4"), "{text}");
+        assert!(explain("central-dual-queue").unwrap().contains("Figure 1"));
+        for s in smpsched_sim::readyq::STRUCTURES {
+            assert!(explainable().contains(&s.name));
+        }
     }
 }

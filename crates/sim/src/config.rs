@@ -177,8 +177,13 @@ impl MachineConfig {
         }
     }
 
-    /// George 1990: a BBN Butterfly GP1000 (MC68020 at 16 MHz), up to 256 nodes.
+    /// George 1990: a BBN Butterfly GP1000 (MC68020 at 16 MHz), up to 256 nodes: one NUMA node
+    /// per processor whatever `processors` is (section 1.2), remote references 5 times local.
     pub fn bbn_gp1000() -> Self {
+        let mut memory = MemoryConfig::bbn_gp1000(64);
+        if let Some(numa) = memory.numa.as_mut() {
+            numa.mapping = crate::memory::NodeMapping::PerProcessor;
+        }
         MachineConfig {
             name: "bbn-gp1000".into(),
             processors: 64,
@@ -188,7 +193,7 @@ impl MachineConfig {
             context_switch_cycles: 1_000,
             sched_op_cycles: 100,
             kernel: KernelCosts::default(),
-            memory: MemoryConfig::bbn_gp1000(64),
+            memory,
         }
     }
 

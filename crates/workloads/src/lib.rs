@@ -13,6 +13,7 @@ pub mod control;
 pub mod dibella;
 pub mod dist;
 pub mod gang_server;
+pub mod george;
 pub mod gupta;
 pub mod input;
 pub mod parallel;
@@ -103,6 +104,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     weibel::scalar::INFO,
     weibel::mix::INFO,
     weibel::pool::INFO,
+    george::pc::INFO,
+    george::sieve::INFO,
 ];
 
 /// The registered workload of that name.

@@ -97,6 +97,9 @@ pub enum NodeMapping {
     Blocks,
     /// Round robin: processor `p` is on node `p % nodes`.
     RoundRobin,
+    /// One node per processor whatever `nodes` says: processor `p` is node `p` (George's GP1000,
+    /// where every node is a processor with its own memory, from 2 to 256 of them).
+    PerProcessor,
 }
 
 /// A single global bus that every miss occupies for `transfer_cycles`; concurrent misses queue
@@ -152,7 +155,9 @@ impl MemoryConfig {
         }
     }
 
-    /// A BBN GP1000-like NUMA machine with `nodes` memory nodes (George 1990). The real machine
+    /// A BBN GP1000-like NUMA machine with `nodes` memory nodes (George 1990); the preset
+    /// [`MachineConfig::bbn_gp1000`](crate::MachineConfig::bbn_gp1000) maps one node to each
+    /// processor ([`NodeMapping::PerProcessor`]) whatever the processor count. The real machine
     /// does not cache shared data; we model that as a tiny 1 KB fully associative cache (enough
     /// for a few spin variables, too small to keep a working set across scheduling), hit 1 cycle,
     /// local miss 4 cycles, remote miss 20 cycles (5:1), `miss_cycles` 20 for memory without a
@@ -320,6 +325,17 @@ impl MemoryConfig {
                 return Err(MemoryError::field(
                     "numa.nodes",
                     format!("{} is not valid; use 1 to {MAX_PROCESSORS}", numa.nodes),
+                ));
+            }
+            // A node without a processor would hold memory no one is local to.
+            if numa.mapping != NodeMapping::PerProcessor && numa.nodes > processors {
+                return Err(MemoryError::field(
+                    "numa.nodes",
+                    format!(
+                        "{} nodes for {processors} processors; use 1 to {processors} (or \
+                         mapping = \"per_processor\")",
+                        numa.nodes
+                    ),
                 ));
             }
             latency("numa.local_cycles", numa.local_cycles, self.hit_cycles)?;

@@ -42,9 +42,13 @@ pub(crate) struct NumaMap {
 impl NumaMap {
     /// The map for `processors` processors (`cfg` must have been validated).
     pub(crate) fn new(cfg: &NumaConfig, processors: u32) -> Self {
-        let nodes = cfg.nodes;
+        let nodes = match cfg.mapping {
+            NodeMapping::PerProcessor => processors.max(1),
+            _ => cfg.nodes,
+        };
         let node_of = (0..processors)
             .map(|p| match cfg.mapping {
+                NodeMapping::PerProcessor => p,
                 NodeMapping::Blocks => {
                     (u64::from(p) * u64::from(nodes) / u64::from(processors)) as u32
                 }
@@ -129,6 +133,10 @@ mod tests {
         let uneven = map(3, NodeMapping::Blocks, 4);
         let v: Vec<u32> = (0..4).map(|p| uneven.node_of(p)).collect();
         assert_eq!(v, vec![0, 0, 1, 2]);
+        // One node per processor, whatever `nodes` says (the GP1000 at 256 processors).
+        let per = map(64, NodeMapping::PerProcessor, 256);
+        assert_eq!((per.node_of(0), per.node_of(255)), (0, 255));
+        assert_eq!(per.resolve(Placement::Node(200), None, 0), Home::Node(200));
     }
 
     #[test]
