@@ -284,9 +284,11 @@ mod tests {
 
     #[test]
     fn the_structures_are_listed_and_explained_with_their_sections() {
-        let text = explain("ddq").expect("ddq is explainable");
+        let text = explain("ddq", Path::new("experiments")).expect("ddq is explainable");
         assert!(text.contains("George 1990 sections 2-2.4"), "{text}");
-        assert!(explain("central-dual-queue").unwrap().contains("Figure 1"));
+        assert!(explain("central-dual-queue", Path::new("experiments"))
+            .unwrap()
+            .contains("Figure 1"));
         for s in smpsched_sim::readyq::STRUCTURES {
             assert!(explainable().contains(&s.name));
         }
