@@ -26,6 +26,9 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
     assert!(list.contains(&"gupta91".to_string()), "{list:?}");
     for paper in list {
         let full_scale = JUDGED_AT_FULL_SCALE.contains(&paper.as_str());
+        // As `reproduce` does, the files of a paper share their runs: once through `memo`, and
+        // independently through `again`, which a determinism check compares with it.
+        let (memo, again) = (RunMemo::default(), RunMemo::default());
         for f in smpsched_lab::catalog::experiment_files(&dir.join(&paper)).unwrap() {
             let scale = Experiment::load(&f)
                 .unwrap()
@@ -36,7 +39,6 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
             if exp.reproduce.is_none() {
                 continue;
             }
-            let memo = RunMemo::default();
             let a = reproduce_file(&exp, 2, &paper, &|_, _| {}, &memo).unwrap();
             // At small scale such a paper's claims may fail or (a median of nothing) not be
             // evaluated; it is only run, twice, for determinism.
@@ -50,8 +52,8 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                     c.detail
                 );
             }
-            let b = reproduce_file(&exp, 1, &paper, &|_, _| {}, &RunMemo::default()).unwrap();
-            // Every run of a second pass comes from the memo: the same report as fresh runs.
+            let b = reproduce_file(&exp, 1, &paper, &|_, _| {}, &again).unwrap();
+            // Every run of a third pass comes from the memo: the same report again.
             let c = reproduce_file(&exp, 1, &paper, &|_, _| {}, &memo).unwrap();
             assert_eq!(b.plots, c.plots, "{}: memo plots differ", f.display());
             let md = |r: smpsched_lab::reproduce::report::ReportFile| {
