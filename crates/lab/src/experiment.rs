@@ -130,6 +130,10 @@ pub struct Point {
     /// The application whose completion ends the run (`until = "LU"`): the others are measured
     /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
     pub until: Option<String>,
+    /// Everything the point's runs depend on, as canonical text (the file's folder and the
+    /// resolved document, keys sorted): two points with equal keys simulate identically under
+    /// the same seed, so a reproduction runs them once (see [`crate::runner::RunMemo`]).
+    pub key: String,
 }
 
 impl Point {

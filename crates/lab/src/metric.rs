@@ -35,6 +35,10 @@ pub const METRICS: &[(&str, &str)] = &[
         "blocks",
         "times a waiter blocked on a synchronization object",
     ),
+    (
+        "same_proc",
+        "mean over the applications of app_same_proc: % of redispatches on the thread's last processor",
+    ),
     ("max_backoffs", "most failed probes in one backoff wait"),
     (
         "runq_lock_wait_us",
@@ -226,6 +230,10 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         "kernel" => pct(r.total.kernel),
         "switches_per_slice" => r.apps.iter().map(|a| a.switches_per_slice_per_proc).sum(),
         "blocks" => r.sync.blocks as f64,
+        "same_proc" if !r.apps.is_empty() => {
+            let sum: f64 = r.apps.iter().map(|a| a.same_processor_rate).sum();
+            100.0 * sum / r.apps.len() as f64
+        }
         "max_backoffs" => r.sync.max_backoffs as f64,
         "runtime_ticks" => m.to_us(r.elapsed_cycles) * TIMER_MHZ,
         "runq_lock_wait_us" if r.runq_lock.acquires > 0 => {

@@ -220,9 +220,10 @@ pub fn run_paper(
     let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
     let mut files = Vec::new();
     let mut plots = Vec::new();
+    let memo = crate::runner::RunMemo::default();
     for exp in &exps {
         on_file(exp);
-        let r = reproduce_file(exp, jobs, paper, progress)?;
+        let r = reproduce_file(exp, jobs, paper, progress, &memo)?;
         files.push(r.report);
         plots.extend(r.plots);
     }

@@ -20,6 +20,7 @@
 //! [[reproduce.claim]]
 //! claim = "flat(us_per_op, handoff/threads=3, handoff/threads=7, within 10%)"
 //! known_difference = "optional: why it does not reproduce"
+//! headline = "optional: the paper's finding in words, listed at the top of the report"
 //! ```
 
 use std::collections::BTreeMap;
@@ -34,7 +35,7 @@ use crate::reproduce::plot::{
 };
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::reproduce::{Claim, Tolerance};
-use crate::runner::{run_experiment, RunRecord};
+use crate::runner::{run_experiment_memo, RunMemo, RunRecord};
 use crate::source::{split_de_error, Source};
 
 /// The `[reproduce]` section of an experiment file.
@@ -126,6 +127,10 @@ pub struct ClaimSpec {
     /// If the claim does not reproduce, why (the report shows it as a known difference).
     #[serde(default)]
     pub known_difference: Option<String>,
+    /// The paper's finding this claim checks, in words, when it is one of the paper's headline
+    /// findings: the report lists these first.
+    #[serde(default)]
+    pub headline: Option<String>,
 }
 
 /// Reads and checks the `[reproduce]` table of a file against its points.
@@ -234,6 +239,12 @@ pub(crate) fn parse_spec(
                 )
             })?;
         }
+        if c.headline.as_deref().is_some_and(|h| h.trim().is_empty()) {
+            return Err(src.error(
+                &format!("reproduce.claim.{i}.headline"),
+                "a headline finding must say the finding in words, got an empty text",
+            ));
+        }
         c.parsed = Some(claim);
     }
     if let Some(plot) = &spec.plot {
@@ -309,18 +320,19 @@ pub struct Reproduced {
 }
 
 /// Runs a reproduction file and builds its report. `plot_dir` is the folder (relative to the
-/// report) where plots will be written.
+/// report) where plots will be written; `memo` holds the runs of the paper's earlier files.
 pub fn reproduce_file(
     exp: &Experiment,
     jobs: usize,
     plot_dir: &str,
     progress: &(dyn Fn(usize, usize) + Sync),
+    memo: &RunMemo,
 ) -> Result<Reproduced, LabError> {
     let spec = exp
         .reproduce
         .as_ref()
         .ok_or_else(|| LabError::Internal(format!("{} has no [reproduce] section", exp.name)))?;
-    let runs = run_experiment(exp, jobs, progress)?;
+    let runs = run_experiment_memo(exp, jobs, progress, memo)?;
     // A run that stopped at a bound measured only part of the experiment: no verdicts on it.
     if let Some(e) = crate::runner::stopped_error(exp, &runs) {
         return Err(e);
@@ -383,6 +395,7 @@ pub fn reproduce_file(
                 text: claim.to_string(),
                 verdict,
                 detail,
+                headline: c.headline.clone(),
             }
         })
         .collect();

@@ -86,6 +86,9 @@ pub(crate) fn resolve(
     overrides: &[Override],
     memory: Option<u64>,
 ) -> Result<Point, InputError> {
+    let mut key = src.folder().to_string_lossy().to_string();
+    key.push('\n');
+    canonical(&toml::Value::Table(doc.clone()), &mut key);
     // Machine: a preset, then the file's overrides.
     let mut m = section(src, &mut doc, "machine", overrides)?;
     let preset_name =
@@ -329,7 +332,35 @@ pub(crate) fn resolve(
         limits,
         idle_handoff,
         until,
+        key,
     })
+}
+
+/// Writes `v` as text with every table's keys in sorted order, so that equal documents give
+/// equal text whatever order their keys were written or set in.
+fn canonical(v: &toml::Value, out: &mut String) {
+    match v {
+        toml::Value::Table(t) => {
+            let mut keys: Vec<&String> = t.keys().collect();
+            keys.sort();
+            out.push('{');
+            for k in keys {
+                out.push_str(&format!("{k:?}="));
+                canonical(&t[k.as_str()], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        toml::Value::Array(a) => {
+            out.push('[');
+            for x in a {
+                canonical(x, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 /// Longest application name (it heads columns and names measures such as `app_util:NAME`).

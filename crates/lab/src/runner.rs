@@ -2,7 +2,9 @@
 //! self-contained deterministic simulation, so the order in which they finish never changes the
 //! results; they are returned in plan order.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -107,6 +109,28 @@ pub fn plan_jobs(exp: &Experiment, jobs: usize) -> JobPlan {
     }
 }
 
+/// The runs a reproduction has made, by point key and seed: a point that several files share
+/// (Gupta et al.'s batch and blocking runs appear in four and five figures) is simulated once
+/// and its measures reused, which changes no result since a run depends only on its point and
+/// its seed.
+#[derive(Default)]
+pub struct RunMemo(Mutex<BTreeMap<(String, u64), MemoRun>>);
+
+/// What a memoized run measured, and where it stopped if it did.
+type MemoRun = (RunReport, Option<Stopped>);
+
+impl RunMemo {
+    fn get(&self, key: &str, seed: u64) -> Option<MemoRun> {
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&(key.to_string(), seed)).cloned()
+    }
+
+    fn put(&self, key: &str, seed: u64, run: MemoRun) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.insert((key.to_string(), seed), run);
+    }
+}
+
 /// Estimated bytes of one run of `point`.
 fn point_bytes(point: &Point) -> u64 {
     let threads = point.apps.iter().map(|a| a.workload.threads()).sum();
@@ -136,6 +160,17 @@ pub fn run_experiment_observed(
     run_experiment_traced(exp, jobs, progress, running, None)
 }
 
+/// Like [`run_experiment`], taking a run from `memo` when an earlier experiment made it (same
+/// point key and seed) and keeping each new run there.
+pub fn run_experiment_memo(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    memo: &RunMemo,
+) -> Result<Vec<RunRecord>, LabError> {
+    run_all(exp, jobs, progress, &|_, _| {}, None, Some(memo))
+}
+
 /// Like [`run_experiment_observed`], recording a trace of each point's first repetition (in
 /// its report's `trace`) when `trace` is given.
 pub fn run_experiment_traced(
@@ -144,6 +179,17 @@ pub fn run_experiment_traced(
     progress: &(dyn Fn(usize, usize) + Sync),
     running: &(dyn Fn(&str, Progress) + Sync),
     trace: Option<TraceConfig>,
+) -> Result<Vec<RunRecord>, LabError> {
+    run_all(exp, jobs, progress, running, trace, None)
+}
+
+fn run_all(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    running: &(dyn Fn(&str, Progress) + Sync),
+    trace: Option<TraceConfig>,
+    memo: Option<&RunMemo>,
 ) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
@@ -160,6 +206,17 @@ pub fn run_experiment_traced(
                 let point = &exp.points[p];
                 let seed = exp.seed_of(r);
                 let traced = trace.filter(|_| r == 0);
+                if let Some((report, stopped)) = memo.and_then(|m| m.get(&point.key, seed)) {
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    return Ok(RunRecord {
+                        point: point.label.clone(),
+                        params: point.params.clone(),
+                        repetition: r,
+                        seed,
+                        report,
+                        stopped,
+                    });
+                }
                 let outcome = point.simulate_traced(
                     seed,
                     PROGRESS_EVERY,
@@ -198,6 +255,9 @@ pub fn run_experiment_traced(
                         })
                     }
                 };
+                if let Some(m) = memo {
+                    m.put(&point.key, seed, (report.clone(), stopped.clone()));
+                }
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 Ok(RunRecord {
                     point: point.label.clone(),

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use smpsched_lab::reproduce::report::{render_paper, PaperReport, Verdict};
 use smpsched_lab::reproduction::{papers, reproduce_file};
+use smpsched_lab::runner::RunMemo;
 use smpsched_lab::Experiment;
 
 fn experiments() -> PathBuf {
@@ -27,6 +28,9 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
     assert!(list.contains(&"gupta91".to_string()), "{list:?}");
     for paper in list {
         let full_scale = JUDGED_AT_FULL_SCALE.contains(&paper.as_str());
+        // As `reproduce` does, the files of a paper share their runs: once through `memo`, and
+        // independently through `again`, which a determinism check compares with it.
+        let (memo, again) = (RunMemo::default(), RunMemo::default());
         for f in smpsched_lab::catalog::experiment_files(&dir.join(&paper)).unwrap() {
             let scale = Experiment::load(&f)
                 .unwrap()
@@ -37,7 +41,7 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
             if exp.reproduce.is_none() {
                 continue;
             }
-            let a = reproduce_file(&exp, 2, &paper, &|_, _| {}).unwrap();
+            let a = reproduce_file(&exp, 2, &paper, &|_, _| {}, &memo).unwrap();
             // At small scale such a paper's claims may fail or (a median of nothing) not be
             // evaluated; it is only run, twice, for determinism.
             for c in a.report.claims.iter().filter(|_| !full_scale) {
@@ -50,7 +54,10 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                     c.detail
                 );
             }
-            let b = reproduce_file(&exp, 1, &paper, &|_, _| {}).unwrap();
+            let b = reproduce_file(&exp, 1, &paper, &|_, _| {}, &again).unwrap();
+            // Every run of a third pass comes from the memo: the same report again.
+            let c = reproduce_file(&exp, 1, &paper, &|_, _| {}, &memo).unwrap();
+            assert_eq!(b.plots, c.plots, "{}: memo plots differ", f.display());
             let md = |r: smpsched_lab::reproduce::report::ReportFile| {
                 render_paper(&PaperReport {
                     paper_id: paper.clone(),
@@ -65,12 +72,9 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                 "{}: plots differ between runs",
                 f.display()
             );
-            assert_eq!(
-                md(a.report),
-                md(b.report),
-                "{}: report differs",
-                f.display()
-            );
+            let fresh = md(b.report);
+            assert_eq!(md(a.report), fresh, "{}: report differs", f.display());
+            assert_eq!(md(c.report), fresh, "{}: memo report differs", f.display());
         }
     }
 }

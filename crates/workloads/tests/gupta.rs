@@ -161,3 +161,48 @@ fn maxflow_and_matmul_obey_process_control() {
         "{refs} vs {want}"
     );
 }
+
+#[test]
+fn maxflow_solved_repeatedly_finds_the_maximum_flow_each_time() {
+    let want = Graph::rmf(4, 5, 1000, 3).max_flow() as f64;
+    for sync in ["", "spin_cycles = 0", "spin_cycles = 500\nhandoff = true"] {
+        let base = format!("side = 4\nframes = 5\ngraph_seed = 3\nprocesses = 4\n{sync}");
+        let once = run("maxflow", &base, 4, "priority");
+        let r = run("maxflow", &format!("{base}\nsolves = 3"), 4, "priority");
+        let between = &r.apps[0].recorded["solution_flow"];
+        assert_eq!(between.count, 2, "{sync}");
+        assert_eq!((between.min, between.max), (want, want), "{sync}");
+        assert_eq!(r.apps[0].recorded["flow"].max, want, "{sync}");
+        // Three solutions make about three times the references of one (the order of the
+        // discharges may differ from one solution to the next).
+        let ratio = r.apps[0].refs as f64 / once.apps[0].refs as f64;
+        assert!((2.5..3.5).contains(&ratio), "{sync}: {ratio}");
+    }
+}
+
+#[test]
+fn lu_columns_back_to_back_conflict_in_a_set_associative_cache() {
+    // 16 processes own every 16th column of a 128 x 128 matrix: 1 KB columns 16 KB apart. In a
+    // two-way 64 KB cache (32 KB a way) each owner's eight columns fall on two places, four
+    // columns to two ways; one line of padding between columns spreads them.
+    let run2 = |pad: u32| {
+        let mut m = MachineConfig::tango_12();
+        m.memory.atomic_cycles = 0;
+        m.memory.associativity = 2;
+        m.processors = 16;
+        let sched = (policy("batch").unwrap().build)(toml::Table::new()).unwrap();
+        let mut sim = Simulation::new(m, sched, 1).unwrap();
+        let params = format!("n = 128\nprocesses = 16\ncolumn_pad = {pad}");
+        let w = (workload("lu").unwrap().build)(toml::from_str(&params).unwrap()).unwrap();
+        let task = sim.add_task("lu");
+        w.install(&mut sim, task).unwrap();
+        sim.run().unwrap()
+    };
+    let (packed, padded) = (run2(0), run2(16));
+    assert!(
+        2 * padded.apps[0].misses < packed.apps[0].misses,
+        "{} vs {}",
+        padded.apps[0].misses,
+        packed.apps[0].misses
+    );
+}

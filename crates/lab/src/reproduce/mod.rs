@@ -7,6 +7,7 @@
 //! is pure: no file or process access, and the same input always gives byte-identical output.
 
 pub mod claims;
+pub mod headline;
 pub mod overview;
 pub mod plot;
 pub mod report;

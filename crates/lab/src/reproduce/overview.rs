@@ -192,6 +192,7 @@ mod tests {
             text: "a(x) > b(x)".into(),
             verdict: Verdict::Holds,
             detail: "2 > 1".into(),
+            headline: None,
         };
         let r = file(vec![holds], vec![row("utilization", 65.0, 65.4, true)]);
         assert_eq!(render(&r), "");
@@ -206,11 +207,13 @@ mod tests {
                     reason: "our LU fits its caches".into(),
                 },
                 detail: "1 > 2 is false".into(),
+                headline: None,
             },
             ClaimRow {
                 text: "c(x) < 3".into(),
                 verdict: Verdict::Fails,
                 detail: "4 < 3 is false".into(),
+                headline: None,
             },
         ];
         let points = vec![

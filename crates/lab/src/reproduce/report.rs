@@ -61,6 +61,9 @@ pub struct ClaimRow {
     pub verdict: Verdict,
     /// The evaluation detail, e.g. `62.1 > 59.8`.
     pub detail: String,
+    /// The headline finding this claim checks, in the paper's words (see [`super::headline`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
 }
 
 /// A figure to embed, by path relative to the report.
@@ -368,6 +371,7 @@ pub fn render_paper(report: &PaperReport) -> String {
         }
         out.push('\n');
     }
+    super::headline::render_headlines(&mut out, report, inline, code);
     super::overview::render_overview(&mut out, report, inline, code);
     for file in &report.files {
         render_file(&mut out, file);
@@ -692,11 +696,13 @@ mod tests {
                     text: "utilization(blocking) > utilization(busy-wait)".into(),
                     verdict: Verdict::Holds,
                     detail: "62.1 > 28".into(),
+                    headline: None,
                 },
                 ClaimRow {
                     text: "utilization(handoff) > utilization(blocking)".into(),
                     verdict: Verdict::Fails,
                     detail: "61 > 62 is false".into(),
+                    headline: None,
                 },
                 ClaimRow {
                     text: "utilization(gang) > utilization(pc)".into(),
@@ -704,6 +710,7 @@ mod tests {
                         reason: "LU is cache-bound in our model".into(),
                     },
                     detail: "70 > 72 is false".into(),
+                    headline: None,
                 },
                 ClaimRow {
                     text: "delay(x) > 1".into(),
@@ -711,6 +718,7 @@ mod tests {
                         message: "no measured value for `delay(x)`".into(),
                     },
                     detail: String::new(),
+                    headline: None,
                 },
             ],
             plots: vec![PlotRef {

@@ -41,6 +41,10 @@ pub struct Lu {
     pub handoff: bool,
     /// Compute cycles per reference (Table 1: (93 x 0.81 - 16.3) / 17).
     pub compute_per_ref: f64,
+    /// Bytes between the end of one column and the start of the next (the matrix's layout: 0
+    /// stores the columns back to back, so in a set-associative cache a process's columns,
+    /// 12 columns apart, fall on few sets).
+    pub column_pad: u32,
 }
 
 impl Default for Lu {
@@ -51,6 +55,7 @@ impl Default for Lu {
             spin_cycles: None,
             handoff: false,
             compute_per_ref: 3.47,
+            column_pad: 0,
         }
     }
 }
@@ -58,6 +63,8 @@ impl Default for Lu {
 /// What the processes share.
 struct Shared {
     n: u32,
+    /// Bytes from one column's start to the next's.
+    stride: u64,
     base: u64,
     /// The first column's event; column j's is `first + j`.
     first: u32,
@@ -67,10 +74,17 @@ struct Shared {
 
 impl Shared {
     fn col(&self, j: u32) -> u64 {
-        self.base + u64::from(j) * u64::from(self.n) * WORD
+        self.base + u64::from(j) * self.stride
     }
     fn event(&self, j: u32) -> SyncId {
         SyncId(self.first + j)
+    }
+}
+
+impl Lu {
+    /// Bytes from one column's start to the next's.
+    fn stride(&self) -> u64 {
+        u64::from(self.n) * WORD + u64::from(self.column_pad)
     }
 }
 
@@ -80,7 +94,7 @@ impl Workload for Lu {
     }
 
     fn memory_bytes(&self) -> u64 {
-        u64::from(self.n) * u64::from(self.n) * WORD
+        u64::from(self.n) * self.stride()
     }
 
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
@@ -95,6 +109,7 @@ impl Workload for Lu {
         }
         let shared = Rc::new(RefCell::new(Shared {
             n: self.n,
+            stride: self.stride(),
             base,
             first,
             threads: Vec::new(),
@@ -221,6 +236,11 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             default: "256",
             doc: "matrix order",
         },
+        ParamInfo {
+            name: "column_pad",
+            default: "0",
+            doc: "bytes between one column's end and the next's start (the matrix layout)",
+        },
     ),
     build: |t| {
         let w: Lu = toml::Value::Table(t).try_into()?;
@@ -230,6 +250,12 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         }
         check_count("processes", u64::from(w.processes), 4096)?;
         check_cpr(w.compute_per_ref)?;
+        if w.column_pad > 1 << 20 {
+            return Err(serde::de::Error::custom(format!(
+                "column_pad: at most 1048576 bytes, got {}",
+                w.column_pad
+            )));
+        }
         Ok(Box::new(w))
     },
 };

@@ -15,6 +15,13 @@
 //! erratically with the network. The run ends when no node is active:
 //! the last process to deactivate a node releases every waiter.
 //!
+//! The paper does not describe its network; its Maxflow is contended (Figure 4: 119 switches per
+//! slice at no spin), which a small network that fits the caches is and a large one is not. So
+//! the network may be solved `solves` times: the process that deactivates the last node of one
+//! solution starts the next (every record carries the number of the solution that last wrote it,
+//! so a record of an earlier solution reads as its initial value and no pass resets the network),
+//! saturates the source's arcs again and releases the processes waiting for work.
+//!
 //! The application obeys process control ([`Control`]): a process told to suspend first moves
 //! its local queue to the global one. The last process records the flow that reached the sink as
 //! `flow`.
@@ -68,6 +75,8 @@ pub struct Maxflow {
     pub handoff: bool,
     /// Compute cycles per reference (Table 1: (194 x 0.64 - 44.9) / 48).
     pub compute_per_ref: f64,
+    /// Times the network is solved, one solution after another.
+    pub solves: u32,
 }
 
 impl Default for Maxflow {
@@ -82,6 +91,7 @@ impl Default for Maxflow {
             spin_cycles: None,
             handoff: false,
             compute_per_ref: 1.65,
+            solves: 1,
         }
     }
 }
@@ -89,6 +99,12 @@ impl Default for Maxflow {
 /// What the processes share: the network's state and the queues.
 struct Shared {
     g: Graph,
+    /// The arcs' capacities before the first solution (restored for the next).
+    capacity: Vec<u64>,
+    /// The exact distance labels the heights start from.
+    labels: Vec<u32>,
+    /// Solutions still to start after the current one.
+    solves_left: u32,
     excess: Vec<u64>,
     height: Heights,
     local: Vec<VecDeque<u32>>,
@@ -97,6 +113,41 @@ struct Shared {
     active: u64,
     done: bool,
     control: Control,
+}
+
+impl Shared {
+    /// Saturates the source's arcs, activating their heads (on the global queue); returns how
+    /// many nodes became active.
+    fn saturate_source(&mut self) -> u64 {
+        let t = self.g.n - 1;
+        let before = self.active;
+        for a in self.g.arcs_of(0) {
+            let (w, c, r) = (
+                self.g.arcs[a].to,
+                self.g.arcs[a].cap,
+                self.g.arcs[a].rev as usize,
+            );
+            self.g.arcs[a].cap = 0;
+            self.g.arcs[r].cap += c;
+            if w != t && w != 0 && self.excess[w as usize] == 0 && c > 0 {
+                self.global.push_back(w);
+                self.active += 1;
+            }
+            self.excess[w as usize] += c;
+        }
+        self.active - before
+    }
+
+    /// Restores the network as it was before the first solution and saturates the source again;
+    /// returns how many nodes became active.
+    fn restore(&mut self) -> u64 {
+        for (arc, &cap) in self.g.arcs.iter_mut().zip(&self.capacity) {
+            arc.cap = cap;
+        }
+        self.excess.iter_mut().for_each(|e| *e = 0);
+        self.height = Heights::new(self.labels.clone(), self.g.n);
+        self.saturate_source()
+    }
 }
 
 /// Addresses and objects of the network in simulated memory.
@@ -167,9 +218,13 @@ impl Workload for Maxflow {
             sim.create_sync_at(SyncKind::Lock { holder: None }, policy, at);
         }
         // The source's arcs are saturated before the processes start.
+        let labels = g.distance_labels();
         let mut sh = Shared {
+            capacity: g.arcs.iter().map(|a| a.cap).collect(),
             excess: vec![0; g.n as usize],
-            height: Heights::new(g.distance_labels(), g.n),
+            height: Heights::new(labels.clone(), g.n),
+            labels,
+            solves_left: self.solves - 1,
             local: vec![VecDeque::new(); p],
             global: VecDeque::new(),
             active: 0,
@@ -177,17 +232,7 @@ impl Workload for Maxflow {
             control: Control::new(sim, self.processes),
             g,
         };
-        let t = sh.g.n - 1;
-        for a in sh.g.arcs_of(0) {
-            let (w, c, r) = (sh.g.arcs[a].to, sh.g.arcs[a].cap, sh.g.arcs[a].rev as usize);
-            sh.g.arcs[a].cap = 0;
-            sh.g.arcs[r].cap += c;
-            if w != t && w != 0 && sh.excess[w as usize] == 0 && c > 0 {
-                sh.global.push_back(w);
-                sh.active += 1;
-            }
-            sh.excess[w as usize] += c;
-        }
+        sh.saturate_source();
         let work = sim.create_sync(
             SyncKind::Semaphore {
                 count: sh.global.len() as u64,
@@ -455,6 +500,10 @@ impl Process {
             kind: AtomicKind::FetchAdd,
         });
         if s.active == 0 {
+            if s.solves_left > 0 {
+                self.next_solution(s);
+                return State::Fetch;
+            }
             s.done = true;
             let sink = s.g.n as usize - 1;
             self.plan.push(Op::Record {
@@ -466,6 +515,27 @@ impl Process {
             }
         }
         State::Fetch
+    }
+}
+
+impl Process {
+    /// Starts the next solution and releases one waiting process per newly active node. Every
+    /// record carries the number of the solution that last wrote it (a field of its line), and a
+    /// record of an earlier solution reads as its initial value, so restoring the network costs
+    /// no pass over it: the records are reset as the next solution first touches them.
+    fn next_solution(&mut self, s: &mut Shared) {
+        s.solves_left -= 1;
+        let sink = s.g.n as usize - 1;
+        self.plan.push(Op::Record {
+            name: "solution_flow",
+            value: s.excess[sink] as f64,
+        });
+        let woken = s.restore();
+        let global = s.local.len();
+        self.queue_op(global);
+        for _ in 0..woken {
+            self.plan.push(Op::Signal(self.at.work));
+        }
     }
 }
 
@@ -522,6 +592,11 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             default: "24",
             doc: "private references per discharge",
         },
+        ParamInfo {
+            name: "solves",
+            default: "1",
+            doc: "times the network is solved, one solution after another",
+        },
     ),
     build: |t| {
         let w: Maxflow = toml::Value::Table(t).try_into()?;
@@ -536,6 +611,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         check_count("private_refs", u64::from(w.private_refs), 100_000)?;
         check_count("processes", u64::from(w.processes), 4096)?;
         check_cpr(w.compute_per_ref)?;
+        check_count("solves", u64::from(w.solves), 100_000)?;
         Ok(Box::new(w))
     },
 };
