@@ -13,4 +13,4 @@ pub mod spin;
 pub use fcfs::{FcfsLayout, FcfsPost, FcfsTake};
 pub use mach::RunQueue;
 pub use multi_access::{CollectReply, Layout, Poll, Post, PutReply, TakeRequest};
-pub use spin::{Acquire, Pause, Step, TestMemory};
+pub use spin::{Acquire, Pause, Spin, Step, TestMemory};
