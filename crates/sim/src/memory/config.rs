@@ -102,13 +102,18 @@ pub enum NodeMapping {
     PerProcessor,
 }
 
-/// A single global bus that every miss occupies for `transfer_cycles`; concurrent misses queue
-/// for it (a snoopy-bus machine with bus contention, unlike Gupta's contention-free bus).
+/// A single global bus that every miss (an ownership upgrade, which invalidates the other copies,
+/// included) occupies for `transfer_cycles`; concurrent transactions queue for it in the order
+/// they want it (a snoopy-bus machine with bus contention, unlike Gupta's contention-free bus).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BusConfig {
-    /// Cycles one miss holds the bus (default 4: a 16-byte line over a 32-bit bus).
+    /// Cycles one transaction holds the bus (default 4: a 16-byte line over a 32-bit bus).
     pub transfer_cycles: Cycles,
+    /// Whether every atomic (test-and-set, ...) is a locked bus transaction even on a line its
+    /// processor holds exclusive, as the Sequent Symmetry's locked read-modify-write cycles were
+    /// (default false: an owned line's atomic completes in the cache).
+    pub locked_atomics: bool,
 }
 
 impl Default for MemoryConfig {
@@ -130,7 +135,10 @@ impl Default for NumaConfig {
 
 impl Default for BusConfig {
     fn default() -> Self {
-        BusConfig { transfer_cycles: 4 }
+        BusConfig {
+            transfer_cycles: 4,
+            locked_atomics: false,
+        }
     }
 }
 
@@ -186,7 +194,8 @@ impl MemoryConfig {
 
     /// A Sequent Symmetry (DiBella et al. 1992): 64 KB two-way set-associative cache per
     /// processor with 16-byte lines, hit 1 cycle; a miss or an atomic's bus cycle about 0.75 µs
-    /// (12 cycles at 16 MHz) over one shared bus that a miss holds 4 cycles. Estimates from the
+    /// (12 cycles at 16 MHz) over one shared bus that a miss holds 4 cycles, and every atomic is a
+    /// locked bus transaction, whether or not it succeeds. Estimates from the
     /// Symmetry's published organisation, not fitted to the paper's tables.
     pub fn sequent_symmetry() -> Self {
         MemoryConfig {
@@ -199,7 +208,10 @@ impl MemoryConfig {
             atomic_cycles: 12,
             serialize_misses: true,
             numa: None,
-            bus: Some(BusConfig { transfer_cycles: 4 }),
+            bus: Some(BusConfig {
+                transfer_cycles: 4,
+                locked_atomics: true,
+            }),
             l2: None,
             chunk_cycles: DEFAULT_CHUNK_CYCLES,
         }
@@ -524,7 +536,10 @@ mod tests {
             ),
             (
                 MemoryConfig {
-                    bus: Some(BusConfig { transfer_cycles: 0 }),
+                    bus: Some(BusConfig {
+                        transfer_cycles: 0,
+                        locked_atomics: false,
+                    }),
                     ..base.clone()
                 },
                 "bus.transfer_cycles",
@@ -574,7 +589,7 @@ mod tests {
         let numa = cfg.numa.unwrap();
         assert_eq!((numa.nodes, numa.remote_cycles), (8, 20));
         assert_eq!(numa.mapping, NodeMapping::RoundRobin);
-        assert_eq!(cfg.bus, Some(BusConfig { transfer_cycles: 4 }));
+        assert_eq!(cfg.bus, Some(BusConfig::default()));
         let err = toml::from_str::<MemoryConfig>("cache_byte = 4\n").unwrap_err();
         assert!(err.to_string().contains("cache_byte"), "{err}");
         let err = toml::from_str::<MemoryConfig>("[numa]\nnode = 4\n").unwrap_err();

@@ -33,6 +33,8 @@ mod stats;
 mod system;
 
 #[cfg(test)]
+mod bus_tests;
+#[cfg(test)]
 mod l2_tests;
 #[cfg(test)]
 mod tests;

@@ -212,7 +212,8 @@ impl MemorySystem {
 
     /// An atomic read-modify-write by `p` at `now` on `addr`. It starts when the line is free
     /// (`max(now, busy_until)`), costs a miss unless `p` holds the line Exclusive/Modified (a hit
-    /// otherwise), plus `atomic_cycles`, and keeps the line busy until it ends. The charge's
+    /// otherwise), plus `atomic_cycles`, and keeps the line busy until it ends. A miss takes a bus
+    /// slot, and so does every atomic on a bus with `locked_atomics`. The charge's
     /// `useful` is one hit; `stall` is the rest of the latency, waiting included.
     ///
     /// # Panics
@@ -243,7 +244,10 @@ impl MemorySystem {
                 },
                 None => (false, false),
             };
-            let end = if owned {
+            let locked = self.cfg.bus.as_ref().is_some_and(|b| b.locked_atomics);
+            let end = if owned && locked {
+                self.bus_slot(start) + hit + self.cfg.atomic_cycles
+            } else if owned {
                 start + hit + self.cfg.atomic_cycles
             } else {
                 let latency = self.fill(pi, line, true, upgrade, &mut ch);

@@ -263,7 +263,7 @@ fn simultaneous_misses_to_one_line_serialize() {
 #[test]
 fn bus_serializes_misses_to_different_lines() {
     let cfg = MemoryConfig {
-        bus: Some(BusConfig { transfer_cycles: 4 }),
+        bus: Some(BusConfig::default()),
         ..MemoryConfig::tango()
     };
     let mut m = system(cfg, 3);
@@ -524,7 +524,7 @@ proptest! {
         cfg.cache_bytes = 64 * 16;
         cfg.associativity = assoc;
         if bus {
-            cfg.bus = Some(BusConfig { transfer_cycles: 4 });
+            cfg.bus = Some(BusConfig::default());
         }
         let build = || {
             let mut m = MemorySystem::new(&cfg, 2).unwrap();

@@ -18,7 +18,7 @@ pub use dual::{Ascend, Backoff, BackoffLock, DualAccess, DualLayout};
 pub use fcfs::{FcfsLayout, FcfsPost, FcfsTake};
 pub use mach::RunQueue;
 pub use multi_access::{CollectReply, Layout, Poll, Post, PutReply, TakeRequest};
-pub use spin::{Acquire, Pause, Step, TestMemory};
+pub use spin::{Acquire, Pause, Spin, Step, TestMemory};
 
 /// A ready-queue structure that lives in simulated memory, as `smpsched list` and `explain`
 /// show it: the workloads that operate it choose it by their parameters.

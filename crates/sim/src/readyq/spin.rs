@@ -65,15 +65,29 @@ pub fn release(addr: u64) -> Op {
 /// Pauses in one acquisition after which a waiter's pauses are drawn at random.
 pub const STREAK: u32 = 64;
 
-/// How a waiter paces its reads of a held lock: `cycles` between reads (at least 1); after
+/// How a waiter retries a held spin lock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spin {
+    /// Read the word (a cache hit while it stays held) and test-and-set only once it reads 0.
+    #[default]
+    TestAndTestAndSet,
+    /// Test-and-set again at every retry: on a bus with locked atomics each retry is a bus
+    /// transaction that delays every processor's memory traffic.
+    TestAndSet,
+}
+
+/// How a waiter paces its retries of a held lock: `cycles` between them (at least 1); after
 /// [`STREAK`] pauses in one acquisition, a pause drawn uniformly from `1..=2 * cycles` from a
 /// stream seeded by `seed`, which should differ between the threads that contend for a lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pause {
-    /// Cycles between reads of the held lock.
+    /// Cycles between retries of the held lock.
     pub cycles: Cycles,
     /// The seed of the waiter's draws once its wait is long.
     pub seed: u64,
+    /// What a retry is.
+    pub spin: Spin,
 }
 
 impl Pause {
@@ -82,7 +96,13 @@ impl Pause {
         Pause {
             cycles: cycles.max(1),
             seed,
+            spin: Spin::TestAndTestAndSet,
         }
+    }
+
+    /// The same pacing with retries of kind `spin`.
+    pub fn with_spin(self, spin: Spin) -> Self {
+        Pause { spin, ..self }
     }
 
     /// The `n`-th pause of one acquisition (from 0).
@@ -109,8 +129,9 @@ enum AcqState {
     Read,
 }
 
-/// Acquiring a test-and-test-and-set spin lock on the word at `addr`: a test-and-set; while it
-/// fails, pause and read the word until it is 0, then test-and-set again.
+/// Acquiring a spin lock on the word at `addr`: a test-and-set; while it fails, pause and either
+/// read the word until it is 0, then test-and-set again (test-and-test-and-set), or
+/// test-and-set again (test-and-set), as the pause's [`Spin`] says.
 #[derive(Clone, Debug)]
 pub struct Acquire {
     addr: u64,
@@ -154,6 +175,10 @@ impl Acquire {
                 }
                 self.failed += 1;
                 self.pause()
+            }
+            AcqState::Pause if self.pause.spin == Spin::TestAndSet => {
+                self.state = AcqState::TestAndSet;
+                Step::Op(word(self.addr, WordOp::TestAndSet))
             }
             AcqState::Pause => {
                 self.state = AcqState::Read;
@@ -327,5 +352,41 @@ mod tests {
         // Another waiter's stream differs.
         let q = Pause::new(32, 8);
         assert!((STREAK..STREAK + 16).any(|n| p.nth(n) != q.nth(n)));
+    }
+
+    #[test]
+    fn a_test_and_set_waiter_never_reads_and_counts_every_retry() {
+        let mut m = TestMemory::default();
+        m.apply(&word(8, WordOp::TestAndSet));
+        let mut a = Acquire::new(8, Pause::new(4, 1).with_spin(Spin::TestAndSet));
+        let (mut outcome, mut tas) = (None, 0);
+        loop {
+            match a.resume(outcome.as_ref()) {
+                Step::Done(()) => break,
+                Step::Op(op) => {
+                    assert!(!matches!(
+                        op,
+                        Op::Word {
+                            op: WordOp::Load,
+                            ..
+                        }
+                    ));
+                    if matches!(
+                        op,
+                        Op::Word {
+                            op: WordOp::TestAndSet,
+                            ..
+                        }
+                    ) {
+                        tas += 1;
+                        if tas == 5 {
+                            m.apply(&release(8));
+                        }
+                    }
+                    outcome = m.apply(&op);
+                }
+            }
+        }
+        assert_eq!((a.failed, tas), (4, 5));
     }
 }

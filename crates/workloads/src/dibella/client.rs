@@ -241,7 +241,14 @@ impl Program for Client {
                     sh.first_generated = sh.first_generated.min(cx.now);
                     sh.last_generated = cx.now;
                     self.phase = Phase::Choose(id);
-                    return Op::Compute(self.costs.post.max(1));
+                    let post = match self.costs.post_dist {
+                        ServiceDist::Fixed => self.costs.post,
+                        ServiceDist::Exponential => {
+                            let u: f64 = cx.rng.random();
+                            (-(1.0 - u).ln() * self.costs.post as f64).round() as Cycles
+                        }
+                    };
+                    return Op::Compute(post.max(1));
                 }
                 Phase::Collect(q, i) => {
                     self.phase = Phase::Top;

@@ -41,7 +41,7 @@ use smpsched_policy::dibella::{check_pair, ClientPolicy, SchedulerPolicy};
 use smpsched_sim::memory::Placement;
 use smpsched_sim::readyq::fcfs::FcfsLayout;
 use smpsched_sim::readyq::multi_access::{Layout, MAX_MAILBOXES};
-use smpsched_sim::readyq::Pause;
+use smpsched_sim::readyq::{Pause, Spin};
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
     CpuMask, Cycles, ProcId, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadAttrs,
@@ -62,7 +62,7 @@ pub enum Load {
     NonUniform,
 }
 
-/// How a request's service time is drawn.
+/// How a time (a request's service, a client's composing) is drawn around its mean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ServiceDist {
@@ -121,6 +121,10 @@ pub struct DiBella {
     /// Client processor time to compose a request.
     #[serde(default = "d_post")]
     pub post_ms: f64,
+    /// Whether composing takes exactly `post_ms` (`fixed`) or a time drawn with that mean
+    /// (`exponential`, the default: the paper's clients did not post on a clock, section 2.3).
+    #[serde(default = "d_exponential")]
+    pub post_dist: ServiceDist,
     /// Processor time to draw a random number (section 5.3: "generating a random number takes
     /// a certain amount of time").
     #[serde(default = "d_random")]
@@ -128,7 +132,11 @@ pub struct DiBella {
     /// Scheduler processor time per queue visited in its polling loop.
     #[serde(default = "d_visit")]
     pub visit_ms: f64,
-    /// Pause between two reads of a held spin lock, and before a client retries a full queue.
+    /// How a waiter retries a held queue or mailbox lock: `test-and-test-and-set` (the default:
+    /// reads its cached copy) or `test-and-set` (every retry a locked bus transaction).
+    #[serde(default)]
+    pub lock: Spin,
+    /// Pause between two retries of a held spin lock, and before a client retries a full queue.
     #[serde(default = "d_pause")]
     pub pause_ms: f64,
 }
@@ -156,6 +164,9 @@ fn d_interrupt() -> f64 {
 }
 fn d_post() -> f64 {
     0.6
+}
+fn d_exponential() -> ServiceDist {
+    ServiceDist::Exponential
 }
 fn d_random() -> f64 {
     0.02
@@ -282,6 +293,7 @@ pub(crate) struct Costs {
     pub send: Cycles,
     pub interrupt: Cycles,
     pub post: Cycles,
+    pub post_dist: ServiceDist,
     pub random: Cycles,
     pub visit: Cycles,
     /// Pacing of lock waits; each program's `seed` is its processor's number + 1, so that
@@ -295,7 +307,7 @@ impl Costs {
     /// The costs of the program pinned on processor `p`: its own stream of long-wait pauses.
     fn on(self, p: usize) -> Costs {
         Costs {
-            pause: Pause::new(self.pause.cycles, p as u64 + 1),
+            pause: Pause::new(self.pause.cycles, p as u64 + 1).with_spin(self.pause.spin),
             ..self
         }
     }
@@ -387,9 +399,10 @@ impl DiBella {
             send: m.ms(self.send_ms),
             interrupt: m.ms(self.interrupt_ms),
             post: m.ms(self.post_ms),
+            post_dist: self.post_dist,
             random: m.ms(self.random_ms),
             visit: m.ms(self.visit_ms),
-            pause: Pause::new(m.ms(self.pause_ms), 0),
+            pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             gap: self.gap_ms * m.clock_mhz * 1000.0,
             cycles_per_ms: m.clock_mhz * 1000.0,
         };
@@ -507,8 +520,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "send_ms", default: "0.3", doc: "scheduler time to send the reply signal" },
         ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },
+        ParamInfo { name: "post_dist", default: "exponential", doc: "fixed | exponential composing times with mean post_ms" },
         ParamInfo { name: "random_ms", default: "0.02", doc: "time to draw a random number" },
         ParamInfo { name: "visit_ms", default: "0.005", doc: "scheduler time per queue visited while polling" },
+        ParamInfo { name: "lock", default: "test-and-test-and-set", doc: "test-and-test-and-set | test-and-set: how a waiter retries a held lock" },
         ParamInfo { name: "pause_ms", default: "0.002", doc: "pause between reads of a held lock" },
     ],
     build: |t| {
