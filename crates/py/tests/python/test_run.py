@@ -172,3 +172,13 @@ def test_ctrl_c_interrupts_a_long_run():
     os.kill(p.pid, signal.SIGINT)
     out, _ = p.communicate(timeout=30)
     assert out.startswith("interrupted"), out
+
+
+def test_progress_reports_each_run():
+    seen = []
+    out, stopped = smpsched._native.run_experiment(
+        "<dict>", smpsched.experiment_toml(small()), None, 0,
+        lambda done, total, label: seen.append((done, total, label)))
+    assert stopped is None and json.loads(out)["experiment"] == "small"
+    assert seen[-1] == (4, 4, "small")
+    assert all(0 <= d <= t == 4 for d, t, _ in seen)
