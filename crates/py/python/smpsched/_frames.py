@@ -38,7 +38,11 @@ def _frame(rows: List[Dict[str, Any]], columns: List[str], params: List[str]) ->
 
     names = columns + [p for p in params if p not in columns]
     data = {c: [r.get(c) for r in rows] for c in names}
-    return pl.DataFrame(data, strict=False)
+    frame = pl.DataFrame(data, strict=False)
+    # Text even when no run stopped (an all-null column would otherwise have no type).
+    if "stopped" in frame.columns:
+        frame = frame.with_columns(pl.col("stopped").cast(pl.Utf8))
+    return frame
 
 
 def _params(doc: Dict[str, Any]) -> List[str]:

@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 
+import polars as pl
 import pytest
 
 import smpsched
@@ -87,6 +88,7 @@ def test_frames_have_the_documented_columns():
     split = r.processors.select(smpsched._frames.SPLIT).sum_horizontal()
     assert split.to_list() == [sum(p.values()) for x in doc["runs"] for p in x["processors"]]
     assert r.jobs["jobs"].to_list() == [6, 4] * 4
+    assert r.runs["stopped"].dtype == pl.Utf8 and r.runs["stopped"].null_count() == 4
 
 
 def test_bad_field_in_a_file_names_file_line_and_field(tmp_path):
@@ -182,3 +184,11 @@ def test_progress_reports_each_run():
     assert stopped is None and json.loads(out)["experiment"] == "small"
     assert seen[-1] == (4, 4, "small")
     assert all(0 <= d <= t == 4 for d, t, _ in seen)
+
+
+def test_a_run_stopped_at_a_bound_is_kept_marked_and_warned():
+    with pytest.warns(RuntimeWarning, match="event_limit"):
+        r = smpsched.run(small(event_limit=50), progress=False)
+    assert r.stopped is not None
+    assert r.runs["stopped"].null_count() == 0
+    assert all(e <= 50 for e in r.runs["events"])
