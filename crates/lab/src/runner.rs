@@ -2,7 +2,7 @@
 //! self-contained deterministic simulation, so the order in which they finish never changes the
 //! results; they are returned in plan order.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -145,6 +145,29 @@ pub fn run_experiment_traced(
     running: &(dyn Fn(&str, Progress) + Sync),
     trace: Option<TraceConfig>,
 ) -> Result<Vec<RunRecord>, LabError> {
+    run_all(exp, jobs, progress, running, trace, None)
+}
+
+/// Like [`run_experiment`], starting no further run once `cancel` is set (runs under way
+/// finish); a cancelled experiment is an internal error. For callers that can be interrupted
+/// without ending the process (the Python package's Ctrl-C).
+pub fn run_experiment_cancellable(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Vec<RunRecord>, LabError> {
+    run_all(exp, jobs, progress, &|_, _| {}, None, Some(cancel))
+}
+
+fn run_all(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    running: &(dyn Fn(&str, Progress) + Sync),
+    trace: Option<TraceConfig>,
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
         .collect();
@@ -157,6 +180,9 @@ pub fn run_experiment_traced(
     pool.install(|| {
         work.par_iter()
             .map(|&(p, r)| {
+                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(LabError::Internal(format!("{}: cancelled", exp.name)));
+                }
                 let point = &exp.points[p];
                 let seed = exp.seed_of(r);
                 let traced = trace.filter(|_| r == 0);

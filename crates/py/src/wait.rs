@@ -2,7 +2,7 @@
 //! calling thread sleeps with the GIL released, waking every 100 ms to let Python handle
 //! signals (Ctrl-C raises `KeyboardInterrupt` there) and to report progress.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,12 +19,14 @@ pub struct Tally {
     pub total: AtomicUsize,
     /// What is being run now (for the progress bar's description).
     pub label: Mutex<String>,
+    /// Set when the caller is interrupted: the work starts no further run.
+    pub cancel: AtomicBool,
 }
 
 /// Runs `work` on a thread of its own and waits for it with the GIL released, calling
 /// `progress(done, total, label)` as it advances. On Ctrl-C (or any pending signal handler
-/// raising) the call returns that exception at once; runs already in flight finish on their
-/// thread and their results are dropped.
+/// raising) the call returns that exception at once and sets [`Tally::cancel`]; runs already
+/// under way finish on their thread and their results are dropped.
 pub fn run_released<T: Send + 'static>(
     py: Python<'_>,
     tally: Arc<Tally>,
@@ -61,7 +63,12 @@ pub fn run_released<T: Send + 'static>(
         }
         match got {
             Ok(out) => return Ok(out),
-            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    tally.cancel.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(PyRuntimeError::new_err(
                     "the run's thread ended without a result (a panic in the engine)",

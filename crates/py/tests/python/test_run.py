@@ -163,7 +163,12 @@ try:
     smpsched.run(exp, jobs=1, progress=False)
     print("finished", flush=True)
 except KeyboardInterrupt:
-    print("interrupted %.2f" % (time.time() - t), flush=True)
+    took = time.time() - t
+    # No further run starts: the engine's thread goes quiet once the run under way ends.
+    time.sleep(1.0)
+    cpu = time.process_time()
+    time.sleep(1.0)
+    print("interrupted %.2f %.3f" % (took, time.process_time() - cpu), flush=True)
 """
 
 
@@ -174,6 +179,8 @@ def test_ctrl_c_interrupts_a_long_run():
     os.kill(p.pid, signal.SIGINT)
     out, _ = p.communicate(timeout=30)
     assert out.startswith("interrupted"), out
+    cpu_after = float(out.split()[2])
+    assert cpu_after < 0.3, f"runs went on after Ctrl-C: {cpu_after} s of CPU in 1 s"
 
 
 def test_progress_reports_each_run():
