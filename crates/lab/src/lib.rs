@@ -26,7 +26,7 @@ pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};
 pub use results::{terminal_table, Delivered, Destination, Outbox};
 pub use runner::{
-    plan_jobs, run_experiment, run_experiment_observed, run_experiment_traced, stopped_error,
-    JobPlan, RunRecord, Stopped,
+    plan_jobs, run_experiment, run_experiment_cancellable, run_experiment_observed,
+    run_experiment_traced, stopped_error, JobPlan, RunRecord, Stopped,
 };
 pub mod reproduce;

@@ -3,7 +3,7 @@
 //! results; they are returned in plan order.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -168,7 +168,7 @@ pub fn run_experiment_memo(
     progress: &(dyn Fn(usize, usize) + Sync),
     memo: &RunMemo,
 ) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, &|_, _| {}, None, Some(memo))
+    run_all(exp, jobs, progress, &|_, _| {}, None, Some(memo), None)
 }
 
 /// Like [`run_experiment_observed`], recording a trace of each point's first repetition (in
@@ -180,7 +180,19 @@ pub fn run_experiment_traced(
     running: &(dyn Fn(&str, Progress) + Sync),
     trace: Option<TraceConfig>,
 ) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, running, trace, None)
+    run_all(exp, jobs, progress, running, trace, None, None)
+}
+
+/// Like [`run_experiment`], starting no further run once `cancel` is set (runs under way
+/// finish); a cancelled experiment is an internal error. For callers that can be interrupted
+/// without ending the process (the Python package's Ctrl-C).
+pub fn run_experiment_cancellable(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Vec<RunRecord>, LabError> {
+    run_all(exp, jobs, progress, &|_, _| {}, None, None, Some(cancel))
 }
 
 fn run_all(
@@ -190,6 +202,7 @@ fn run_all(
     running: &(dyn Fn(&str, Progress) + Sync),
     trace: Option<TraceConfig>,
     memo: Option<&RunMemo>,
+    cancel: Option<&AtomicBool>,
 ) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
@@ -203,6 +216,9 @@ fn run_all(
     pool.install(|| {
         work.par_iter()
             .map(|&(p, r)| {
+                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(LabError::Internal(format!("{}: cancelled", exp.name)));
+                }
                 let point = &exp.points[p];
                 let seed = exp.seed_of(r);
                 let traced = trace.filter(|_| r == 0);

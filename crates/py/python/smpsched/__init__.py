@@ -1,0 +1,217 @@
+"""smpsched from Python: run experiments and reproductions of the shared-memory scheduling
+papers, and get their results as data frames (polars; ``.to_pandas()`` where pandas is
+installed).
+
+>>> import smpsched
+>>> r = smpsched.run("experiments/quickstart.toml", seed=1)
+>>> r.runs.group_by("scheduler.policy").agg(pl.col("utilization").mean())
+
+Everything goes through the same library as the ``smpsched`` command (smpsched-lab), so the
+same experiment and seed give the same numbers: ``Result.to_json()`` is byte for byte the
+command's ``results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from . import _native
+from ._frames import APP_COLUMNS, JOB_COLUMNS, PROCESSOR_COLUMNS, RUN_COLUMNS, frames
+from ._progress import bar
+from ._toml import experiment_toml
+
+__all__ = [
+    "ExperimentError", "Result", "Reproduction", "run", "reproduce", "policies", "workloads",
+    "presets", "experiment_toml", "RUN_COLUMNS", "PROCESSOR_COLUMNS", "APP_COLUMNS",
+    "JOB_COLUMNS",
+]
+__version__: str = _native.__version__
+
+ExperimentError = _native.ExperimentError
+ExperimentError.__module__ = "smpsched"
+
+Experiment = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+class Result:
+    """The runs of one experiment: every point of its sweep, every repetition.
+
+    ``runs``, ``processors``, ``apps`` and ``jobs`` are polars data frames (built on first
+    use); ``to_json()`` is the command's ``results.json``; ``stopped`` says which runs reached
+    a bound (``time_limit_cycles``, ``event_limit``), or is None.
+    """
+
+    def __init__(self, json_text: str, stopped: Optional[str]) -> None:
+        self._json = json_text
+        self._doc: Optional[Dict[str, Any]] = None
+        self._frames: Optional[Dict[str, Any]] = None
+        self.stopped: Optional[str] = stopped
+
+    @property
+    def data(self) -> Dict[str, Any]:
+        """The parsed ``results.json`` document."""
+        if self._doc is None:
+            self._doc = json.loads(self._json)
+        return self._doc
+
+    @property
+    def experiment(self) -> str:
+        """The experiment's name."""
+        return self.data["experiment"]
+
+    @property
+    def seed(self) -> int:
+        """The base seed the runs used."""
+        return self.data["seed"]
+
+    def _frame(self, name: str) -> Any:
+        if self._frames is None:
+            self._frames = frames(self.data)
+        return self._frames[name]
+
+    @property
+    def runs(self) -> Any:
+        """One row per run: ``RUN_COLUMNS`` then the swept parameters."""
+        return self._frame("runs")
+
+    @property
+    def processors(self) -> Any:
+        """One row per processor of each run: ``PROCESSOR_COLUMNS``."""
+        return self._frame("processors")
+
+    @property
+    def apps(self) -> Any:
+        """One row per application of each run: ``APP_COLUMNS`` then the swept parameters."""
+        return self._frame("apps")
+
+    @property
+    def jobs(self) -> Any:
+        """One row per application of each run with its job measures: ``JOB_COLUMNS``."""
+        return self._frame("jobs")
+
+    def to_json(self) -> str:
+        """The command's ``results.json`` for this experiment and seed, byte for byte."""
+        return self._json
+
+    def __repr__(self) -> str:
+        d = self.data
+        return f"<smpsched.Result {d['experiment']!r} seed={d['seed']} runs={len(d['runs'])}>"
+
+
+def _source(experiment: Experiment) -> "tuple[str, Optional[str]]":
+    """(path for messages, text or None to read the path) of any accepted experiment form."""
+    if isinstance(experiment, Mapping):
+        return "<dict>", experiment_toml(experiment)
+    if isinstance(experiment, os.PathLike):
+        return os.fspath(experiment), None
+    if isinstance(experiment, str):
+        if "\n" in experiment or ("=" in experiment and not Path(experiment).exists()):
+            return "<string>", experiment
+        return experiment, None
+    raise TypeError("an experiment is a path, the text of an experiment file, or a dict")
+
+
+def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] = None,
+        progress: bool = True, cluster: Any = None) -> Result:
+    """Runs every point and repetition of an experiment and returns its results.
+
+    ``experiment``: a path to an experiment file, its TOML text, or a dict of the same shape
+    (see ``experiment_toml``). ``seed`` overrides the file's base seed; ``jobs`` is the number
+    of runs at once (None: one per core); ``progress`` shows a bar (tqdm where installed).
+    The engine runs with the GIL released; Ctrl-C raises ``KeyboardInterrupt``. Bad input
+    raises ``ExperimentError`` with ``file``, ``line`` and ``field``. ``cluster`` is reserved
+    for running the points elsewhere and must be None for now.
+    """
+    if cluster is not None:
+        raise NotImplementedError("cluster= is not supported yet; runs are local")
+    path, text = _source(experiment)
+    cb = bar(progress)
+    try:
+        out, stopped = _native.run_experiment(path, text, seed, 0 if jobs is None else jobs, cb)
+    finally:
+        if cb is not None:
+            cb.close()
+    if stopped is not None:
+        warnings.warn(stopped, RuntimeWarning, stacklevel=2)
+    return Result(out, stopped)
+
+
+class Reproduction:
+    """A paper reproduced: ``claims`` (one row per claim with its verdict) and ``values``
+    (one row per compared value with the paper's, its relative distance and tolerance) as data
+    frames, ``summary`` the counts, ``report`` the path of the Markdown report written."""
+
+    def __init__(self, json_text: str) -> None:
+        self.data: Dict[str, Any] = json.loads(json_text)
+        self.paper: str = self.data["paper"]
+        self.summary: Dict[str, int] = self.data["summary"]
+        self.failed_claims: int = self.data["failed_claims"]
+        self.report: str = self.data["latest"]
+        self.run_dir: str = self.data["run_dir"]
+
+    @property
+    def claims(self) -> Any:
+        """Columns file, title, claim, verdict (holds, fails, known_difference, error),
+        detail, reason."""
+        import polars as pl
+
+        cols = ["file", "title", "claim", "verdict", "detail", "reason"]
+        rows = self.data["claims"]
+        return pl.DataFrame({c: [r[c] for r in rows] for c in cols},
+                            schema={c: pl.Utf8 for c in cols})
+
+    @property
+    def values(self) -> Any:
+        """Columns file, point, metric, ours, paper, distance (|ours - paper| / |paper|),
+        tolerance, within, note."""
+        import polars as pl
+
+        schema = {"file": pl.Utf8, "point": pl.Utf8, "metric": pl.Utf8, "ours": pl.Float64,
+                  "paper": pl.Float64, "distance": pl.Float64, "tolerance": pl.Utf8,
+                  "within": pl.Boolean, "note": pl.Utf8}
+        rows = self.data["values"]
+        return pl.DataFrame({c: [r[c] for r in rows] for c in schema}, schema=schema)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<smpsched.Reproduction {self.paper}: {s['holds']} of {s['claims']} claims "
+                f"hold, {s['known_differences']} known differences, {s['fails']} fail>")
+
+
+def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progress: bool = True,
+              experiments: "Union[str, os.PathLike[str]]" = "experiments",
+              reports: "Union[str, os.PathLike[str]]" = "reports") -> Reproduction:
+    """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
+    report written under ``reports``) and returns its claims and values as data frames.
+
+    ``scale`` multiplies problem sizes and run lengths (0.1 for a quick look). Raises
+    ``ExperimentError`` for an unknown paper or a bad file.
+    """
+    cb = bar(progress)
+    try:
+        out = _native.reproduce_paper(paper, float(scale), 0 if jobs is None else jobs,
+                                      os.fspath(experiments), os.fspath(reports), cb)
+    finally:
+        if cb is not None:
+            cb.close()
+    return Reproduction(out)
+
+
+def policies() -> List[Dict[str, Any]]:
+    """Every scheduling policy: name, summary, description, paper, params (name, default,
+    doc), processor_sets."""
+    return json.loads(_native.policies_json())
+
+
+def workloads() -> List[Dict[str, Any]]:
+    """Every workload kind: name, summary, description, paper, params (name, default, doc)."""
+    return json.loads(_native.workloads_json())
+
+
+def presets() -> List[Dict[str, Any]]:
+    """Every machine preset: name, summary, fields (every machine field it sets)."""
+    return json.loads(_native.presets_json())

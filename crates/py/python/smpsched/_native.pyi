@@ -1,0 +1,31 @@
+"""Type stubs of the extension module (use the functions of ``smpsched`` instead)."""
+
+import os
+from typing import Any, Callable, Optional, Tuple, Union
+
+__version__: str
+
+class ExperimentError(Exception):
+    file: str
+    line: Optional[int]
+    field: str
+    message: str
+
+def run_experiment(
+    path: Union[str, os.PathLike[str]],
+    text: Optional[str] = None,
+    seed: Optional[int] = None,
+    jobs: int = 0,
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> Tuple[str, Optional[str]]: ...
+def reproduce_paper(
+    paper: str,
+    scale: float = 1.0,
+    jobs: int = 0,
+    experiments: Union[str, os.PathLike[str]] = "experiments",
+    reports: Union[str, os.PathLike[str]] = "reports",
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> str: ...
+def policies_json() -> str: ...
+def workloads_json() -> str: ...
+def presets_json() -> str: ...

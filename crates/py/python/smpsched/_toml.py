@@ -1,0 +1,71 @@
+"""Experiments built in Python: a dict with the shape of an experiment file written as TOML.
+
+The lab reads TOML only, so a dict goes through this small writer (Python 3.9 has no TOML
+writer in its standard library): top-level values first, then one ``[table]`` per dict and one
+``[[table]]`` per list of dicts, so an error names a line of a readable text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping
+
+
+def _key(k: Any) -> str:
+    if not isinstance(k, str):
+        raise TypeError(f"experiment keys must be strings, got {k!r}")
+    bare = k and all(c.isalnum() or c in "-_" for c in k) and k.isascii()
+    return k if bare else json.dumps(k)
+
+
+def _value(v: Any, where: str) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, Mapping):
+        inner = ", ".join(f"{_key(k)} = {_value(x, f'{where}.{k}')}" for k, x in v.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x, where) for x in v) + "]"
+    raise TypeError(f"{where}: cannot write {type(v).__name__} {v!r} in an experiment")
+
+
+def _is_table_list(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and bool(v) and all(isinstance(x, Mapping) for x in v)
+
+
+def experiment_toml(experiment: Mapping[str, Any]) -> str:
+    """The TOML text of an experiment given as a dict shaped like an experiment file.
+
+    ``{"name": "x", "machine": {"preset": "tango-12"}, "workload": [{...}], "sweep": {...}}``
+    becomes ``name = "x"``, ``[machine]``, ``[[workload]]``, ``[sweep]``; any nesting below that
+    is written inline.
+    """
+    if not isinstance(experiment, Mapping):
+        raise TypeError("an experiment is a dict shaped like an experiment file")
+    lines = []
+    tables = []
+    for k, v in experiment.items():
+        if isinstance(v, Mapping) or _is_table_list(v):
+            tables.append((k, v))
+        else:
+            lines.append(f"{_key(k)} = {_value(v, k)}")
+    for k, v in tables:
+        items = [v] if isinstance(v, Mapping) else list(v)
+        header = f"[{_key(k)}]" if isinstance(v, Mapping) else f"[[{_key(k)}]]"
+        for i, t in enumerate(items):
+            lines.append("")
+            lines.append(header)
+            for kk, vv in t.items():
+                lines.append(f"{_key(kk)} = {_value(vv, f'{k}.{i}.{kk}')}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+//! `smpsched.reproduce`: a paper's reproduction run by the lab exactly as `smpsched reproduce`
+//! runs it (reports written to the same places), its claims and compared values returned as
+//! JSON rows for data frames.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use serde_json::{json, Value};
+use smpsched_lab::reproduce::report::{PaperReport, Verdict};
+use smpsched_lab::reproduce::summary::relative_distance;
+use smpsched_lab::reproduction::{run_paper, PaperOutcome};
+
+use crate::errors::to_py;
+use crate::run::bad_argument;
+use crate::wait::{run_released, Tally};
+
+/// Reproduces `paper` at `scale` from the files under `experiments`, writing its report under
+/// `reports` (as the command does); returns JSON with `claims`, `values`, `summary`, `latest`,
+/// `run_dir` and `skipped`.
+#[pyfunction]
+#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None))]
+pub fn reproduce_paper(
+    py: Python<'_>,
+    paper: String,
+    scale: f64,
+    jobs: usize,
+    experiments: PathBuf,
+    reports: PathBuf,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
+        return Err(bad_argument(
+            py,
+            "scale",
+            &format!("must be a number between 0 and 100, got {scale}"),
+        ));
+    }
+    let tally = Arc::new(Tally::default());
+    let t2 = Arc::clone(&tally);
+    let name = paper.clone();
+    let outcome = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
+        let t3 = Arc::clone(&t2);
+        run_paper(
+            &experiments,
+            &name,
+            scale,
+            jobs,
+            &reports,
+            &|exp| {
+                t2.done.store(0, Ordering::Relaxed);
+                t2.total.store(
+                    exp.points.len() * exp.repetitions as usize,
+                    Ordering::Relaxed,
+                );
+                if let Ok(mut l) = t2.label.lock() {
+                    l.clone_from(&exp.name);
+                }
+            },
+            &|done, _| t3.done.store(done, Ordering::Relaxed),
+        )
+    })?
+    .map_err(|e| to_py(py, e, &paper))?;
+    Ok(outcome_json(&outcome).to_string())
+}
+
+/// The rows of an outcome: one per claim and one per compared value, with the report's summary.
+fn outcome_json(o: &PaperOutcome) -> Value {
+    let PaperReport { files, .. } = &o.report;
+    let mut claims = Vec::new();
+    let mut values = Vec::new();
+    for f in files {
+        for c in &f.claims {
+            let (verdict, reason) = match &c.verdict {
+                Verdict::Holds => ("holds", None),
+                Verdict::Fails => ("fails", None),
+                Verdict::KnownDifference { reason } => ("known_difference", Some(reason.clone())),
+                Verdict::Error { message } => ("error", Some(message.clone())),
+            };
+            claims.push(json!({
+                "file": f.experiment_file, "title": f.title, "claim": c.text,
+                "verdict": verdict, "detail": c.detail, "reason": reason,
+            }));
+        }
+        for p in &f.points {
+            values.push(json!({
+                "file": f.experiment_file, "point": p.point, "metric": p.metric,
+                "ours": p.ours, "paper": p.paper,
+                "distance": p.paper.and_then(|paper| relative_distance(p.ours, paper)),
+                "tolerance": p.tolerance.as_ref().map(ToString::to_string),
+                "within": p.within, "note": p.note,
+            }));
+        }
+    }
+    let s = o.report.summary();
+    json!({
+        "paper": o.report.paper_id,
+        "title": o.report.paper_title,
+        "claims": claims,
+        "values": values,
+        "summary": {
+            "claims": s.claims, "holds": s.holds, "fails": s.fails,
+            "known_differences": s.known_differences, "errors": s.errors,
+            "compared": s.compared, "within": s.within,
+        },
+        "failed_claims": o.failed_claims(),
+        "latest": o.latest.display().to_string(),
+        "run_dir": o.run_dir.display().to_string(),
+        "skipped": o.skipped.iter().map(|(p, why)| json!([p.display().to_string(), why])).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,83 @@
+//! `smpsched.run`: an experiment (a file, or its text) loaded, validated and run by the lab, its
+//! runs returned as the same `results.json` text the `smpsched run` command writes.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use smpsched_lab::{results, run_experiment_cancellable, stopped_error, Experiment};
+
+use crate::errors::{input_error, to_py};
+use crate::wait::{run_released, Tally};
+
+/// Most runs at once that `jobs` may ask for (as the command's `--jobs`).
+const MAX_JOBS: usize = 1024;
+
+/// Runs the experiment at `path` (or given as `text`, `path` then naming it in messages) with
+/// `seed` overriding the file's; returns `(results.json text, why runs stopped at a bound or
+/// None)`. Raises `ExperimentError` for bad input, `KeyboardInterrupt` on Ctrl-C.
+#[pyfunction]
+#[pyo3(signature = (path, text=None, seed=None, jobs=0, progress=None))]
+pub fn run_experiment(
+    py: Python<'_>,
+    path: PathBuf,
+    text: Option<String>,
+    seed: Option<u64>,
+    jobs: usize,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<(String, Option<String>)> {
+    let name = path.display().to_string();
+    if jobs > MAX_JOBS {
+        return Err(bad_argument(
+            py,
+            "jobs",
+            &format!("must be a whole number from 0 (one run per core) to {MAX_JOBS}"),
+        ));
+    }
+    // Loading validates every point before anything runs (it can take a while for big sweeps,
+    // so the GIL is released here too).
+    let loaded = py.allow_threads(|| match text {
+        Some(t) => Experiment::parse(&path, t).map_err(Into::into),
+        None => Experiment::load(&path),
+    });
+    let mut exp = loaded.map_err(|e| to_py(py, e, &name))?;
+    if let Some(s) = seed {
+        exp.seed = s;
+    }
+    let exp = Arc::new(exp);
+    let tally = Arc::new(Tally::default());
+    tally.total.store(
+        exp.points.len() * exp.repetitions as usize,
+        Ordering::Relaxed,
+    );
+    if let Ok(mut l) = tally.label.lock() {
+        l.clone_from(&exp.name);
+    }
+    let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
+    let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
+        run_experiment_cancellable(
+            &e2,
+            jobs,
+            &|done, _| t2.done.store(done, Ordering::Relaxed),
+            &t2.cancel,
+        )
+    })?
+    .map_err(|e| to_py(py, e, &name))?;
+    let json = py.allow_threads(|| results::to_json(&exp, &runs));
+    let stopped = stopped_error(&exp, &runs).map(|e| e.to_string());
+    Ok((json, stopped))
+}
+
+/// The `ExperimentError` for a bad value of a keyword argument of the Python API.
+pub fn bad_argument(py: Python<'_>, field: &str, message: &str) -> PyErr {
+    input_error(
+        py,
+        &smpsched_lab::InputError {
+            file: PathBuf::from("smpsched"),
+            line: None,
+            field: field.into(),
+            message: message.into(),
+        },
+    )
+}

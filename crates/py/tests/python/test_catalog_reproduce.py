@@ -1,0 +1,58 @@
+"""smpsched.reproduce gives the command's verdicts; the catalogs list what `smpsched list`
+lists, with parameters."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import smpsched
+
+
+def test_reproduce_gives_the_commands_verdicts(cli, tmp_path):
+    cli("reproduce", "black90", "--scale", "0.1", "--reports", str(tmp_path / "cli"))
+    want = json.loads((tmp_path / "cli" / "black90-scale-0.1.json").read_text())
+    r = smpsched.reproduce("black90", scale=0.1, reports=tmp_path / "py", progress=False)
+    want_claims = [(f["experiment_file"], c["text"], c["verdict"]["verdict"])
+                   for f in want["files"] for c in f["claims"]]
+    got_claims = list(zip(r.claims["file"], r.claims["claim"], r.claims["verdict"]))
+    assert got_claims == want_claims
+    want_values = [(p["point"], p["metric"], p["ours"], p.get("paper"))
+                   for f in want["files"] for p in f["points"]]
+    got_values = list(zip(r.values["point"], r.values["metric"], r.values["ours"],
+                          r.values["paper"]))
+    assert got_values == want_values
+    assert r.claims.columns == ["file", "title", "claim", "verdict", "detail", "reason"]
+    assert r.values.columns == ["file", "point", "metric", "ours", "paper", "distance",
+                                "tolerance", "within", "note"]
+    s = r.summary
+    assert s["holds"] + s["fails"] + s["known_differences"] + s["errors"] == s["claims"]
+    assert s["claims"] == len(want_claims)
+    v = r.values.drop_nulls("paper")
+    for ours, paper, d in zip(v["ours"], v["paper"], v["distance"]):
+        if paper != 0:
+            assert d == pytest.approx(abs(ours - paper) / abs(paper))
+    assert Path(r.report).is_file()
+
+
+def test_reproduce_bad_input():
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("nosuchpaper", progress=False)
+    assert "nosuchpaper" in str(e.value)
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("black90", scale=0, progress=False)
+    assert e.value.field == "scale"
+
+
+def test_catalogs_match_the_listing(cli):
+    listing = cli("list").stdout
+    for rows in (smpsched.policies(), smpsched.workloads(), smpsched.presets()):
+        assert rows
+        for row in rows:
+            assert row["name"] in listing and row["summary"]
+    rr = next(p for p in smpsched.policies() if p["name"] == "round-robin")
+    assert all({"name", "default", "doc"} <= set(p) for p in rr["params"])
+    syn = next(w for w in smpsched.workloads() if w["name"] == "synthetic")
+    assert "threads" in [p["name"] for p in syn["params"]]
+    tango = next(p for p in smpsched.presets() if p["name"] == "tango-12")
+    assert "processors" in tango["fields"]

@@ -1,0 +1,201 @@
+"""smpsched.run: the same results as the command, frames with the documented columns,
+experiments from text and dicts, bad input as ExperimentError, the GIL released, Ctrl-C."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import polars as pl
+import pytest
+
+import smpsched
+
+QUICK = "experiments/quickstart.toml"
+
+
+def small(**over):
+    """A small experiment as a dict: two policies, two applications."""
+    exp = {
+        "name": "small",
+        "seed": 3,
+        "repetitions": 2,
+        "machine": {"preset": "tango-12", "processors": 4},
+        "scheduler": {"policy": "round-robin"},
+        "workload": [
+            {"kind": "synthetic", "name": "A", "threads": 6, "bursts": 10,
+             "compute": {"dist": "exponential", "mean": 100000}},
+            {"kind": "synthetic", "name": "B", "threads": 4, "bursts": 10,
+             "compute": {"dist": "fixed", "value": 50000},
+             "block": {"dist": "fixed", "value": 20000}},
+        ],
+        "sweep": {"scheduler.policy": ["batch", "priority"]},
+    }
+    exp.update(over)
+    return exp
+
+
+@pytest.mark.parametrize("seed", [None, 7])
+def test_results_equal_the_commands(cli, root, tmp_path, seed):
+    args = ["run", QUICK, "--out", str(tmp_path / "out"), "--quiet"]
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    cli(*args)
+    want = (tmp_path / "out" / "results.json").read_text()
+    got = smpsched.run(root / QUICK, seed=seed, progress=False).to_json()
+    assert got == want
+
+
+def test_text_and_dict_give_the_same_runs(tmp_path):
+    exp = small()
+    text = smpsched.experiment_toml(exp)
+    a = json.loads(smpsched.run(exp, progress=False).to_json())
+    b = json.loads(smpsched.run(text, progress=False).to_json())
+    f = tmp_path / "small.toml"
+    f.write_text(text)
+    c = json.loads(smpsched.run(str(f), progress=False).to_json())
+    for d in (a, b, c):
+        d.pop("file")
+    assert a == b == c
+    assert [r["point"] for r in a["runs"]] == [
+        "policy=batch", "policy=batch", "policy=priority", "policy=priority"]
+
+
+def test_same_seed_same_bytes_and_another_seed_differs():
+    one = smpsched.run(small(), progress=False).to_json()
+    assert smpsched.run(small(), progress=False).to_json() == one
+    assert smpsched.run(small(), seed=4, progress=False).to_json() != one
+
+
+def test_frames_have_the_documented_columns():
+    r = smpsched.run(small(), progress=False)
+    assert r.runs.columns == smpsched.RUN_COLUMNS + ["scheduler.policy"]
+    assert r.processors.columns == smpsched.PROCESSOR_COLUMNS
+    assert r.apps.columns == smpsched.APP_COLUMNS + ["scheduler.policy"]
+    assert r.jobs.columns == smpsched.JOB_COLUMNS + ["scheduler.policy"]
+    assert r.runs.height == 4
+    assert r.processors.height == 4 * 4
+    assert r.apps.height == 4 * 2
+    assert r.jobs.height == 4 * 2
+    # The frames hold the JSON's numbers, not copies made up elsewhere.
+    doc = json.loads(r.to_json())
+    assert r.runs["elapsed_cycles"].to_list() == [x["elapsed_cycles"] for x in doc["runs"]]
+    assert r.apps["context_switches"].to_list() == [
+        a["context_switches"] for x in doc["runs"] for a in x["apps"]]
+    split = r.processors.select(smpsched._frames.SPLIT).sum_horizontal()
+    assert split.to_list() == [sum(p.values()) for x in doc["runs"] for p in x["processors"]]
+    assert r.jobs["jobs"].to_list() == [6, 4] * 4
+    assert r.runs["stopped"].dtype == pl.Utf8 and r.runs["stopped"].null_count() == 4
+
+
+def test_bad_field_in_a_file_names_file_line_and_field(tmp_path):
+    text = smpsched.experiment_toml(small())
+    bad = text.replace("processors = 4", "processors = 0")
+    assert bad != text
+    f = tmp_path / "bad.toml"
+    f.write_text(bad)
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.run(f, progress=False)
+    err = e.value
+    assert err.file == str(f)
+    assert err.field == "machine.processors"
+    assert err.line == bad.splitlines().index("processors = 0") + 1
+    assert "bad.toml" in str(err) and err.message
+
+
+def test_bad_field_in_a_dict_and_in_text():
+    exp = small()
+    exp["workload"][1]["threads"] = -2
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.run(exp, progress=False)
+    assert e.value.file == "<dict>"
+    assert e.value.field == "workload.1.threads"
+    lines = smpsched.experiment_toml(exp).splitlines()
+    assert lines[e.value.line - 1] == "threads = -2"
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.run('name = "x"\n[machine]\npreset = "tango-12"\n[scheduler]\npolicy = "nope"\n[[workload]]\nkind = "synthetic"\n',
+                     progress=False)
+    assert e.value.field == "scheduler.policy" and e.value.line == 5
+
+
+def test_bad_arguments_and_unknown_files():
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.run(small(), jobs=100000, progress=False)
+    assert e.value.field == "jobs"
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.run("no/such/file.toml", progress=False)
+    assert e.value.file == "no/such/file.toml" and e.value.line is None
+    with pytest.raises(TypeError):
+        smpsched.run(small(name=object()), progress=False)
+
+
+def test_the_engine_runs_without_the_gil():
+    exp = small(repetitions=20)
+    for w in exp["workload"]:
+        w["bursts"] = 3000
+    out = {}
+    t = threading.Thread(target=lambda: out.update(r=smpsched.run(exp, jobs=1, progress=False)))
+    ticks = 0
+    start = time.perf_counter()
+    t.start()
+    while t.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    t.join()
+    took = time.perf_counter() - start
+    assert out["r"].runs.height == 40
+    # With the GIL held by the engine the loop would advance a few times in all.
+    assert ticks > 20 and ticks > 0.3 * took / 0.001, (took, ticks)
+
+
+LONG = """
+import smpsched, sys, time
+exp = {"name": "long", "repetitions": 400, "machine": {"preset": "tango-12", "processors": 4},
+       "scheduler": {"policy": "round-robin"},
+       "workload": [{"kind": "synthetic", "name": "A", "threads": 16, "bursts": 2000,
+                     "compute": {"dist": "exponential", "mean": 100000}}]}
+print("start", flush=True)
+t = time.time()
+try:
+    smpsched.run(exp, jobs=1, progress=False)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    took = time.time() - t
+    # No further run starts: the engine's thread goes quiet once the run under way ends.
+    time.sleep(1.0)
+    cpu = time.process_time()
+    time.sleep(1.0)
+    print("interrupted %.2f %.3f" % (took, time.process_time() - cpu), flush=True)
+"""
+
+
+def test_ctrl_c_interrupts_a_long_run():
+    p = subprocess.Popen([sys.executable, "-c", LONG], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    os.kill(p.pid, signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert out.startswith("interrupted"), out
+    cpu_after = float(out.split()[2])
+    assert cpu_after < 0.3, f"runs went on after Ctrl-C: {cpu_after} s of CPU in 1 s"
+
+
+def test_progress_reports_each_run():
+    seen = []
+    out, stopped = smpsched._native.run_experiment(
+        "<dict>", smpsched.experiment_toml(small()), None, 0,
+        lambda done, total, label: seen.append((done, total, label)))
+    assert stopped is None and json.loads(out)["experiment"] == "small"
+    assert seen[-1] == (4, 4, "small")
+    assert all(0 <= d <= t == 4 for d, t, _ in seen)
+
+
+def test_a_run_stopped_at_a_bound_is_kept_marked_and_warned():
+    with pytest.warns(RuntimeWarning, match="event_limit"):
+        r = smpsched.run(small(event_limit=50), progress=False)
+    assert r.stopped is not None
+    assert r.runs["stopped"].null_count() == 0
+    assert all(e <= 50 for e in r.runs["events"])
