@@ -33,11 +33,10 @@
 //!   checked between chunks, so processors interleave in virtual-time order.
 
 use rand_chacha::ChaCha8Rng;
-use thiserror::Error;
 
-use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
+use crate::config::{ConfigError, MachineConfig};
 use crate::event_queue::EventQueue;
-use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::ids::{Cycles, TaskId, ThreadId};
 use crate::limits::{Bound, Limits, Progress};
 use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{Recorded, RunReport, TimeSplit};
@@ -66,110 +65,6 @@ pub const THREAD_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<ThreadSlot>()
 
 /// Bytes the engine holds per processor (its record, and its share of the run-queue indexes).
 pub const PROC_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<Proc>() + 64) as u64;
-
-/// Why a simulation could not complete.
-#[derive(Debug, Error)]
-pub enum SimError {
-    /// The machine configuration is invalid.
-    #[error("machine.{0}")]
-    Config(#[from] ConfigError),
-    /// Too many threads for one simulation.
-    #[error("too many threads: at most {MAX_THREADS} may be created")]
-    TooManyThreads,
-    /// Live threads remain but nothing can ever wake them.
-    #[error("deadlock at cycle {at}: {blocked} thread(s) blocked forever (e.g. thread {example})")]
-    Deadlock {
-        /// Cycle at which it was detected.
-        at: Cycles,
-        /// Threads still blocked.
-        blocked: usize,
-        /// One of them.
-        example: ThreadId,
-    },
-    /// Live threads remain, none blocked, but those running spin on something no thread will
-    /// ever change (a busy-wait with no one left to release it).
-    #[error(
-        "livelock at cycle {at}: {spinning} thread(s) spin forever, waiting for what no thread \
-         will ever do (e.g. thread {example} of `{app}`)"
-    )]
-    Livelock {
-        /// Cycle at which it was detected.
-        at: Cycles,
-        /// Threads spinning.
-        spinning: usize,
-        /// One of them.
-        example: ThreadId,
-        /// Its application.
-        app: String,
-    },
-    /// Ready threads remain that no processor ever takes: their processor set or affinity mask
-    /// leaves them no processor the policy will give them.
-    #[error(
-        "stranded at cycle {at}: {ready} ready thread(s) that no processor runs (e.g. thread \
-         {example} of `{app}`); is its processor set or affinity mask left without processors?"
-    )]
-    Stranded {
-        /// Cycle at which it was detected.
-        at: Cycles,
-        /// Ready threads never run.
-        ready: usize,
-        /// One of them.
-        example: ThreadId,
-        /// Its application.
-        app: String,
-    },
-    /// The run reached one of its [`Limits`] before every thread exited. What was measured up
-    /// to the stop is in `partial` (its `elapsed_cycles` is the stop time).
-    #[error("stopped at {bound} (cycle {at}, {events} events) with {live} thread(s) still live")]
-    Limit {
-        /// The bound reached.
-        bound: Bound,
-        /// Simulated time at the stop.
-        at: Cycles,
-        /// Events handled.
-        events: u64,
-        /// Threads not yet exited.
-        live: u64,
-        /// The measures up to the stop.
-        partial: Box<RunReport>,
-    },
-    /// A policy dispatched a thread on a processor outside its affinity mask.
-    #[error("the policy dispatched thread {thread} on processor {processor}, outside its mask")]
-    MaskViolated {
-        /// The thread.
-        thread: ThreadId,
-        /// The processor.
-        processor: ProcId,
-    },
-    /// A thread's affinity mask holds no processor of the machine.
-    #[error("an affinity mask holds no processor of this machine")]
-    EmptyMask,
-    /// A workload's parameters do not fit the machine it is installed on (e.g. more pinned
-    /// processes than processors); the message names the parameters.
-    #[error("{0}")]
-    Workload(String),
-    /// A thread performed too many zero-time operations in a row.
-    #[error("thread {0} made no progress: {MAX_ZERO_TIME_STEPS} operations at one instant")]
-    NoProgress(ThreadId),
-    /// A program referenced memory outside every allocated region.
-    #[error("thread {thread} referenced address {addr:#x}, which lies in no allocated region")]
-    BadAddress {
-        /// The thread.
-        thread: ThreadId,
-        /// The first address at fault.
-        addr: u64,
-    },
-    /// A program used a synchronization object wrongly.
-    #[error("thread {thread} misused synchronization object {object}: {what}")]
-    Misuse {
-        /// The thread.
-        thread: ThreadId,
-        /// The object.
-        object: u32,
-        /// What it did.
-        what: String,
-    },
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EventKind {
@@ -291,12 +186,14 @@ pub struct Simulation {
 
 mod actions;
 mod build;
+mod error;
 mod finish;
 mod interp;
 mod processor;
 mod requests;
 mod waiting;
 
+pub use error::SimError;
 use processor::{Proc, Seg};
 
 impl Simulation {
