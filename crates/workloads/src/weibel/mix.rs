@@ -10,7 +10,10 @@ use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{Program, SimError, Simulation, TaskId};
 
-use super::{check_alu, check_bytes, check_range, data, Join, JoinBy, Main, Multiply, Process};
+use super::{
+    check_alu, check_bytes, check_range, check_total, data, spawn_main, Join, JoinBy, Multiply,
+    Process,
+};
 use crate::{Workload, WorkloadInfo};
 
 /// In what order the classes are spawned.
@@ -86,16 +89,7 @@ impl Workload for Mix {
                 Box::new(Process::new(work, done.clone(), None)) as Box<dyn Program>
             })
             .collect();
-        sim.spawn(
-            task,
-            Box::new(Main::new(
-                children,
-                done,
-                self.join,
-                sim.machine().tick_cycles,
-            )),
-        )?;
-        Ok(())
+        spawn_main(sim, task, children, done, self.join)
     }
 }
 
@@ -151,14 +145,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         check_bytes("data_bytes", w.data_bytes)?;
         check_range("short_passes", w.short_passes, 1, 1_000_000)?;
         check_alu(w.alu)?;
-        if w.data_bytes.saturating_mul(u64::from(w.tasks)) > super::MAX_DATA_BYTES {
-            return Err(serde::de::Error::custom(format!(
-                "data_bytes: {} bytes for each of {} tasks is more than {} bytes in all",
-                w.data_bytes,
-                w.tasks,
-                super::MAX_DATA_BYTES
-            )));
-        }
+        check_total("data_bytes", w.data_bytes, u64::from(w.tasks), "tasks")?;
         Ok(Box::new(w))
     },
 };

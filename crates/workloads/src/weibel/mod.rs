@@ -16,8 +16,8 @@ use std::rc::Rc;
 
 use smpsched_sim::memory::{AccessKind, BulkAccess, Placement, Region};
 use smpsched_sim::{
-    CpuMask, Op, ProcId, Program, Request, Simulation, Spawner, SyncId, SyncKind, ThreadCtx,
-    WaitPolicy,
+    CpuMask, Op, ProcId, Program, Request, SimError, Simulation, Spawner, SyncId, SyncKind, TaskId,
+    ThreadCtx, WaitPolicy,
 };
 
 pub mod mix;
@@ -207,6 +207,36 @@ impl Program for Main {
             _ => Op::Exit,
         }
     }
+}
+
+/// Spawns the main process of `task`: it spawns `children` one by one and joins them through
+/// `done` (blocking, or spinning a clock tick at a time).
+pub(crate) fn spawn_main(
+    sim: &mut Simulation,
+    task: TaskId,
+    children: Vec<Box<dyn Program>>,
+    done: Join,
+    by: JoinBy,
+) -> Result<(), SimError> {
+    let poll = sim.machine().tick_cycles;
+    sim.spawn(task, Box::new(Main::new(children, done, by, poll)))?;
+    Ok(())
+}
+
+/// Checks that `count` items of `each` bytes (field `name`) stay within [`MAX_DATA_BYTES`].
+pub(crate) fn check_total<E: serde::de::Error>(
+    name: &str,
+    each: u64,
+    count: u64,
+    what: &str,
+) -> Result<(), E> {
+    if each.saturating_mul(count) > MAX_DATA_BYTES {
+        return Err(E::custom(format!(
+            "{name}: {each} bytes for each of {count} {what} is more than {MAX_DATA_BYTES} \
+             bytes in all"
+        )));
+    }
+    Ok(())
 }
 
 /// Allocates `bytes` of data in the simulated memory.

@@ -14,7 +14,10 @@ use smpsched_sim::{
     Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx, WaitPolicy,
 };
 
-use super::{check_alu, check_bytes, check_range, data, Join, JoinBy, Main, Multiply, Process};
+use super::{
+    check_alu, check_bytes, check_range, check_total, data, spawn_main, Join, JoinBy, Multiply,
+    Process,
+};
 use crate::{Workload, WorkloadInfo};
 
 /// Cycles a pool worker spins on the queue lock before blocking.
@@ -96,16 +99,7 @@ impl Workload for Pool {
                 })
                 .collect()
         };
-        sim.spawn(
-            task,
-            Box::new(Main::new(
-                children,
-                done,
-                self.join,
-                sim.machine().tick_cycles,
-            )),
-        )?;
-        Ok(())
+        spawn_main(sim, task, children, done, self.join)
     }
 }
 
@@ -237,14 +231,12 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         check_bytes("matrix_bytes", w.matrix_bytes)?;
         check_range("passes", w.passes, 1, 100_000_000)?;
         check_alu(w.alu)?;
-        if w.matrix_bytes.saturating_mul(u64::from(w.matrices)) > super::MAX_DATA_BYTES {
-            return Err(serde::de::Error::custom(format!(
-                "matrix_bytes: {} bytes for each of {} matrices is more than {} bytes in all",
-                w.matrix_bytes,
-                w.matrices,
-                super::MAX_DATA_BYTES
-            )));
-        }
+        check_total(
+            "matrix_bytes",
+            w.matrix_bytes,
+            u64::from(w.matrices),
+            "matrices",
+        )?;
         Ok(Box::new(w))
     },
 };

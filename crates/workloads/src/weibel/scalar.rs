@@ -7,7 +7,9 @@ use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{ProcId, Program, SimError, Simulation, TaskId};
 
-use super::{check_alu, check_bytes, check_range, data, Join, JoinBy, Main, Multiply, Process};
+use super::{
+    check_alu, check_bytes, check_range, data, spawn_main, Join, JoinBy, Multiply, Process,
+};
 use crate::{Workload, WorkloadInfo};
 
 /// Parameters of `weibel-scalar`.
@@ -71,16 +73,7 @@ impl Workload for Scalar {
                 Box::new(Process::new(work, done.clone(), pin)) as Box<dyn Program>
             })
             .collect();
-        sim.spawn(
-            task,
-            Box::new(Main::new(
-                children,
-                done,
-                self.join,
-                sim.machine().tick_cycles,
-            )),
-        )?;
-        Ok(())
+        spawn_main(sim, task, children, done, self.join)
     }
 }
 
