@@ -7,11 +7,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ray;
 mod real;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::output::folder_name;
 use smpsched_lab::reproduce::report::render_terminal;
 use smpsched_lab::reproduction::{papers, run_paper};
+use smpsched_lab::runner::{run_experiment_memo, RunMemo};
+use smpsched_lab::shard::{prefill, Bundle, Exec, Remote};
 use smpsched_lab::{
     catalog, plan_jobs, run_experiment_traced, stopped_error, terminal_table, traces, Destination,
     Experiment, InputError, LabError, Outbox,
@@ -73,6 +76,13 @@ enum Command {
         /// left out).
         #[arg(long, value_name = "FROM:UNTIL", requires = "trace")]
         trace_window: Option<String>,
+        /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS or a local
+        /// instance. Runs through the Python package (pip install './crates/py[ray]'; the
+        /// interpreter is SMPSCHED_PYTHON, default python3); the files written are those of a
+        /// local run, byte for byte.
+        #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "",
+              conflicts_with = "trace")]
+        ray: Option<String>,
     },
     /// Re-run a paper's tables and figures and write a report with our numbers beside the
     /// paper's, each claim's verdict, and plots.
@@ -102,6 +112,12 @@ enum Command {
         /// Folder for reports.
         #[arg(long, value_name = "DIR", default_value = "reports")]
         reports: PathBuf,
+        /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS or a local
+        /// instance. Runs through the Python package (pip install './crates/py[ray]'; the
+        /// interpreter is SMPSCHED_PYTHON, default python3); the files written are those of a
+        /// local run, byte for byte.
+        #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "")]
+        ray: Option<String>,
     },
     /// List experiment files, scheduling policies, workloads and machine presets.
     List {
@@ -141,11 +157,19 @@ fn main() -> ExitCode {
             trace,
             trace_events,
             trace_window,
+            ray,
         } => match trace
             .map(|dir| trace_options(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
             .transpose()
         {
-            Ok(trace) => run(&file, out, force, seed, jobs, quiet, trace),
+            Ok(trace) => {
+                let remote = ray.map(|address| ray::Ray::new(address, quiet));
+                let exec = Exec {
+                    jobs,
+                    remote: remote.as_ref().map(|r| r as &dyn Remote),
+                };
+                run(&file, out, force, seed, exec, quiet, trace)
+            }
             Err(e) => Err(e),
         },
         Command::Reproduce {
@@ -155,7 +179,15 @@ fn main() -> ExitCode {
             strict,
             experiments,
             reports,
-        } => reproduce(&paper, scale, jobs, strict, &experiments, &reports),
+            ray,
+        } => {
+            let remote = ray.map(|address| ray::Ray::new(address, false));
+            let exec = Exec {
+                jobs,
+                remote: remote.as_ref().map(|r| r as &dyn Remote),
+            };
+            reproduce(&paper, scale, exec, strict, &experiments, &reports)
+        }
         Command::Real(args) => return real::main(args),
         Command::List { dir } => {
             let explicit = dir.is_some();
@@ -297,14 +329,11 @@ fn run(
     out: Option<PathBuf>,
     force: bool,
     seed: Option<u64>,
-    jobs: usize,
+    exec: Exec<'_>,
     quiet: bool,
     trace: Option<(PathBuf, TraceRequest)>,
 ) -> Result<(), LabError> {
-    let mut exp = Experiment::load(file)?;
-    if let Some(s) = seed {
-        exp.seed = s;
-    }
+    let (bundle, exp) = Bundle::load(file, 1.0, seed)?;
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match out {
         Some(dir) => Destination::Exactly {
@@ -329,18 +358,28 @@ fn run(
             until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
         }
     });
-    if let Some(note) = plan_jobs(&exp, jobs).note() {
-        eprintln!("{note}");
+    let memo = RunMemo::default();
+    match exec.remote {
+        Some(remote) => prefill(&[&exp], &[bundle], remote, &memo)?,
+        None => {
+            if let Some(note) = plan_jobs(&exp, exec.jobs).note() {
+                eprintln!("{note}");
+            }
+        }
     }
     let total = exp.points.len() * exp.repetitions as usize;
-    let bar = progress_bar(total, quiet);
-    let runs = run_experiment_traced(
-        &exp,
-        jobs,
-        &|done, _| bar.set_position(done as u64),
-        &|point, p| bar.set_message(running_message(&exp, point, p)),
-        trace_config,
-    );
+    let bar = progress_bar(total, quiet || exec.remote.is_some());
+    let runs = if exec.remote.is_some() {
+        run_experiment_memo(&exp, exec.jobs, &|_, _| {}, &memo)
+    } else {
+        run_experiment_traced(
+            &exp,
+            exec.jobs,
+            &|done, _| bar.set_position(done as u64),
+            &|point, p| bar.set_message(running_message(&exp, point, p)),
+            trace_config,
+        )
+    };
     bar.finish_and_clear();
     let runs = runs?;
     let written = outbox.deliver(&exp, &runs)?;
@@ -374,7 +413,7 @@ fn run(
 fn reproduce(
     paper: &str,
     scale: f64,
-    jobs: usize,
+    exec: Exec<'_>,
     strict: bool,
     experiments: &Path,
     reports: &Path,
@@ -415,10 +454,13 @@ fn reproduce(
             experiments,
             p,
             scale,
-            jobs,
+            exec,
             reports,
             &|exp| {
-                if let Some(note) = plan_jobs(exp, jobs).note() {
+                if let Some(note) = plan_jobs(exp, exec.jobs)
+                    .note()
+                    .filter(|_| exec.remote.is_none())
+                {
                     bar.println(note);
                 }
                 bar.reset();

@@ -66,6 +66,15 @@ pub enum LabError {
     /// Something else went wrong inside the lab.
     #[error("{0}")]
     Internal(String),
+    /// A run made elsewhere (a cluster's worker) failed: its message and exit code are those the
+    /// run would have given here.
+    #[error("{message}")]
+    Elsewhere {
+        /// The exit code.
+        code: u8,
+        /// The message.
+        message: String,
+    },
 }
 
 impl LabError {
@@ -77,6 +86,7 @@ impl LabError {
         use smpsched_sim::SimError;
         match self {
             LabError::Input(_) => 2,
+            LabError::Elsewhere { code, .. } => *code,
             LabError::Run { source, .. } => match source {
                 SimError::Limit { .. }
                 | SimError::Deadlock { .. }

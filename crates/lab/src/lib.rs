@@ -18,6 +18,7 @@ pub mod reproduction;
 pub(crate) mod resolve;
 pub mod results;
 pub mod runner;
+pub mod shard;
 pub mod source;
 pub(crate) mod sweep;
 pub mod traces;

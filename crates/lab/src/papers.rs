@@ -8,6 +8,7 @@ use crate::experiment::Experiment;
 use crate::output::{content_hash, write_atomic, Staging};
 use crate::reproduce::report::{render_index, render_paper, PaperReport, Verdict};
 use crate::reproduction::reproduce_file;
+use crate::shard::{prefill, Bundle, Exec};
 
 /// A paper of the project: the folder of its experiments, its title, and what the lab takes
 /// from it.
@@ -180,18 +181,20 @@ fn check_paper(exp_dir: &Path, paper: &str) -> Result<PathBuf, LabError> {
 /// whole in `reports/runs/PAPER-HASH/` (report, JSON, plots; content-addressed, renamed into
 /// place in one step, never overwritten); `reports/PAPER.md` (or `PAPER-scale-F.md`) is the
 /// latest, replaced in one rename and drawing its plots from the run folder; `reports/index.md`
-/// lists every paper reproduced so far.
+/// lists every paper reproduced so far. With `exec.remote` every run is made there first
+/// (see [`crate::shard`]); the report is the same.
 pub fn run_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
-    jobs: usize,
+    exec: Exec<'_>,
     reports: &Path,
     on_file: &dyn Fn(&Experiment),
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<PaperOutcome, LabError> {
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
+    let mut bundles = Vec::new();
     let (found, mut skipped) = crate::catalog::find_experiment_files(&dir)?;
     for f in found {
         // A file that cannot be read (a FIFO, a device, binary) is skipped and named; one that
@@ -200,9 +203,10 @@ pub fn run_paper(
             skipped.push((f, e.message));
             continue;
         }
-        let exp = Experiment::load_scaled(&f, scale)?;
+        let (bundle, exp) = Bundle::load(&f, scale, None)?;
         if exp.reproduce.is_some() {
             exps.push(exp);
+            bundles.push(bundle);
         }
     }
     if exps.is_empty() {
@@ -221,9 +225,12 @@ pub fn run_paper(
     let mut files = Vec::new();
     let mut plots = Vec::new();
     let memo = crate::runner::RunMemo::default();
+    if let Some(remote) = exec.remote {
+        prefill(&exps.iter().collect::<Vec<_>>(), &bundles, remote, &memo)?;
+    }
     for exp in &exps {
         on_file(exp);
-        let r = reproduce_file(exp, jobs, paper, progress, &memo)?;
+        let r = reproduce_file(exp, exec.jobs, paper, progress, &memo)?;
         files.push(r.report);
         plots.extend(r.plots);
     }

@@ -50,6 +50,22 @@ pub struct Stopped {
 }
 
 impl Stopped {
+    /// The stop at `bound`, reached at cycle `at_cycle` after `events` events with `live`
+    /// threads left; the field to raise follows from the bound.
+    pub fn at(bound: Bound, at_cycle: Cycles, events: u64, live: u64) -> Stopped {
+        let field = match bound {
+            Bound::Cycles(_) => "time_limit_cycles",
+            Bound::Events(_) => "event_limit",
+        };
+        Stopped {
+            bound,
+            field,
+            at_cycle,
+            events,
+            live,
+        }
+    }
+
     /// Why the run stopped and what to raise, in a line.
     pub fn describe(&self) -> String {
         format!(
@@ -117,7 +133,7 @@ pub fn plan_jobs(exp: &Experiment, jobs: usize) -> JobPlan {
 pub struct RunMemo(Mutex<BTreeMap<(String, u64), MemoRun>>);
 
 /// What a memoized run measured, and where it stopped if it did.
-type MemoRun = (RunReport, Option<Stopped>);
+pub type MemoRun = (RunReport, Option<Stopped>);
 
 impl RunMemo {
     fn get(&self, key: &str, seed: u64) -> Option<MemoRun> {
@@ -125,7 +141,14 @@ impl RunMemo {
         map.get(&(key.to_string(), seed)).cloned()
     }
 
-    fn put(&self, key: &str, seed: u64, run: MemoRun) {
+    /// Whether the run of the point with `key` at `seed` is already kept.
+    pub fn contains(&self, key: &str, seed: u64) -> bool {
+        self.get(key, seed).is_some()
+    }
+
+    /// Keeps the run of the point with `key` at `seed` (made here or elsewhere: see
+    /// [`crate::shard`]).
+    pub fn put(&self, key: &str, seed: u64, run: MemoRun) {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         map.insert((key.to_string(), seed), run);
     }
@@ -195,6 +218,26 @@ pub fn run_experiment_cancellable(
     run_all(exp, jobs, progress, &|_, _| {}, None, None, Some(cancel))
 }
 
+/// Like [`run_experiment_cancellable`], taking each run that `memo` holds (made elsewhere, see
+/// [`crate::shard`]) instead of simulating it.
+pub fn run_experiment_memo_cancellable(
+    exp: &Experiment,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    memo: &RunMemo,
+    cancel: &AtomicBool,
+) -> Result<Vec<RunRecord>, LabError> {
+    run_all(
+        exp,
+        jobs,
+        progress,
+        &|_, _| {},
+        None,
+        Some(memo),
+        Some(cancel),
+    )
+}
+
 fn run_all(
     exp: &Experiment,
     jobs: usize,
@@ -233,44 +276,7 @@ fn run_all(
                         stopped,
                     });
                 }
-                let outcome = point.simulate_traced(
-                    seed,
-                    PROGRESS_EVERY,
-                    &mut |p| running(&point.label, p),
-                    traced,
-                );
-                let (report, stopped) = match outcome {
-                    Ok(report) => (report, None),
-                    Err(SimError::Limit {
-                        bound,
-                        at,
-                        events,
-                        live,
-                        partial,
-                    }) => {
-                        let field = match bound {
-                            Bound::Cycles(_) => "time_limit_cycles",
-                            Bound::Events(_) => "event_limit",
-                        };
-                        let stopped = Stopped {
-                            bound,
-                            field,
-                            at_cycle: at,
-                            events,
-                            live,
-                        };
-                        (*partial, Some(stopped))
-                    }
-                    Err(source) => {
-                        return Err(LabError::Run {
-                            experiment: exp.name.clone(),
-                            point: point.label.clone(),
-                            repetition: r,
-                            seed,
-                            source,
-                        })
-                    }
-                };
+                let (report, stopped) = simulate_one(exp, p, r, running, traced)?;
                 if let Some(m) = memo {
                     m.put(&point.key, seed, (report.clone(), stopped.clone()));
                 }
@@ -286,6 +292,42 @@ fn run_all(
             })
             .collect()
     })
+}
+
+/// One run of point `p`, repetition `r`: what it measured, and where it stopped if it reached a
+/// bound (not a failure); the error names the experiment, point, repetition and seed.
+pub(crate) fn simulate_one(
+    exp: &Experiment,
+    p: usize,
+    r: u32,
+    running: &(dyn Fn(&str, Progress) + Sync),
+    trace: Option<TraceConfig>,
+) -> Result<(RunReport, Option<Stopped>), LabError> {
+    let point = &exp.points[p];
+    let seed = exp.seed_of(r);
+    let outcome = point.simulate_traced(
+        seed,
+        PROGRESS_EVERY,
+        &mut |p| running(&point.label, p),
+        trace,
+    );
+    match outcome {
+        Ok(report) => Ok((report, None)),
+        Err(SimError::Limit {
+            bound,
+            at,
+            events,
+            live,
+            partial,
+        }) => Ok((*partial, Some(Stopped::at(bound, at, events, live)))),
+        Err(source) => Err(LabError::Run {
+            experiment: exp.name.clone(),
+            point: point.label.clone(),
+            repetition: r,
+            seed,
+            source,
+        }),
+    }
 }
 
 /// The error for runs that stopped at a bound: bad input (exit code 2) naming the file and the

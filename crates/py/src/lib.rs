@@ -12,9 +12,11 @@ mod catalog;
 mod errors;
 mod reproduce;
 mod run;
+mod shard;
 mod wait;
 
-/// The module: `run_experiment`, `reproduce_paper`, the catalogs and `ExperimentError`.
+/// The module: `run_experiment`, `reproduce_paper`, the cluster's `shard_plan`, `run_task` and
+/// `run_shipped`, the catalogs and `ExperimentError`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
@@ -23,6 +25,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(run::run_experiment, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_paper, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::shard_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::run_task, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::run_shipped, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::policies_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::workloads_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::presets_json, m)?)?;

@@ -46,7 +46,7 @@ pub fn reproduce_paper(
             &experiments,
             &name,
             scale,
-            jobs,
+            smpsched_lab::shard::Exec::local(jobs),
             &reports,
             &|exp| {
                 t2.done.store(0, Ordering::Relaxed);

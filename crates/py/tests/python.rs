@@ -53,7 +53,7 @@ fn python_package_builds_and_its_tests_pass() {
             Command::new(&python)
                 .args(["-m", "pip", "install", "-q", "-r"])
                 .arg(&reqs),
-            "installing maturin, pytest and polars",
+            "installing maturin, pytest, polars and ray",
         );
         std::fs::write(&stamp, &wanted).expect("writing the venv's stamp");
     }

@@ -4,7 +4,7 @@
 //! response over the processor time the job held. Percentiles are nearest-rank over the jobs
 //! that exited, so each is a response some job really had.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ids::Cycles;
 
@@ -22,7 +22,7 @@ pub struct JobTimes {
 }
 
 /// An application's per-job measures over the jobs that exited.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobStats {
     /// Jobs that exited.
     pub jobs: u64,

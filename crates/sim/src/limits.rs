@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ids::Cycles;
 
@@ -42,7 +42,7 @@ impl Default for Limits {
 }
 
 /// Which bound a run reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
     /// The bound on simulated time, in cycles.

@@ -4,7 +4,7 @@
 //! Conservation law: for every processor, the six categories sum exactly to the elapsed time.
 //! [`RunReport::check_conservation`] asserts it; the test suite calls it on every run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ids::Cycles;
 use crate::memory::{Charge, MemoryStats};
@@ -29,7 +29,7 @@ pub enum Category {
 
 /// Cycles per category. For a processor the six sum to the elapsed time; for an application,
 /// `idle` is always zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeSplit {
     /// Useful work.
     pub useful: Cycles,
@@ -97,7 +97,7 @@ impl TimeSplit {
 }
 
 /// Measures of one application (task) over a run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AppReport {
     /// The application's name in the experiment.
     pub name: String,
@@ -139,13 +139,13 @@ pub struct AppReport {
     pub jobs: crate::jobs::JobStats,
     /// Measures the application's programs recorded, by name (absent from the results when
     /// none were).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub recorded: std::collections::BTreeMap<String, Recorded>,
 }
 
 /// A measure a program recorded ([`Op::Record`](crate::Op::Record)): how many values, their
 /// sum, smallest and largest.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Recorded {
     /// Values recorded.
     pub count: u64,
@@ -185,7 +185,7 @@ impl Default for Recorded {
 
 /// Run-queue lock traffic: the locks a policy's dispatches take in the simulated memory
 /// ([`Touch`](crate::sched::Touch)s), so lock contention on run queues can be read off.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunQueueLock {
     /// Lock acquisitions (atomic touches).
     pub acquires: u64,
@@ -197,7 +197,7 @@ pub struct RunQueueLock {
 
 /// One of Weibel's units split into the program's own work (user) and the kernel's (Weibel,
 /// section 4, Tables 1-11).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Split {
     /// The threads' own work.
     pub user: u64,
@@ -222,7 +222,7 @@ impl Split {
 /// instruction of one cycle, a compute cycle one instruction, a spin probe one; kernel
 /// instructions are the kernel's and context switches' cycles less the kernel's own memory
 /// stall.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserKernel {
     /// Instructions executed.
     pub instructions: Split,
@@ -309,7 +309,7 @@ impl Histogram {
 }
 
 /// Everything measured in one simulation run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunReport {
     /// Simulated time at which the last thread exited.
     pub elapsed_cycles: Cycles,

@@ -164,7 +164,7 @@ pub struct Spinner {
 }
 
 /// Counters of one object.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncStats {
     /// Waits that passed at once.
     pub immediate: u64,

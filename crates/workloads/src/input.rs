@@ -95,8 +95,12 @@ fn io_error(e: std::io::Error) -> InputFileError {
     }
 }
 
-/// Reads the regular file at `path`, at most `limit` bytes.
+/// Reads the regular file at `path`, at most `limit` bytes (from memory where
+/// [`crate::shipped`] serves files on this thread).
 pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, InputFileError> {
+    if let Some(served) = crate::shipped::served(path, limit) {
+        return served;
+    }
     let meta = std::fs::metadata(path).map_err(io_error)?;
     if let Some(kind) = kind_of(&meta) {
         return Err(InputFileError::NotAFile(kind));
@@ -125,6 +129,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, InputFileError> {
     if bytes.len() as u64 > limit {
         return Err(InputFileError::TooLarge { limit });
     }
+    crate::shipped::note(path, &bytes);
     Ok(bytes)
 }
 

@@ -21,6 +21,7 @@ pub mod pingpong;
 pub mod psets;
 pub mod rpc;
 pub mod rtapp;
+pub mod shipped;
 pub mod sweep;
 pub mod synthetic;
 pub mod taskqueue;

@@ -1,7 +1,7 @@
 """Type stubs of the extension module (use the functions of ``smpsched`` instead)."""
 
 import os
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -26,6 +26,18 @@ def reproduce_paper(
     reports: Union[str, os.PathLike[str]] = "reports",
     progress: Optional[Callable[[int, int, str], None]] = None,
 ) -> str: ...
+def shard_plan(
+    path: Union[str, os.PathLike[str]],
+    text: Optional[str] = None,
+    seed: Optional[int] = None,
+) -> Tuple[bytes, List[Tuple[int, int]]]: ...
+def run_task(bundle: bytes, point: int, repetition: int) -> Tuple[Optional[bytes], int, str]: ...
+def run_shipped(
+    bundle: bytes,
+    shipped: List[Tuple[int, int, Optional[bytes], int, str]],
+    jobs: int = 0,
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> Tuple[str, Optional[str]]: ...
 def policies_json() -> str: ...
 def workloads_json() -> str: ...
 def presets_json() -> str: ...

@@ -1,0 +1,116 @@
+//! `smpsched.run(..., cluster=...)`: an experiment's runs made on a Ray cluster. Home plans the
+//! tasks and ships a bundle ([`smpsched_lab::shard`]); each Ray worker calls [`run_task`]; home
+//! merges what comes back with [`run_shipped`], so the results are those of a local run, byte
+//! for byte.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use smpsched_lab::runner::{run_experiment_memo_cancellable, RunMemo};
+use smpsched_lab::shard::{accept, tasks, Bundle, Task};
+use smpsched_lab::{results, stopped_error, LabError};
+
+use crate::errors::to_py;
+use crate::wait::{run_released, Tally};
+
+/// A run made on a worker: `(point, repetition, run bytes or None, exit code, message)`.
+type Shipped = (usize, u32, Option<Vec<u8>>, u8, String);
+
+/// A plan: the bundle to ship and the `(point, repetition)` tasks.
+type Plan<'py> = (Bound<'py, PyBytes>, Vec<(usize, u32)>);
+
+/// Loads the experiment at `path` (or given as `text`) with `seed` over the file's; returns the
+/// bundle to ship and its `(point, repetition)` tasks in plan order.
+#[pyfunction]
+#[pyo3(signature = (path, text=None, seed=None))]
+pub fn shard_plan<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    text: Option<String>,
+    seed: Option<u64>,
+) -> PyResult<Plan<'py>> {
+    let name = path.display().to_string();
+    let loaded = py.allow_threads(|| match text {
+        Some(t) => Bundle::parse(&path, t, 1.0, seed),
+        None => Bundle::load(&path, 1.0, seed),
+    });
+    let (bundle, exp) = loaded.map_err(|e| to_py(py, e, &name))?;
+    let planned = tasks(&exp, &RunMemo::default(), &mut Default::default());
+    let list = planned.iter().map(|t| (t.point, t.repetition)).collect();
+    Ok((PyBytes::new(py, &bundle.to_bytes()), list))
+}
+
+/// One run on a worker (the GIL released while it runs): `(run bytes, 0, "")`, or `(None, exit
+/// code, message)` when the run fails for its own reason.
+#[pyfunction]
+pub fn run_task<'py>(
+    py: Python<'py>,
+    bundle: Vec<u8>,
+    point: usize,
+    repetition: u32,
+) -> (Option<Bound<'py, PyBytes>>, u8, String) {
+    let task = Task { point, repetition };
+    match py.allow_threads(|| smpsched_lab::shard::run_task(&bundle, task)) {
+        Ok(run) => (Some(PyBytes::new(py, &run)), 0, String::new()),
+        Err(f) => (None, f.code, f.message),
+    }
+}
+
+/// The results of the bundle's experiment from the runs `shipped` back by workers, exactly as
+/// `run_experiment` returns them for a local run; the first failed run in plan order is raised
+/// as it would be locally.
+#[pyfunction]
+#[pyo3(signature = (bundle, shipped, jobs=0, progress=None))]
+pub fn run_shipped(
+    py: Python<'_>,
+    bundle: Vec<u8>,
+    shipped: Vec<Shipped>,
+    jobs: usize,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<(String, Option<String>)> {
+    let loaded = Bundle::from_bytes(&bundle).and_then(|b| b.experiment());
+    let exp = loaded.map_err(|e| to_py(py, e, "<bundle>"))?;
+    let name = exp.path.display().to_string();
+    let memo = RunMemo::default();
+    let mut failed: Option<(usize, u32, u8, String)> = None;
+    for (point, repetition, run, code, message) in shipped {
+        let task = Task { point, repetition };
+        match run {
+            Some(bytes) => accept(&exp, task, &bytes, &memo).map_err(|e| to_py(py, e, &name))?,
+            None => {
+                if failed
+                    .as_ref()
+                    .is_none_or(|f| (point, repetition) < (f.0, f.1))
+                {
+                    failed = Some((point, repetition, code, message));
+                }
+            }
+        }
+    }
+    if let Some((_, _, code, message)) = failed {
+        return Err(to_py(py, LabError::Elsewhere { code, message }, &name));
+    }
+    let exp = Arc::new(exp);
+    let tally = Arc::new(Tally::default());
+    tally.total.store(
+        exp.points.len() * exp.repetitions as usize,
+        Ordering::Relaxed,
+    );
+    let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
+    let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
+        run_experiment_memo_cancellable(
+            &e2,
+            jobs,
+            &|done, _| t2.done.store(done, Ordering::Relaxed),
+            &memo,
+            &t2.cancel,
+        )
+    })?
+    .map_err(|e| to_py(py, e, &name))?;
+    let json = py.allow_threads(|| results::to_json(&exp, &runs));
+    let stopped = stopped_error(&exp, &runs).map(|e| e.to_string());
+    Ok((json, stopped))
+}

@@ -1,0 +1,89 @@
+"""Sweeps on a Ray cluster (a local instance with 2 CPUs): the same bytes as local runs, from
+Python and from the command (`run` and `reproduce` with --ray), a killed worker changing
+nothing, a failing run reported once as locally."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import ray
+
+import smpsched
+
+POLICIES = "experiments/policies.toml"
+
+
+@pytest.fixture(scope="module")
+def address():
+    """A local Ray instance for this module; the command's helper runs in this Python."""
+    ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                   logging_level="warning")
+    before = os.environ.get("SMPSCHED_PYTHON")
+    os.environ["SMPSCHED_PYTHON"] = sys.executable
+    yield ctx.address_info["gcs_address"]
+    if before is None:
+        os.environ.pop("SMPSCHED_PYTHON", None)
+    else:
+        os.environ["SMPSCHED_PYTHON"] = before
+    ray.shutdown()
+
+
+def files_of(d: Path) -> dict:
+    """Every file under ``d`` by relative path, with its bytes."""
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_python_run_on_the_cluster_equals_the_local_run(address):
+    here = smpsched.run(POLICIES, progress=False)
+    there = smpsched.run(POLICIES, progress=False, cluster=address)
+    assert there.to_json() == here.to_json()
+    assert len(there.data["runs"]) >= 10
+
+
+def test_the_command_writes_the_same_files_through_ray(address, cli, tmp_path):
+    cli("run", POLICIES, "--out", str(tmp_path / "here"), "--quiet")
+    cli("run", POLICIES, "--out", str(tmp_path / "there"), "--quiet", "--ray", address)
+    here, there = files_of(tmp_path / "here"), files_of(tmp_path / "there")
+    assert {"results.json", "results.csv", "time-split.svg"} <= set(here)
+    assert here == there
+
+
+def test_a_reproduction_through_ray_writes_the_same_report(address, cli, tmp_path):
+    cli("reproduce", "black90", "--scale", "0.2", "--reports", str(tmp_path / "here"))
+    cli("reproduce", "black90", "--scale", "0.2", "--reports", str(tmp_path / "there"),
+        "--ray", address)
+    here, there = files_of(tmp_path / "here"), files_of(tmp_path / "there")
+    assert any(k.endswith("black90-scale-0.2.md") for k in here)
+    assert here == there
+
+
+def test_a_killed_worker_is_retried_and_changes_nothing(address, cli, tmp_path):
+    marker = tmp_path / "a-worker-died"
+    cli("run", POLICIES, "--out", str(tmp_path / "here"), "--quiet")
+    os.environ["SMPSCHED_RAY_DIE_ONCE"] = str(marker)
+    try:
+        cli("run", POLICIES, "--out", str(tmp_path / "there"), "--quiet", "--ray", address)
+    finally:
+        del os.environ["SMPSCHED_RAY_DIE_ONCE"]
+    assert marker.exists(), "no worker was killed"
+    assert files_of(tmp_path / "here") == files_of(tmp_path / "there")
+
+
+def test_a_run_that_reaches_a_bound_is_reported_once_as_locally(address, cli, tmp_path):
+    exp = tmp_path / "bound.toml"
+    exp.write_text(
+        'name = "bound"\nrepetitions = 3\nevent_limit = 200\n[machine]\npreset = "tango-12"\n'
+        'processors = 2\n[scheduler]\npolicy = "round-robin"\n'
+        '[[workload]]\nkind = "synthetic"\nthreads = 4\nbursts = 50\n'
+        'compute = { dist = "fixed", value = 100000 }\n'
+        '[sweep]\n"scheduler.policy" = ["batch", "round-robin"]\n')
+    here = cli("run", str(exp), "--out", str(tmp_path / "here"), "--quiet", check=False)
+    there = cli("run", str(exp), "--out", str(tmp_path / "there"), "--quiet", "--ray", address,
+                check=False)
+    assert here.returncode == 2
+    assert there.returncode == here.returncode
+    errors = [[line for line in p.stderr.splitlines() if line.startswith("error:")]
+              for p in (here, there)]
+    assert len(errors[0]) == 1 and errors[1] == errors[0]
+    assert files_of(tmp_path / "here") == files_of(tmp_path / "there")
