@@ -431,3 +431,29 @@ fn killing_a_run_at_random_moments_never_leaves_a_mixed_or_partial_result() {
         .collect();
     assert!(hidden.is_empty(), "{hidden:?}");
 }
+
+#[test]
+fn ray_without_the_python_package_is_refused_and_writes_nothing() {
+    let dir = tempdir("ray-missing");
+    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
+    for python in ["/bin/false", "/no/such/python"] {
+        let o = command(&["run", "exp.toml", "--out", "out", "--ray"], &dir, None)
+            .env("SMPSCHED_PYTHON", python)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("--ray") && err.contains("SMPSCHED_PYTHON"),
+            "{err}"
+        );
+        assert!(
+            !dir.join("out").exists(),
+            "a refused run leaves no results folder"
+        );
+    }
+    // --trace records on this machine only: the two are refused together by the parser.
+    let o = smpsched(&["run", "exp.toml", "--ray", "--trace", "t"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
