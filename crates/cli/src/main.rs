@@ -76,8 +76,8 @@ enum Command {
         /// left out).
         #[arg(long, value_name = "FROM:UNTIL", requires = "trace")]
         trace_window: Option<String>,
-        /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS or a local
-        /// instance. Runs through the Python package (pip install './crates/py[ray]'; the
+        /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS, a cluster
+        /// started on this machine, or a private local instance. Runs through the Python package (pip install './crates/py[ray]'; the
         /// interpreter is SMPSCHED_PYTHON, default python3); the files written are those of a
         /// local run, byte for byte.
         #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "",
@@ -112,8 +112,8 @@ enum Command {
         /// Folder for reports.
         #[arg(long, value_name = "DIR", default_value = "reports")]
         reports: PathBuf,
-        /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS or a local
-        /// instance. Runs through the Python package (pip install './crates/py[ray]'; the
+        /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS, a cluster
+        /// started on this machine, or a private local instance. Runs through the Python package (pip install './crates/py[ray]'; the
         /// interpreter is SMPSCHED_PYTHON, default python3); the files written are those of a
         /// local run, byte for byte.
         #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "")]

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
+use smpsched_lab::runner::{run_experiment_memo_cancellable, RunMemo};
 use smpsched_lab::{results, run_experiment_cancellable, stopped_error, Experiment};
 
 use crate::errors::{input_error, to_py};
@@ -45,6 +46,19 @@ pub fn run_experiment(
     if let Some(s) = seed {
         exp.seed = s;
     }
+    run_loaded(py, exp, jobs, progress, None)
+}
+
+/// Runs a loaded experiment (each run `memo` holds taken from it, when given) with the GIL
+/// released; returns `(results.json text, why runs stopped at a bound or None)`.
+pub fn run_loaded(
+    py: Python<'_>,
+    exp: Experiment,
+    jobs: usize,
+    progress: Option<Bound<'_, PyAny>>,
+    memo: Option<RunMemo>,
+) -> PyResult<(String, Option<String>)> {
+    let name = exp.path.display().to_string();
     let exp = Arc::new(exp);
     let tally = Arc::new(Tally::default());
     tally.total.store(
@@ -56,12 +70,11 @@ pub fn run_experiment(
     }
     let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
     let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
-        run_experiment_cancellable(
-            &e2,
-            jobs,
-            &|done, _| t2.done.store(done, Ordering::Relaxed),
-            &t2.cancel,
-        )
+        let progress = |done, _| t2.done.store(done, Ordering::Relaxed);
+        match &memo {
+            Some(m) => run_experiment_memo_cancellable(&e2, jobs, &progress, m, &t2.cancel),
+            None => run_experiment_cancellable(&e2, jobs, &progress, &t2.cancel),
+        }
     })?
     .map_err(|e| to_py(py, e, &name))?;
     let json = py.allow_threads(|| results::to_json(&exp, &runs));

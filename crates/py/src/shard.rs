@@ -4,17 +4,15 @@
 //! for byte.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use smpsched_lab::runner::{run_experiment_memo_cancellable, RunMemo};
+use smpsched_lab::runner::RunMemo;
 use smpsched_lab::shard::{accept, tasks, Bundle, Task};
-use smpsched_lab::{results, stopped_error, LabError};
+use smpsched_lab::LabError;
 
 use crate::errors::to_py;
-use crate::wait::{run_released, Tally};
+use crate::run::run_loaded;
 
 /// A run made on a worker: `(point, repetition, run bytes or None, exit code, message)`.
 type Shipped = (usize, u32, Option<Vec<u8>>, u8, String);
@@ -93,24 +91,5 @@ pub fn run_shipped(
     if let Some((_, _, code, message)) = failed {
         return Err(to_py(py, LabError::Elsewhere { code, message }, &name));
     }
-    let exp = Arc::new(exp);
-    let tally = Arc::new(Tally::default());
-    tally.total.store(
-        exp.points.len() * exp.repetitions as usize,
-        Ordering::Relaxed,
-    );
-    let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
-    let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
-        run_experiment_memo_cancellable(
-            &e2,
-            jobs,
-            &|done, _| t2.done.store(done, Ordering::Relaxed),
-            &memo,
-            &t2.cancel,
-        )
-    })?
-    .map_err(|e| to_py(py, e, &name))?;
-    let json = py.allow_threads(|| results::to_json(&exp, &runs));
-    let stopped = stopped_error(&exp, &runs).map(|e| e.to_string());
-    Ok((json, stopped))
+    run_loaded(py, exp, jobs, progress, Some(memo))
 }

@@ -45,7 +45,8 @@ def _one_run(bundle: bytes, point: int, repetition: int) -> Tuple[Optional[bytes
 
 def connect(address: Any = None) -> None:
     """Connects to the Ray cluster at ``address`` (``None`` or ``True``: ``RAY_ADDRESS`` if set,
-    else a local instance started here), unless Ray is already initialized."""
+    else a cluster ``ray start`` started on this machine, else a local instance started here),
+    unless Ray is already initialized."""
     try:
         import ray
     except ImportError as e:

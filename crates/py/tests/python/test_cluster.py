@@ -17,7 +17,7 @@ POLICIES = "experiments/policies.toml"
 @pytest.fixture(scope="module")
 def address():
     """A local Ray instance for this module; the command's helper runs in this Python."""
-    ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ctx = ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
                    logging_level="warning")
     before = os.environ.get("SMPSCHED_PYTHON")
     os.environ["SMPSCHED_PYTHON"] = sys.executable
