@@ -87,3 +87,32 @@ def test_a_run_that_reaches_a_bound_is_reported_once_as_locally(address, cli, tm
               for p in (here, there)]
     assert len(errors[0]) == 1 and errors[1] == errors[0]
     assert files_of(tmp_path / "here") == files_of(tmp_path / "there")
+
+
+def test_ctrl_c_cancels_the_tasks_on_the_cluster(address, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    exp = tmp_path / "long.toml"
+    exp.write_text(
+        'name = "long"\nrepetitions = 20\n[machine]\npreset = "tango-12"\nprocessors = 8\n'
+        '[scheduler]\npolicy = "round-robin"\n[[workload]]\nkind = "synthetic"\nthreads = 64\n'
+        'bursts = 100000\ncompute = { dist = "exponential", mean = 20000 }\n'
+        'block = { dist = "exponential", mean = 20000 }\n')
+    exe = os.environ.get("SMPSCHED_BIN") or str(Path(__file__).resolve().parents[4]
+                                                / "target" / "release" / "smpsched")
+    p = subprocess.Popen([exe, "run", str(exp), "--out", str(tmp_path / "out"), "--ray", address],
+                         start_new_session=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while ray.available_resources().get("CPU", 0) > 0 and time.time() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0) == 0, "the tasks never started"
+    os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    p.wait(timeout=30)
+    deadline = time.time() + 30
+    while ray.available_resources().get("CPU", 0) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0) == 2, "tasks still hold the cluster's CPUs"
+    assert not (tmp_path / "out").exists()
