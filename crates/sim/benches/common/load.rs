@@ -40,12 +40,19 @@ impl Program for Chunky {
 }
 
 /// The benchmark's simulation: 10,000 threads on 64 processors.
+#[allow(dead_code)] // each bench or example that includes this file uses some of it
 pub fn build(random: bool) -> Simulation {
     build_sized(random, 64, 10_000)
 }
 
 /// The load with `threads` threads on `processors` processors.
+#[allow(dead_code)] // each bench or example that includes this file uses some of it
 pub fn build_sized(random: bool, processors: u32, threads: u64) -> Simulation {
+    build_shaped(random, processors, threads, 40)
+}
+
+/// The load with `threads` threads of `ops` operations each on `processors` processors.
+pub fn build_shaped(random: bool, processors: u32, threads: u64, ops: u32) -> Simulation {
     let mut m = MachineConfig::tango_12();
     m.processors = processors;
     m.slice_cycles = 100_000;
@@ -54,7 +61,7 @@ pub fn build_sized(random: bool, processors: u32, threads: u64) -> Simulation {
     let task = sim.add_task("bench");
     for i in 0..threads {
         let random = random.then_some(i);
-        sim.spawn(task, Box::new(Chunky { left: 40, random }))
+        sim.spawn(task, Box::new(Chunky { left: ops, random }))
             .unwrap();
     }
     sim
