@@ -235,5 +235,8 @@ fn bookkeeping_under_the_global_lock_slows_posting_not_under_an_inbox_lock() {
     assert!(gr1 < 0.98 * gr0, "Global rate {gr0:.3} -> {gr1:.3} req/ms");
     let (m0, _) = post_and_rate("sequential", "primary-random", 0.0);
     let (m1, _) = post_and_rate("sequential", "primary-random", 0.11);
-    assert!(m1 - m0 < 0.25 * (g1 - g0), "multi-access post {m0:.3} -> {m1:.3} ms");
+    assert!(
+        m1 - m0 < 0.25 * (g1 - g0),
+        "multi-access post {m0:.3} -> {m1:.3} ms"
+    );
 }
