@@ -13,7 +13,9 @@
 
 use super::spin::{release, word, word_outcome, Acquire, Pause, Step};
 
+use crate::ids::Cycles;
 use crate::outcome::{Outcome, WordOp};
+use crate::program::Op;
 
 /// Where each FCFS queue's lock, head, tail and slots lie. The lock and the head share a block
 /// of `stride` bytes (at least 16), the tail has the next block, the slots follow, packed.
@@ -96,6 +98,7 @@ struct Access {
     q: usize,
     kind: Kind,
     acq: Acquire,
+    hold: Cycles,
     phase: u8,
     head: u64,
     tail: u64,
@@ -109,6 +112,7 @@ impl Access {
             q,
             kind,
             acq: Acquire::new(layout.lock(q), pause),
+            hold: 0,
             phase: 0,
             head: 0,
             tail: 0,
@@ -160,8 +164,12 @@ impl Access {
             }
             5 => {
                 self.result = Some(word_outcome(outcome).0);
-                self.phase = 4;
+                self.phase = if self.hold > 0 { 6 } else { 4 };
                 Step::Op(word(l.head(q), WordOp::Store(self.head + 1)))
+            }
+            6 => {
+                self.phase = 4;
+                Step::Op(Op::Compute(self.hold))
             }
             4 => {
                 self.phase = 9;
@@ -209,6 +217,13 @@ impl FcfsTake {
         FcfsTake(Access::new(layout, q, Kind::Take, pause))
     }
 
+    /// The same take, processing a request it took for `hold` cycles before it lets the queue
+    /// lock go (single access: no other process posts to or takes from the queue meanwhile).
+    pub fn holding(mut self, hold: Cycles) -> Self {
+        self.0.hold = hold;
+        self
+    }
+
     /// The next step, given the outcome of the operation issued last.
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
         self.0.resume(outcome)
@@ -243,5 +258,40 @@ mod tests {
         }
         assert_eq!(m.get(l.lock(1)), 0, "released");
         assert!(l.slot(1, 2) < l.lock(1) + FcfsLayout::bytes(1, 3, 16));
+    }
+
+    #[test]
+    fn a_holding_take_keeps_the_lock_through_its_bookkeeping() {
+        let l = FcfsLayout::new(4096, 1, 2, 16);
+        let mut m = TestMemory::default();
+        let mut p = FcfsPost::new(l, 0, 7, 8);
+        assert!(m.drive(|o| p.resume(o)).0);
+        let mut t = FcfsTake::new(l, 0, 8).holding(500);
+        let mut outcome = None;
+        let mut held_through = false;
+        let got = loop {
+            match t.resume(outcome.as_ref()) {
+                Step::Op(Op::Compute(c)) => {
+                    assert_eq!(c, 500);
+                    held_through = m.get(l.lock(0)) == 1;
+                    // Meanwhile a client's post finds the queue lock held.
+                    let mut a = Acquire::new(l.lock(0), 8);
+                    let Step::Op(tas) = a.resume(None) else {
+                        unreachable!()
+                    };
+                    assert!(!word_outcome(m.apply(&tas).as_ref()).1);
+                    outcome = None;
+                }
+                Step::Op(op) => outcome = m.apply(&op),
+                Step::Done(r) => break r,
+            }
+        };
+        assert_eq!(got, Some(7));
+        assert!(held_through, "the bookkeeping runs under the queue lock");
+        assert_eq!(m.get(l.lock(0)), 0, "released after it");
+        // An empty queue is let go at once: no bookkeeping.
+        let mut t = FcfsTake::new(l, 0, 8).holding(500);
+        let (r, ops) = m.drive(|o| t.resume(o));
+        assert_eq!((r, ops), (None, 4));
     }
 }

@@ -14,7 +14,8 @@
 //!   direction ([`next_mailbox`]), take the bitmap lock, re-check the bit, reset it if still set
 //!   (the mailbox is now reserved for this scheduler) and release; if another scheduler reset it
 //!   first, release at once, count a lost re-check and keep searching.
-//! * [`TakeRequest`] — the reserving scheduler empties the IN-box under its lock.
+//! * [`TakeRequest`] — the reserving scheduler empties the IN-box under its lock (and, where
+//!   asked, processes the request's information before letting the lock go).
 //! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box empty, checked under
 //!   the IN-box lock), writes the request, then sets the bit under the bitmap lock.
 //! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client.
@@ -28,6 +29,7 @@ use smpsched_policy::dibella::{next_mailbox, Direction};
 
 use super::spin::{release, word, word_outcome, Acquire, Locked, Pause, Step, Write};
 
+use crate::ids::Cycles;
 use crate::outcome::{Outcome, WordOp};
 
 /// The most mailboxes a queue may have (one bitmap word).
@@ -257,6 +259,13 @@ impl TakeRequest {
         ))
     }
 
+    /// The same take, processing the request for `hold` cycles before it lets the IN-box lock
+    /// go (section 2.1: "the remainder of the request information is processed while a process
+    /// has sole access to an IN-box or OUT-box lock").
+    pub fn holding(self, hold: Cycles) -> Self {
+        TakeRequest(self.0.holding(hold))
+    }
+
     /// The next step; done with the request word (0 if the IN-box was empty: a broken
     /// invariant).
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
@@ -461,6 +470,7 @@ impl Post {
 mod tests {
     use super::super::spin::TestMemory;
     use super::*;
+    use crate::program::Op;
 
     fn post(m: &mut TestMemory, l: Layout, q: usize, v: u64, last: usize) -> Option<usize> {
         let mut p = Post::new(l, q, v, last, 8);
@@ -548,5 +558,35 @@ mod tests {
         assert_eq!(got_a, Some(0));
         assert_eq!(got_b, Some(1));
         assert_eq!((a.lost, b.lost), (0, 1));
+    }
+
+    #[test]
+    fn a_holding_take_processes_the_request_under_the_inbox_lock() {
+        let l = Layout::new(0, 1, 4, 16);
+        let mut m = TestMemory::default();
+        post(&mut m, l, 0, 9, 3);
+        let mut p = Poll::new(l, 0, 3, Direction::LeftToRight, 8);
+        assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
+        let mut t = TakeRequest::new(&l, 0, 0, 8).holding(300);
+        let mut outcome = None;
+        let mut computed = Vec::new();
+        let got = loop {
+            match t.resume(outcome.as_ref()) {
+                Step::Op(Op::Compute(c)) => {
+                    computed.push((c, m.get(l.inbox_lock(0, 0)), m.get(l.inbox(0, 0))));
+                    outcome = None;
+                }
+                Step::Op(op) => outcome = m.apply(&op),
+                Step::Done(r) => break r,
+            }
+        };
+        assert_eq!(got, 9);
+        assert_eq!(computed, vec![(300, 1, 0)], "emptied, still locked, once");
+        assert_eq!(m.get(l.inbox_lock(0, 0)), 0);
+        // Without a hold the take issues no computation.
+        post(&mut m, l, 0, 10, 3);
+        let mut t = TakeRequest::new(&l, 0, 0, 8);
+        let (v, ops) = m.drive(|o| t.resume(o));
+        assert_eq!((v, ops), (10, 4));
     }
 }

@@ -205,14 +205,16 @@ pub(super) enum Write {
     IfEmpty(u64, u64),
 }
 
-/// Locks `lock`, reads a word (if asked), writes (if asked or if the read found 0), unlocks;
-/// done with the word read and the failed test-and-sets.
+/// Locks `lock`, reads a word (if asked), writes (if asked or if the read found 0), computes
+/// `hold` cycles still holding the lock (0: none), unlocks; done with the word read and the
+/// failed test-and-sets.
 #[derive(Clone, Debug)]
 pub(super) struct Locked {
     acq: Acquire,
     lock: u64,
     read: Option<u64>,
     write: Write,
+    hold: Cycles,
     phase: u8,
     value: u64,
 }
@@ -224,9 +226,15 @@ impl Locked {
             lock,
             read,
             write,
+            hold: 0,
             phase: 0,
             value: 0,
         }
+    }
+
+    /// The same access, computing `hold` cycles between its write and its release.
+    pub(super) fn holding(self, hold: Cycles) -> Self {
+        Locked { hold, ..self }
     }
 
     pub(super) fn resume(&mut self, outcome: Option<&Outcome>) -> Step<(u64, u32)> {
@@ -256,6 +264,12 @@ impl Locked {
                 }
                 2 => {
                     self.phase = 3;
+                    if self.hold > 0 {
+                        return Step::Op(Op::Compute(self.hold));
+                    }
+                }
+                3 => {
+                    self.phase = 4;
                     return Step::Op(release(self.lock));
                 }
                 _ => return Step::Done((self.value, self.acq.failed)),

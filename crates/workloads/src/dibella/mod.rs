@@ -112,6 +112,13 @@ pub struct DiBella {
     /// Propagation time of the reply signal (Dynix: 0.6-0.7 ms, section 3.1).
     #[serde(default = "d_signal")]
     pub signal_ms: f64,
+    /// The part of a request's service the scheduler spends on its bookkeeping while it still
+    /// holds the IN-box lock (Global and Distributed FCFS: the queue lock), section 2.1: "the
+    /// remainder of the request information is processed while a process has sole access to an
+    /// IN-box or OUT-box lock"; the rest of `service_ms` is served after the release (a drawn
+    /// service shorter than this is served within it). 0: the lock is let go at once.
+    #[serde(default)]
+    pub bookkeeping_ms: f64,
     /// Scheduler processor time to send the reply signal (a system call).
     #[serde(default = "d_send")]
     pub send_ms: f64,
@@ -238,6 +245,7 @@ impl DiBella {
             ("gap_ms", self.gap_ms),
             ("signal_ms", self.signal_ms),
             ("send_ms", self.send_ms),
+            ("bookkeeping_ms", self.bookkeeping_ms),
             ("interrupt_ms", self.interrupt_ms),
             ("post_ms", self.post_ms),
             ("random_ms", self.random_ms),
@@ -290,6 +298,8 @@ impl Structure {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Costs {
     pub signal: Cycles,
+    /// Bookkeeping done under the IN-box (FCFS: queue) lock.
+    pub bookkeeping: Cycles,
     pub send: Cycles,
     pub interrupt: Cycles,
     pub post: Cycles,
@@ -396,6 +406,7 @@ impl DiBella {
         };
         let costs = Costs {
             signal: m.ms(self.signal_ms),
+            bookkeeping: m.ms(self.bookkeeping_ms),
             send: m.ms(self.send_ms),
             interrupt: m.ms(self.interrupt_ms),
             post: m.ms(self.post_ms),
@@ -517,6 +528,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "bidirectional", default: "true", doc: "search secondary queues right to left" },
         ParamInfo { name: "gap_ms", default: "0.5", doc: "mean wait between requests of a slow client" },
         ParamInfo { name: "signal_ms", default: "0.65", doc: "reply signal propagation" },
+        ParamInfo { name: "bookkeeping_ms", default: "0", doc: "part of service_ms done still holding the IN-box (FCFS: queue) lock" },
         ParamInfo { name: "send_ms", default: "0.3", doc: "scheduler time to send the reply signal" },
         ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },

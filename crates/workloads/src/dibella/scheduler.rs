@@ -159,7 +159,10 @@ impl Scheduler {
                     Active::Poll(Poll::new(l, q, last, dir, self.costs.pause), q, secondary);
             }
             Structure::Fcfs(l) => {
-                self.active = Active::FcfsTake(FcfsTake::new(l, q, self.costs.pause), q);
+                self.active = Active::FcfsTake(
+                    FcfsTake::new(l, q, self.costs.pause).holding(self.costs.bookkeeping),
+                    q,
+                );
             }
         }
         let extra = if secondary && self.policy == SchedulerPolicy::PrimaryRandom {
@@ -180,9 +183,10 @@ impl Scheduler {
                 self.cursor = q;
             }
         }
+        // The bookkeeping part of the service was done under the lock.
         let service = self.shared.borrow().reqs[id].service;
         self.phase = Phase::Served(id);
-        Op::Compute(service.max(1))
+        Op::Compute(service.saturating_sub(self.costs.bookkeeping).max(1))
     }
 
     fn finish_records(&mut self, sh: &Shared) {
@@ -226,8 +230,9 @@ impl Program for Scheduler {
                                 self.last_primary = i;
                             }
                             if let Structure::MultiAccess(l) = self.structure {
-                                self.active =
-                                    Active::Take(TakeRequest::new(&l, q, i, self.costs.pause), q);
+                                let take = TakeRequest::new(&l, q, i, self.costs.pause)
+                                    .holding(self.costs.bookkeeping);
+                                self.active = Active::Take(take, q);
                             }
                         }
                         continue;
