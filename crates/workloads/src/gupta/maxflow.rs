@@ -490,8 +490,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "Gupta et al.'s Maxflow: parallel push-relabel with local and global task queues",
     description: "Goldberg-Tarjan push-relabel maximum flow on a generated RMF network: each \
                   process discharges active nodes from its local queue, or from the global queue \
-                  when its own is empty, under fine-grain node and queue locks that busy-wait or \
-                  spin then block (locked in node order).",
+                  when its own is empty (a newly active node goes to the global queue only when \
+                  that is empty), under fine-grain node and queue locks that busy-wait or spin \
+                  then block (locked in node order); solved `solves` times.",
     paper: "Gupta, Tucker and Urushibara 1991, section 3.3",
     params: crate::gupta_params!(
         "1.65",
