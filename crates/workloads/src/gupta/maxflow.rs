@@ -2,11 +2,12 @@
 //! maximum flow, parallel, on a generated RMF network (see `maxflow_graph`).
 //!
 //! Each process has a local task queue of active nodes (nodes with excess) and goes to the one
-//! global task queue when its own is empty; a newly active node goes to the global queue while it
-//! holds fewer nodes than there are processes (so idle processes find work), else to the local
-//! one. Queues and nodes have fine-grain locks (busy-waiting or spin-then-block, in the line of
-//! the data they guard) and a semaphore counts the global queue's nodes, so a process without work
-//! waits on it. Discharging a node locks it and pushes flow along admissible arcs, each push
+//! global task queue when its own is empty; a newly active node goes to the global queue when
+//! that is empty (so a process without work finds some), else to the local one: the global
+//! queue is the place of last resort the paper describes, not a second work list. Queues and
+//! nodes have fine-grain locks (busy-waiting or spin-then-block, in the line of the data they
+//! guard) and a semaphore counts the global queue's nodes, so a process without work waits on
+//! it. Discharging a node locks it and pushes flow along admissible arcs, each push
 //! locking the head node too (in node order: a lower head is locked after releasing the node,
 //! which is then taken again, so no two processes wait for each other); it relabels the node when
 //! no arc is admissible and requeues it while it has excess. Heights start at exact distances to
@@ -24,7 +25,8 @@
 //!
 //! The application obeys process control ([`Control`]): a process told to suspend first moves
 //! its local queue to the global one. The last process records the flow that reached the sink as
-//! `flow`.
+//! `flow` and the nodes discharged over every solution as `discharges` (push-relabel's work
+//! depends on the order in which nodes are discharged, so it changes with the processes).
 //!
 //! Memory layout: a 16-byte record (one line) per node (excess, height, lock word) and per arc
 //! (head, reverse, residual capacity); queue heads and the active-node counter have a line each;
@@ -41,14 +43,13 @@ use std::rc::Rc;
 use serde::Deserialize;
 use smpsched_sim::memory::{AccessKind, AtomicKind, BulkAccess, Placement};
 use smpsched_sim::sched::ParamInfo;
-use smpsched_sim::{Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, ThreadCtx};
+use smpsched_sim::{Op, Program, SimError, Simulation, SyncKind, TaskId, ThreadCtx};
 
 use super::maxflow_graph::{Graph, Heights};
+use super::maxflow_shared::{Layout, Shared, RECORD};
 use super::{check_count, check_cpr, wait_policy, Control, Plan};
 use crate::{Workload, WorkloadInfo};
 
-/// Bytes of a node or arc record (one line).
-const RECORD: u64 = 16;
 /// Bytes of a record's field (a record is four 4-byte words: a node's excess, height and lock,
 /// an arc's head, reverse and capacity).
 const FIELD: u64 = 4;
@@ -93,92 +94,6 @@ impl Default for Maxflow {
             compute_per_ref: 1.65,
             solves: 1,
         }
-    }
-}
-
-/// What the processes share: the network's state and the queues.
-struct Shared {
-    g: Graph,
-    /// The arcs' capacities before the first solution (restored for the next).
-    capacity: Vec<u64>,
-    /// The exact distance labels the heights start from.
-    labels: Vec<u32>,
-    /// Solutions still to start after the current one.
-    solves_left: u32,
-    excess: Vec<u64>,
-    height: Heights,
-    local: Vec<VecDeque<u32>>,
-    global: VecDeque<u32>,
-    /// Active nodes (queued or being discharged).
-    active: u64,
-    done: bool,
-    control: Control,
-}
-
-impl Shared {
-    /// Saturates the source's arcs, activating their heads (on the global queue); returns how
-    /// many nodes became active.
-    fn saturate_source(&mut self) -> u64 {
-        let t = self.g.n - 1;
-        let before = self.active;
-        for a in self.g.arcs_of(0) {
-            let (w, c, r) = (
-                self.g.arcs[a].to,
-                self.g.arcs[a].cap,
-                self.g.arcs[a].rev as usize,
-            );
-            self.g.arcs[a].cap = 0;
-            self.g.arcs[r].cap += c;
-            if w != t && w != 0 && self.excess[w as usize] == 0 && c > 0 {
-                self.global.push_back(w);
-                self.active += 1;
-            }
-            self.excess[w as usize] += c;
-        }
-        self.active - before
-    }
-
-    /// Restores the network as it was before the first solution and saturates the source again;
-    /// returns how many nodes became active.
-    fn restore(&mut self) -> u64 {
-        for (arc, &cap) in self.g.arcs.iter_mut().zip(&self.capacity) {
-            arc.cap = cap;
-        }
-        self.excess.iter_mut().for_each(|e| *e = 0);
-        self.height = Heights::new(self.labels.clone(), self.g.n);
-        self.saturate_source()
-    }
-}
-
-/// Addresses and objects of the network in simulated memory.
-#[derive(Clone, Copy)]
-struct Layout {
-    nodes: u64,
-    arcs: u64,
-    /// Queue-head lines: the locals', then the global's.
-    queues: u64,
-    counter: u64,
-    /// Queue locks (the locals', then the global's), then node locks: `first_lock + index`.
-    first_lock: u32,
-    queues_n: u32,
-    work: SyncId,
-}
-
-impl Layout {
-    fn node(&self, v: u32) -> u64 {
-        self.nodes + u64::from(v) * RECORD
-    }
-    fn arc(&self, a: usize) -> u64 {
-        self.arcs + a as u64 * RECORD
-    }
-    fn queue(&self, q: usize) -> u64 {
-        self.queues + q as u64 * RECORD
-    }
-    fn queue_lock(&self, q: usize) -> SyncId {
-        SyncId(self.first_lock + q as u32)
-    }
-    fn node_lock(&self, v: u32) -> SyncId {
-        SyncId(self.first_lock + self.queues_n + v)
     }
 }
 
@@ -228,6 +143,7 @@ impl Workload for Maxflow {
             local: vec![VecDeque::new(); p],
             global: VecDeque::new(),
             active: 0,
+            discharges: 0,
             done: false,
             control: Control::new(sim, self.processes),
             g,
@@ -312,10 +228,17 @@ impl Process {
         self.plan.push(Op::Signal(self.at.queue_lock(q)));
     }
 
-    /// Puts an active node on a queue: the global one while it is short, else the local one.
+    /// Puts an active node on a queue: the global one when it is empty, so that a process whose
+    /// own queue is empty finds work, else the process's local one (section 3.3: a process
+    /// needs the global queue only when its local queue is empty). Looking costs a read of the
+    /// global queue's head line, without its lock.
     fn enqueue(&mut self, s: &mut Shared, v: u32) {
         let global = s.local.len();
-        if s.global.len() < self.cfg.processes as usize {
+        let refs = self
+            .plan
+            .sweep_by(self.at.queue(global), FIELD, FIELD, AccessKind::Read, 1);
+        self.plan.compute(refs, self.cfg.compute_per_ref);
+        if s.global.is_empty() {
             s.global.push_back(v);
             self.queue_op(global);
             self.plan.push(Op::Signal(self.at.work));
@@ -389,6 +312,7 @@ impl Process {
                     1,
                 );
                 self.plan.compute(refs, self.cfg.compute_per_ref);
+                s.discharges += 1;
                 State::Push { v, a: arcs.start }
             }
             State::Push { v, a } => self.next_push(s, v, a),
@@ -510,6 +434,10 @@ impl Process {
                 name: "flow",
                 value: s.excess[sink] as f64,
             });
+            self.plan.push(Op::Record {
+                name: "discharges",
+                value: s.discharges as f64,
+            });
             for _ in 0..self.cfg.processes {
                 self.plan.push(Op::Signal(self.at.work));
             }
@@ -562,8 +490,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "Gupta et al.'s Maxflow: parallel push-relabel with local and global task queues",
     description: "Goldberg-Tarjan push-relabel maximum flow on a generated RMF network: each \
                   process discharges active nodes from its local queue, or from the global queue \
-                  when its own is empty, under fine-grain node and queue locks that busy-wait or \
-                  spin then block (locked in node order).",
+                  when its own is empty (a newly active node goes to the global queue only when \
+                  that is empty), under fine-grain node and queue locks that busy-wait or spin \
+                  then block (locked in node order); solved `solves` times.",
     paper: "Gupta, Tucker and Urushibara 1991, section 3.3",
     params: crate::gupta_params!(
         "1.65",

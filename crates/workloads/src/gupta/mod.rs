@@ -31,6 +31,7 @@ pub mod lu;
 pub mod matmul;
 pub mod maxflow;
 pub mod maxflow_graph;
+mod maxflow_shared;
 pub mod mp3d;
 
 /// The parameters every application of Gupta et al. has, after its own: processes, the
