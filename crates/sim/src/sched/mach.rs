@@ -28,7 +28,7 @@ use smpsched_policy::mach::{
 };
 
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Actions, Depression, Enqueue, Handoff, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Shape,
     Target,
 };
 use crate::config::MachineConfig;
@@ -264,6 +264,18 @@ impl Mach {
 }
 
 impl Scheduler for Mach {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        // Quanta are counted down by clock ticks.
+        let quantum = machine
+            .tick_cycles
+            .saturating_mul(Cycles::from(self.params.quantum_ticks));
+        Shape::new(machine)
+            .unsliced(quantum)
+            .tick(Some(machine.tick_cycles.max(1)))
+            .charging()
+            .depression(Depression::Own)
+    }
+
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         self.grow(t, cx);
         self.catch_up(t);
@@ -290,36 +302,10 @@ impl Scheduler for Mach {
         Some(t)
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks {
-            charge: true,
-            ..Hooks::NONE
-        }
-    }
-
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
-        // Quanta are counted down by clock ticks.
-        None
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        machine
-            .tick_cycles
-            .saturating_mul(Cycles::from(self.params.quantum_ticks))
-    }
-
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::Renew
-    }
-
     fn charge(&mut self, t: ThreadId, cycles: Cycles) {
         if let Some(u) = self.usage.get_mut(t.index()) {
             *u = u.saturating_add(weighted_usage(cycles, self.load));
         }
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        Some(machine.tick_cycles.max(1))
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
@@ -395,7 +381,7 @@ impl Scheduler for Mach {
         self.answer(t, req, cx, out)
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         let Some(q) = self.queued.get_mut(t.index()).and_then(Option::take) else {
             return Handoff::Refused;
         };
@@ -406,16 +392,10 @@ impl Scheduler for Mach {
         Handoff::taken_if(rq.remove(t, q.level))
     }
 
-    fn depress(&mut self, t: ThreadId, until: Cycles, cx: &SchedCtx) {
+    fn depress(&mut self, t: ThreadId, until: Option<Cycles>, cx: &SchedCtx) {
         self.grow(t, cx);
-        self.depressed_until[t.index()] = until;
-    }
-
-    fn undepress(&mut self, t: ThreadId, cx: &SchedCtx) {
-        if let Some(d) = self.depressed_until.get_mut(t.index()) {
-            *d = 0;
-        }
-        if self.remove(t, cx) == Handoff::Taken {
+        self.depressed_until[t.index()] = until.unwrap_or(0);
+        if until.is_none() && self.dequeue(t, cx) == Handoff::Taken {
             let _ = self.queue(t, cx);
         }
     }

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use smpsched_policy::migration::{pull_victim_where, push_target};
 
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Actions, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Shape,
     Target, Touch,
 };
 use crate::config::MachineConfig;
@@ -195,6 +195,15 @@ impl PerCore {
 }
 
 impl Scheduler for PerCore {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        let tick = [self.params.pull_ms, self.params.balance_ms]
+            .into_iter()
+            .filter(|&ms| ms > 0.0)
+            .map(|ms| machine.ms(ms).max(1))
+            .min();
+        Shape::new(machine).slice(self.params.quantum).tick(tick)
+    }
+
     fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
         // One line per queue lock, for as many processors as the engine simulates (1,024).
         let base = alloc(64 * 1024);
@@ -261,10 +270,6 @@ impl Scheduler for PerCore {
         pulled
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::NONE
-    }
-
     fn dispatch_touches(&self, p: ProcId, _cx: &SchedCtx, out: &mut Vec<Touch>) {
         for &q in &self.looked[p.index()] {
             if let Some(&lock) = self.locks.get(q) {
@@ -277,25 +282,9 @@ impl Scheduler for PerCore {
         }
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
-        Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        self.params.quantum.unwrap_or(machine.slice_cycles)
-    }
-
     fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         let q = self.home(p.index());
         QuantumEnd::preempt_if(self.has_for(q, p.index(), cx))
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        [self.params.pull_ms, self.params.balance_ms]
-            .into_iter()
-            .filter(|&ms| ms > 0.0)
-            .map(|ms| machine.ms(ms).max(1))
-            .min()
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
@@ -329,7 +318,7 @@ impl Scheduler for PerCore {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         for q in &mut self.queues {
             if let Some(i) = q.iter().position(|&x| x == t) {
                 q.remove(i);
