@@ -359,3 +359,36 @@ fn every_documented_default_is_the_default() {
         }
     }
 }
+
+#[test]
+fn a_bad_parameter_is_a_typed_error_naming_its_field() {
+    let one = |key: &str, value: toml::Value| {
+        let mut t = toml::Table::new();
+        t.insert(key.to_string(), value);
+        t
+    };
+    for info in policies() {
+        let t = one("no_such_field", toml::Value::Boolean(true));
+        let e = (info.make)(&t).err().expect("an unknown field is refused");
+        assert_eq!(e.field, "no_such_field", "{}: {e}", info.name);
+        assert!(e.message.starts_with("unknown field"), "{}: {e}", info.name);
+        // Every parameter is a number or a flag: a string is the wrong type for each.
+        for param in info.params {
+            let t = one(param.name, toml::Value::String("x".into()));
+            let e = (info.make)(&t).err().expect("a wrong type is refused");
+            assert_eq!(e.field, param.name, "{}: {e}", info.name);
+        }
+    }
+    // Values of the right type that the policy's own checks refuse name their field too.
+    for (policy, field, value) in [
+        ("gang", "slice_ms", toml::Value::Float(-1.0)),
+        ("mach", "quantum_ticks", toml::Value::Integer(0)),
+        ("priority", "decay", toml::Value::Float(2.0)),
+        ("round-robin", "quantum", toml::Value::Integer(0)),
+        ("affinity", "c", toml::Value::Float(f64::NAN)),
+    ] {
+        let info = smpsched_sim::sched::policy(policy).unwrap();
+        let e = (info.make)(&one(field, value)).err().expect("refused");
+        assert_eq!(e.field, field, "{policy}: {e}");
+    }
+}

@@ -57,10 +57,10 @@ pub struct Affinity {
 
 impl Affinity {
     /// An affinity scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         // Gupta et al. try 0.1 to 0.5; past 1,000 the time away from a processor is all that
         // counts, as it is already at a few units.
-        super::check_range("c", params.c, 0.0, 1000.0, "(a weight)")?;
+        super::params::check_range("c", params.c, 0.0, 1000.0, "(a weight)")?;
         super::priority::check_decay(params.decay, params.decay_interval)?;
         Ok(Affinity {
             params,
@@ -218,10 +218,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Affinity::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Affinity::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -51,8 +51,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "Gupta et al. 1991 section 4 (batch)",
     params: &[],
     processor_sets: false,
-    build: |t| {
-        super::params::<super::NoParams>(t)?;
+    make: |t| {
+        super::parse::<super::NoParams>(t)?;
         Ok(Box::new(Batch::default()))
     },
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

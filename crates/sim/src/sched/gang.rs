@@ -46,12 +46,12 @@ pub struct Gang {
 
 impl Gang {
     /// A gang scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
-        super::check_range(
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
+        super::params::check_range(
             "slice_ms",
             params.slice_ms,
             0.001,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds",
         )?;
         Ok(Gang {
@@ -170,10 +170,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Gang::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Gang::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

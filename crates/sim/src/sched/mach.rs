@@ -122,19 +122,22 @@ pub struct Mach {
 
 impl Mach {
     /// A Mach scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         if params.quantum_ticks == 0 {
-            return Err("quantum_ticks: must be at least 1".into());
+            return Err(super::ParamError::new(
+                "quantum_ticks",
+                "must be at least 1",
+            ));
         }
-        super::check_range(
+        super::params::check_range(
             "usage_per_level_ms",
             params.usage_per_level_ms,
             0.001,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds",
         )?;
         if params.scan_seconds == 0 {
-            return Err("scan_seconds: must be at least 1".into());
+            return Err(super::ParamError::new("scan_seconds", "must be at least 1"));
         }
         for (name, us) in [
             ("create_set_us", params.create_set_us),
@@ -143,7 +146,7 @@ impl Mach {
             ("assign_thread_other_us", params.assign_thread_other_us),
         ] {
             // At most a minute: an operation the kernel charges past that is no measurement.
-            super::check_range(name, us, 0.0, 60e6, "microseconds")?;
+            super::params::check_range(name, us, 0.0, 60e6, "microseconds")?;
         }
         Ok(Mach {
             params,
@@ -459,10 +462,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: true,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Mach::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Mach::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -7,8 +7,6 @@
 //! name, summary, paper section and parameters, which is what `smpsched list` and
 //! `smpsched explain` show.
 
-use serde::de::DeserializeOwned;
-
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::outcome::{Notice, Reply, Request};
@@ -19,6 +17,7 @@ pub mod depress;
 pub mod framework;
 pub mod gang;
 pub mod mach;
+pub mod params;
 pub mod partition;
 pub mod per_core;
 pub mod priority;
@@ -420,8 +419,12 @@ pub struct PolicyInfo {
     /// Whether it provides processor sets to programs' kernel requests (Black 1990, section 6):
     /// a workload that needs them is refused under a policy that does not.
     pub processor_sets: bool,
-    /// Builds the policy from its parameter table (without the `policy` key). Validation errors
-    /// follow the convention `field: message`, so the lab can point at the field's line.
+    /// Builds the policy from its parameter table (without the `policy` key), parsing it once
+    /// into the policy's own parameter struct; an error names the field ([`ParamError`]).
+    pub make: fn(&toml::Table) -> Result<Box<dyn Scheduler>, ParamError>,
+    /// [`PolicyInfo::make`] with the error as `toml` gives it (deserialization errors as
+    /// they were; validation errors as `field: message`), for callers that locate a field
+    /// from a `toml` error.
     pub build: fn(toml::Table) -> Result<Box<dyn Scheduler>, toml::de::Error>,
 }
 
@@ -443,53 +446,7 @@ pub fn policy(name: &str) -> Option<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name == name)
 }
 
-/// The parameters of a policy that has none: an empty table, any field refused.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoParams {}
-
-/// Deserializes a policy's parameters from its table; shared by every policy's `build`.
-pub fn params<P: DeserializeOwned>(table: toml::Table) -> Result<P, toml::de::Error> {
-    toml::Value::Table(table).try_into()
-}
-
-/// Deserializes an optional quantum: like the machine's `slice_cycles`, at least one cycle (a
-/// zero quantum would preempt at every instant) and at most
-/// [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
-/// Checks a policy's number parameter: finite and within `lo..=hi`, or the error
-/// `field: must be from LO to HI UNIT, got V` (the lab points at the field's line).
-pub(crate) fn check_range(field: &str, v: f64, lo: f64, hi: f64, unit: &str) -> Result<(), String> {
-    if v.is_finite() && (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        let got = if v.is_finite() && v.abs() >= 1e9 {
-            format!("{v:e}")
-        } else {
-            format!("{v}")
-        };
-        Err(format!(
-            "{field}: must be from {lo} to {hi} {unit}, got {got}"
-        ))
-    }
-}
-
-/// Longest time a policy's period may be, in milliseconds (one hour of simulated time).
-pub(crate) const MAX_PERIOD_MS: f64 = 3_600_000.0;
-
-pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Cycles>, D::Error> {
-    let q = <Option<Cycles> as serde::Deserialize>::deserialize(d)?;
-    match q {
-        Some(c) if c == 0 || c > crate::config::MAX_COST_CYCLES => {
-            Err(serde::de::Error::custom(format!(
-                "a quantum must be between 1 and {} cycles (like machine.slice_cycles), got {c}",
-                crate::config::MAX_COST_CYCLES
-            )))
-        }
-        q => Ok(q),
-    }
-}
+pub use params::{parse, NoParams, ParamError};
 
 #[cfg(test)]
 mod tests {
@@ -508,7 +465,12 @@ mod tests {
     fn unknown_parameter_is_rejected() {
         let mut t = toml::Table::new();
         t.insert("quantumm".into(), toml::Value::Integer(3));
-        let err = (policy("round-robin").unwrap().build)(t).err().unwrap();
+        let err = (policy("round-robin").unwrap().build)(t.clone())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("quantumm"), "{err}");
+        let typed = (policy("round-robin").unwrap().make)(&t).err().unwrap();
+        assert_eq!(typed.field, "quantumm");
+        assert!(typed.message.starts_with("unknown field"), "{typed}");
     }
 }

@@ -68,7 +68,7 @@ pub struct Partition {
 
 impl Partition {
     /// A partitioned scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         // Validates c as the affinity policy does.
         Affinity::new(affinity::Params {
             c: params.c,
@@ -249,12 +249,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "affinity weight within a partition (0: plain priority)",
     }],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Partition::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ pub struct Params {
     /// How much shorter a queue must be for a push.
     pub push_threshold: usize,
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
-    #[serde(deserialize_with = "super::de_quantum", default)]
+    #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
 
@@ -80,35 +80,39 @@ pub struct PerCore {
 
 impl PerCore {
     /// A per-core scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         // 0 for none.
-        super::check_range(
+        super::params::check_range(
             "balance_ms",
             params.balance_ms,
             0.0,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds (0: no periodic balancing)",
         )?;
         if params.global && (params.pull || params.push) {
-            return Err(
-                "global: one shared queue has nothing to pull from or push to; set pull = false"
-                    .into(),
-            );
+            return Err(super::ParamError::new(
+                "global",
+                "one shared queue has nothing to pull from or push to; set pull = false",
+            ));
         }
-        super::check_range(
+        super::params::check_range(
             "pull_ms",
             params.pull_ms,
             0.0,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds (0: an idle processor pulls at once)",
         )?;
         if params.pull_ms > 0.0 && !params.pull {
-            return Err("pull_ms: a pull interval needs pull = true".into());
+            return Err(super::ParamError::new(
+                "pull_ms",
+                "a pull interval needs pull = true",
+            ));
         }
         if params.balance_ms > 0.0 && !params.pull {
-            return Err(
-                "balance_ms: periodic balancing pulls work, so it needs pull = true".into(),
-            );
+            return Err(super::ParamError::new(
+                "balance_ms",
+                "periodic balancing pulls work, so it needs pull = true",
+            ));
         }
         Ok(PerCore {
             params,
@@ -380,10 +384,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        PerCore::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(PerCore::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -29,7 +29,7 @@ pub struct Params {
     /// Cycles between two decays.
     pub decay_interval: Cycles,
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
-    #[serde(deserialize_with = "super::de_quantum", default)]
+    #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
     /// Count usage by clock-tick sampling, as Unix and Mach do: at each machine tick the thread
     /// running on each processor is charged a whole tick. `false` counts exact cycles.
@@ -49,14 +49,20 @@ impl Default for Params {
 
 /// Checks a usage decay's parameters (shared with the policies that decay usage the same way):
 /// a factor between 0 and 1 and an interval of at least one cycle.
-pub(crate) fn check_decay(decay: f64, interval: Cycles) -> Result<(), String> {
+pub(crate) fn check_decay(decay: f64, interval: Cycles) -> Result<(), super::ParamError> {
     if !(0.0..=1.0).contains(&decay) {
-        return Err(format!("decay: must be between 0 and 1, got {decay}"));
+        return Err(super::ParamError::new(
+            "decay",
+            format!("must be between 0 and 1, got {decay}"),
+        ));
     }
     if interval == 0 || interval > crate::config::MAX_COST_CYCLES {
-        return Err(format!(
-            "decay_interval: must be between 1 and {} cycles, got {interval}",
-            crate::config::MAX_COST_CYCLES
+        return Err(super::ParamError::new(
+            "decay_interval",
+            format!(
+                "must be between 1 and {} cycles, got {interval}",
+                crate::config::MAX_COST_CYCLES
+            ),
         ));
     }
     Ok(())
@@ -79,7 +85,7 @@ pub struct Priority {
 
 impl Priority {
     /// A priority scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         check_decay(params.decay, params.decay_interval)?;
         Ok(Priority {
             params,
@@ -224,10 +230,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Priority::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Priority::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -6,8 +6,8 @@
 //! runnable workers match its processors. The application does the suspending; the kernel
 //! only divides and tells.
 
-use super::partition::{Params, Partition};
-use super::{ParamInfo, PolicyInfo, Scheduler};
+use super::partition::Partition;
+use super::{ParamInfo, PolicyInfo};
 
 /// Registry entry of `process-control`.
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -26,10 +26,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "affinity weight within a partition (0: plain priority)",
     }],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Partition::new(p)
-            .map(|s| Box::new(s.telling()) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?.telling())),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -16,7 +16,7 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
-    #[serde(deserialize_with = "super::de_quantum", default)]
+    #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
 
@@ -78,9 +78,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "time slice in cycles",
     }],
     processor_sets: false,
-    build: |t| {
+    make: |t| {
         Ok(Box::new(RoundRobin::new(
-            super::params::<Params>(t)?.quantum,
+            super::parse::<Params>(t)?.quantum,
         )))
     },
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -40,10 +40,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "the experiment file guide's example",
     params: &[],
     processor_sets: false,
-    build: |t| {
-        smpsched_sim::sched::params::<smpsched_sim::sched::NoParams>(t)?;
+    make: |t| {
+        smpsched_sim::sched::parse::<smpsched_sim::sched::NoParams>(t)?;
         Ok(Box::new(FirstCome::default()))
     },
+    build: |t| (INFO.make)(&t).map_err(smpsched_sim::sched::ParamError::into_de),
 };
 
 #[test]
