@@ -1,4 +1,4 @@
-//! The framework between the engine and a policy: the engine holds a [`Policy`], which calls
+//! The framework between the engine and a policy: the engine holds a `Policy`, which calls
 //! the policy's hooks and does the work every policy would otherwise repeat — the shape asked
 //! once, depression parking for the policies that leave it to the framework (Black 1990,
 //! section 5.1), and the shared-queue shortcut until a thread with a mask is queued.
