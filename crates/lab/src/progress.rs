@@ -79,8 +79,8 @@ pub(crate) fn check_slice(
         .context_switch_cycles
         .saturating_add(machine.sched_op_cycles)
         .max(1);
-    let slice = sched.slice_cycles(machine);
-    let tick = sched.tick_interval(machine);
+    let shape = sched.shape(machine);
+    let (slice, tick) = (shape.nominal_slice, shape.tick);
     let (what, cycles, default_field) = match tick {
         Some(t) if t < slice => ("tick", t, "machine.tick_cycles"),
         _ => ("slice", slice, "machine.slice_cycles"),

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod event_queue;
 pub mod jobs;
 pub mod limits;
+pub mod mask;
 pub mod metrics;
 pub mod outcome;
 pub mod program;

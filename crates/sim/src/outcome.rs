@@ -10,7 +10,7 @@
 //!
 //! [`ThreadCtx::outcome`]: crate::ThreadCtx::outcome
 
-use crate::thread::CpuMask;
+use crate::mask::CpuMask;
 
 /// An operation on the 64-bit word at an address, with its outcome returned to the program.
 /// Words start at 0. Loads and stores are ordinary references; the others are atomic

@@ -7,6 +7,7 @@
 //! `info.state` is the one truth about where the thread is (ready, running, blocked, exited).
 
 use crate::ids::{Cycles, ProcId, TaskId};
+pub use crate::mask::CpuMask;
 use crate::memory::BulkAccess;
 use crate::program::Program;
 use crate::sync::SyncId;
@@ -86,46 +87,6 @@ pub struct ThreadAttrs {
     pub mask: Option<CpuMask>,
     /// Its base priority.
     pub base_priority: i32,
-}
-
-/// A set of processors (an affinity mask), one bit per processor.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CpuMask {
-    bits: Box<[u64]>,
-}
-
-impl CpuMask {
-    /// The mask holding exactly `processors`.
-    pub fn of(processors: impl IntoIterator<Item = ProcId>) -> CpuMask {
-        let mut bits: Vec<u64> = Vec::new();
-        for p in processors {
-            let (w, b) = (p.index() / 64, p.index() % 64);
-            if bits.len() <= w {
-                bits.resize(w + 1, 0);
-            }
-            bits[w] |= 1 << b;
-        }
-        CpuMask {
-            bits: bits.into_boxed_slice(),
-        }
-    }
-
-    /// Whether processor `p` is in the mask.
-    #[inline]
-    pub fn allows(&self, p: ProcId) -> bool {
-        self.bits
-            .get(p.index() / 64)
-            .is_some_and(|w| w >> (p.index() % 64) & 1 == 1)
-    }
-
-    /// The processors in the mask, in increasing order.
-    pub fn processors(&self) -> impl Iterator<Item = ProcId> + '_ {
-        self.bits.iter().enumerate().flat_map(|(w, &word)| {
-            (0..64)
-                .filter(move |b| word >> b & 1 == 1)
-                .map(move |b| ProcId((w * 64 + b) as u32))
-        })
-    }
 }
 
 /// What the engine knows about a task (application).

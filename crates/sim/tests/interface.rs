@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use smpsched_sim::sched::{
-    Actions, Enqueue, Handoff, Hooks, QuantumEnd, SchedCtx, Scheduler, Target, Touch,
+    Actions, Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Shape, Target, Touch,
 };
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Op, ProcId, Script, SimError, Simulation, ThreadAttrs, ThreadId,
@@ -79,7 +79,7 @@ impl Scheduler for PerCore {
         QuantumEnd::preempt_if(!self.queues[p.index()].is_empty())
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         for q in &mut self.queues {
             if let Some(i) = q.iter().position(|&x| x == t) {
                 q.remove(i);
@@ -200,20 +200,26 @@ impl Scheduler for Gang {
         Target::Processor(ProcId(rank as u32))
     }
 
-    fn pick_next(&mut self, p: ProcId, _cx: &SchedCtx) -> Option<ThreadId> {
-        self.ready.get_mut(self.current)?.get_mut(p.index())?.take()
+    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        let t = self
+            .ready
+            .get_mut(self.current)?
+            .get_mut(p.index())?
+            .take()?;
+        self.log
+            .borrow_mut()
+            .push((cx.now, t, p, cx.thread(t).task.0));
+        Some(t)
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
-        None
+    fn dequeue(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        Handoff::Refused
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::Renew
-    }
-
-    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
-        Some(self.slice)
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine)
+            .unsliced(self.slice)
+            .tick(Some(self.slice))
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
@@ -222,11 +228,6 @@ impl Scheduler for Gang {
         out.preempt
             .extend((0..cx.running.len()).filter_map(|p| cx.running[p].map(|_| ProcId(p as u32))));
         out.offer_idle = true;
-    }
-
-    fn running(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) {
-        let task = cx.thread(t).task.0;
-        self.log.borrow_mut().push((cx.now, t, p, task));
     }
 }
 
@@ -273,55 +274,6 @@ fn gangs_take_the_whole_machine_in_turn_each_thread_on_its_own_processor() {
     assert_eq!(r.apps[0].completion_cycles, 6 * slice + 500 + left);
     assert_eq!(r.apps[1].completion_cycles, 7 * slice + 500 + left);
     assert_eq!(r.apps[0].context_switches, 16);
-}
-
-/// Round-robin whose dispatches cost what its search did: one unit per thread it passed over
-/// (a stand-in for a policy that scans several queues).
-struct CostlyRoundRobin {
-    queue: VecDeque<ThreadId>,
-    last_cost: Cycles,
-}
-
-impl Scheduler for CostlyRoundRobin {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx) -> Target {
-        self.queue.push_back(t);
-        Target::Any
-    }
-
-    fn pick_next(&mut self, _p: ProcId, _cx: &SchedCtx) -> Option<ThreadId> {
-        // Charge 100 cycles per queued thread, as if each were examined.
-        self.last_cost = 100 * self.queue.len() as u64;
-        self.queue.pop_front()
-    }
-
-    fn dispatch_cost(&self, _p: ProcId, _cx: &SchedCtx) -> Cycles {
-        self.last_cost
-    }
-
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::preempt_if(!self.queue.is_empty())
-    }
-}
-
-#[test]
-fn a_policy_states_what_each_dispatch_cost() {
-    let policy = CostlyRoundRobin {
-        queue: VecDeque::new(),
-        last_cost: 0,
-    };
-    let mut m = machine(1);
-    m.context_switch_cycles = 0;
-    let mut sim = Simulation::new(m, Box::new(policy), 1).unwrap();
-    let task = sim.add_task("cpu");
-    for _ in 0..3 {
-        sim.spawn(task, Box::new(Script::new([Op::Compute(100_000)])))
-            .unwrap();
-    }
-    let r = sim.run().unwrap();
-    r.check_conservation().unwrap();
-    // One processor, three threads run to completion in turn (quantum 250,000 > work): the
-    // searches saw 3, 2 and 1 queued threads.
-    assert_eq!(r.total.kernel, 100 * (3 + 2 + 1));
 }
 
 /// FIFO run queues guarded by test-and-set locks in the simulated memory: one global queue and
@@ -382,12 +334,12 @@ impl Scheduler for LockedFifo {
         ]);
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
-        None
+    fn dequeue(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        Handoff::Refused
     }
 
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::Renew
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine).unsliced(machine.slice_cycles)
     }
 }
 
@@ -419,17 +371,20 @@ fn run_queue_lock_contention_shows_in_kernel_time() {
     );
 }
 
-/// Round-robin with instrumented optional hooks, declaring which it implements: counts how
-/// often the engine called each, and charges a kernel cost of its own when asked.
-struct DeclaredHooks {
+/// Round-robin whose usage accounting is instrumented, declaring in its shape whether it
+/// charges: counts how often the engine called `charge`.
+struct DeclaredCharge {
     inner: Box<dyn Scheduler>,
-    declared: Hooks,
-    calls: Rc<RefCell<[u64; 3]>>,
+    charges: bool,
+    calls: Rc<RefCell<u64>>,
 }
 
-impl Scheduler for DeclaredHooks {
-    fn hooks(&self) -> Hooks {
-        self.declared
+impl Scheduler for DeclaredCharge {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape {
+            charges: self.charges,
+            ..self.inner.shape(machine)
+        }
     }
     fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
         self.inner.enqueue(t, why, cx)
@@ -437,30 +392,26 @@ impl Scheduler for DeclaredHooks {
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.inner.pick_next(p, cx)
     }
+    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
+        self.inner.dequeue(t, cx)
+    }
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         self.inner.quantum_expired(t, p, cx)
     }
-    fn running(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) {
-        self.calls.borrow_mut()[0] += 1;
-    }
-    fn dispatch_cost(&self, _p: ProcId, cx: &SchedCtx) -> Cycles {
-        self.calls.borrow_mut()[1] += 1;
-        cx.machine.sched_op_cycles
-    }
     fn charge(&mut self, _t: ThreadId, _cycles: Cycles) {
-        self.calls.borrow_mut()[2] += 1;
+        *self.calls.borrow_mut() += 1;
     }
 }
 
 #[test]
-fn a_hook_declared_absent_is_never_called_and_results_do_not_change() {
-    let run = |declared: Hooks| {
-        let calls = Rc::new(RefCell::new([0u64; 3]));
+fn a_charge_declared_absent_is_never_called_and_results_do_not_change() {
+    let run = |charges: bool| {
+        let calls = Rc::new(RefCell::new(0u64));
         let inner = (smpsched_sim::sched::policy("round-robin").unwrap().build)(Default::default())
             .unwrap();
-        let policy = DeclaredHooks {
+        let policy = DeclaredCharge {
             inner,
-            declared,
+            charges,
             calls: calls.clone(),
         };
         let mut sim = Simulation::new(machine(3), Box::new(policy), 1).unwrap();
@@ -473,18 +424,11 @@ fn a_hook_declared_absent_is_never_called_and_results_do_not_change() {
         let calls = *calls.borrow();
         (format!("{r:?}"), calls)
     };
-    let (all, called) = run(Hooks::ALL);
-    assert!(called.iter().all(|&n| n > 0), "{called:?}");
-    let (none, not_called) = run(Hooks::NONE);
-    assert_eq!(not_called, [0, 0, 0]);
-    assert_eq!(all, none, "skipping default hooks changed the run");
-    let only_charge = Hooks {
-        charge: true,
-        ..Hooks::NONE
-    };
-    let (some, calls) = run(only_charge);
-    assert_eq!(calls, [0, 0, called[2]]);
-    assert_eq!(all, some);
+    let (with, called) = run(true);
+    assert!(called > 0);
+    let (without, not_called) = run(false);
+    assert_eq!(not_called, 0);
+    assert_eq!(with, without, "skipping the charge hook changed the run");
 }
 
 #[test]

@@ -7,7 +7,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use smpsched_sim::memory::{MemoryConfig, Placement};
-use smpsched_sim::sched::{policy, Actions, Enqueue, QuantumEnd, SchedCtx, Scheduler, Target};
+use smpsched_sim::sched::{
+    policy, Actions, Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Shape, Target,
+};
 use smpsched_sim::{
     CpuMask, Cycles, MachineConfig, Notice, Op, Outcome, ProcId, Program, Reply, Request,
     Simulation, TaskId, ThreadCtx, ThreadId, WordOp,
@@ -272,8 +274,11 @@ impl Scheduler for Telling {
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         self.inner.quantum_expired(t, p, cx)
     }
-    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
-        Some(100_000)
+    fn dequeue(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        Handoff::Refused
+    }
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine).tick(Some(100_000))
     }
     fn tick(&mut self, _cx: &SchedCtx, out: &mut Actions) {
         self.ticks += 1;

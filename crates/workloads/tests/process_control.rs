@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use smpsched_sim::sched::{
-    policy, Actions, Enqueue, Handoff, Hooks, QuantumEnd, SchedCtx, Scheduler, Stop, Target,
+    policy, Actions, Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Shape, Stop, Target,
 };
 use smpsched_sim::{Cycles, MachineConfig, ProcId, Simulation, ThreadId};
 use smpsched_workloads::{workload, Workload};
@@ -25,11 +25,8 @@ impl Scheduler for Watch {
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.inner.pick_next(p, cx)
     }
-    fn hooks(&self) -> Hooks {
-        self.inner.hooks()
-    }
-    fn quantum(&self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
-        self.inner.quantum(t, p, cx)
+    fn shape(&self, m: &MachineConfig) -> Shape {
+        self.inner.shape(m)
     }
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         self.inner.quantum_expired(t, p, cx)
@@ -40,11 +37,8 @@ impl Scheduler for Watch {
     fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
         self.inner.stopped(t, why, cx)
     }
-    fn tick_interval(&self, m: &MachineConfig) -> Option<Cycles> {
-        self.inner.tick_interval(m)
-    }
-    fn remove(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
-        self.inner.remove(t, cx)
+    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
+        self.inner.dequeue(t, cx)
     }
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.inner.tick(cx, out);

@@ -30,7 +30,7 @@ impl Simulation {
         }
         self.post_notices(&mut out);
         self.tick_actions = out;
-        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
+        if let Some(iv) = self.sched.shape.tick {
             self.push(self.after(iv.max(1)), EventKind::Tick);
         }
         Ok(())

@@ -21,7 +21,7 @@ impl Simulation {
             .iter()
             .fold(TimeSplit::default(), |a, b| a.plus(b));
         let machine_time = np * elapsed as f64;
-        let slices = elapsed as f64 / self.sched.slice_cycles(&self.cx.machine).max(1) as f64;
+        let slices = elapsed as f64 / self.sched.shape.nominal_slice.max(1) as f64;
         let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.cx.tasks.len()];
         for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
             if cold.exited != Cycles::MAX {

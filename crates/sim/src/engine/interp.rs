@@ -49,7 +49,7 @@ impl Simulation {
                     self.preempt(p, t);
                     return Ok(left(timer, None));
                 }
-                let q = self.sched.quantum(t, pid, &self.cx);
+                let q = self.sched.shape.slice;
                 self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
                 if timer > 0 {
                     let seg = Seg::fixed(&[(Category::Kernel, timer)]);
@@ -233,12 +233,12 @@ impl Simulation {
             Op::Hint(Hint::Strong { timeout }) => {
                 let k = &self.cx.machine.kernel;
                 let cost = k.yield_call + k.depress;
-                self.sched.depress(t, self.after(timeout), &self.cx);
+                self.sched.depress(t, Some(self.after(timeout)), &self.cx);
                 self.leave(p, t);
                 self.make_ready(t, Enqueue::Yielded);
                 return Ok(Some(left(cost, None)));
             }
-            Op::Hint(Hint::Cancel) => self.sched.undepress(t, &self.cx),
+            Op::Hint(Hint::Cancel) => self.sched.depress(t, None, &self.cx),
             Op::Hint(Hint::Absolute(n)) => {
                 let cost = self.cx.machine.kernel.yield_call;
                 self.sleep(p, t, n);

@@ -42,7 +42,8 @@ use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::program::Program;
-use crate::sched::{Actions, Enqueue, Hooks, SchedCtx, Scheduler, ThreadState, Touch};
+use crate::sched::framework::Policy;
+use crate::sched::{Actions, Enqueue, SchedCtx, Scheduler, ThreadState, Touch};
 use crate::sync::SyncObject;
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
 use crate::trace::{Trace, TraceConfig};
@@ -136,7 +137,7 @@ pub struct Simulation {
     /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
     rngs: Vec<ChaCha8Rng>,
     apps: Vec<AppAcc>,
-    sched: Box<dyn Scheduler>,
+    sched: Policy,
     sync: Vec<SyncObject>,
     memory: MemorySystem,
     idle_handoff: bool,
@@ -158,8 +159,6 @@ pub struct Simulation {
     notices_sent: bool,
     /// The references of the dispatch being charged (kept to reuse the allocation).
     touches: Vec<Touch>,
-    /// The optional hooks the policy implements (asked once; the others are not called).
-    hooks: Hooks,
     /// Whether the policy laid out structures in memory (else it has no references to charge,
     /// and dispatches do not ask).
     policy_touches: bool,
@@ -206,8 +205,7 @@ impl Simulation {
         machine.validate()?;
         let mut memory =
             MemorySystem::new(&machine.memory, machine.processors).map_err(ConfigError::from)?;
-        let mut sched = sched;
-        let hooks = sched.hooks();
+        let mut sched = Policy::new(sched, &machine);
         let mut laid_out = false;
         sched.layout(&mut |bytes| {
             laid_out = true;
@@ -264,7 +262,6 @@ impl Simulation {
             notices: Vec::new(),
             touches: Vec::new(),
             notices_sent: false,
-            hooks,
             policy_touches: laid_out,
             fault: None,
             next_check: 0,
@@ -346,7 +343,7 @@ impl Simulation {
         observe: &mut dyn FnMut(Progress),
     ) -> Result<RunReport, SimError> {
         let every = every.max(1);
-        if let Some(iv) = self.sched.tick_interval(&self.cx.machine) {
+        if let Some(iv) = self.sched.shape.tick {
             self.push(iv.max(1), EventKind::Tick);
         }
         // One comparison per event covers the event bound, a policy's fault and the observer.

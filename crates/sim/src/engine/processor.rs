@@ -141,7 +141,7 @@ impl Simulation {
         debug_assert_eq!(left, 0, "fixed segment overran on processor {p}");
         if let Some(t) = who {
             self.cx.threads[t.index()].info.cpu_cycles += e;
-            if self.hooks.charge {
+            if self.sched.shape.charges {
                 self.sched.charge(t, e);
             }
         }
@@ -152,7 +152,7 @@ impl Simulation {
         let info = &mut self.cx.threads[t.index()].info;
         info.cpu_cycles += c;
         self.apps[info.task.index()].time.add(cat, c);
-        if self.hooks.charge {
+        if self.sched.shape.charges {
             self.sched.charge(t, c);
         }
     }
@@ -230,7 +230,7 @@ impl Simulation {
         if let Some(h) = handoff {
             let hi = h.index();
             let taken = match self.cx.threads[hi].info.state {
-                ThreadState::Ready => self.sched.remove(h, &self.cx) == Handoff::Taken,
+                ThreadState::Ready => self.sched.dequeue(h, &self.cx) == Handoff::Taken,
                 // A blocked receiver handed a message (Black, Table 3): woken by the handoff.
                 ThreadState::Blocked => {
                     self.cx.threads[hi].exec.epoch = self.cx.threads[hi].exec.epoch.wrapping_add(1);
@@ -254,12 +254,7 @@ impl Simulation {
             }
             return Dispatch::Idle;
         };
-        let pid = ProcId(p as u32);
-        let kernel = if self.hooks.dispatch_cost {
-            self.sched.dispatch_cost(pid, &self.cx)
-        } else {
-            self.cx.machine.sched_op_cycles
-        };
+        let kernel = self.cx.machine.sched_op_cycles;
         if !self.policy_touches {
             return self.start_thread(p, t, prev, kernel, false);
         }
@@ -380,10 +375,7 @@ impl Simulation {
             0
         };
         self.cx.running[p] = Some(t);
-        if self.hooks.running {
-            self.sched.running(t, pid, &self.cx);
-        }
-        let quantum = self.sched.quantum(t, pid, &self.cx);
+        let quantum = self.sched.shape.slice;
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
         let fresh = match quantum {

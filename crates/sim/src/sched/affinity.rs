@@ -13,7 +13,7 @@ use smpsched_policy::affinity::{cost, load_factor};
 use smpsched_policy::priority::{decay_usage, DEFAULT_DECAY, DEFAULT_DECAY_INTERVAL};
 
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Actions, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Shape,
     Target,
 };
 use crate::config::MachineConfig;
@@ -57,10 +57,10 @@ pub struct Affinity {
 
 impl Affinity {
     /// An affinity scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         // Gupta et al. try 0.1 to 0.5; past 1,000 the time away from a processor is all that
         // counts, as it is already at a few units.
-        super::check_range("c", params.c, 0.0, 1000.0, "(a weight)")?;
+        super::params::check_range("c", params.c, 0.0, 1000.0, "(a weight)")?;
         super::priority::check_decay(params.decay, params.decay_interval)?;
         Ok(Affinity {
             params,
@@ -126,6 +126,12 @@ impl Affinity {
 }
 
 impl Scheduler for Affinity {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine)
+            .tick(Some(self.params.decay_interval))
+            .charging()
+    }
+
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         self.grow(t, cx);
         if let Some(p) = self.on.iter().position(|&r| r == Some(t)) {
@@ -147,13 +153,6 @@ impl Scheduler for Affinity {
         Some(t)
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks {
-            charge: true,
-            ..Hooks::NONE
-        }
-    }
-
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         let pi = p.index();
         let load = self.load(cx);
@@ -173,10 +172,6 @@ impl Scheduler for Affinity {
         }
     }
 
-    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
-        Some(self.params.decay_interval)
-    }
-
     fn tick(&mut self, _cx: &SchedCtx, _out: &mut Actions) {
         let f = self.params.decay;
         for u in &mut self.usage {
@@ -184,7 +179,7 @@ impl Scheduler for Affinity {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         match self.ready.iter().position(|&x| x == t) {
             Some(i) => {
                 self.ready.remove(i);
@@ -223,10 +218,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Affinity::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Affinity::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

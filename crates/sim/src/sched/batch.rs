@@ -4,66 +4,39 @@
 //! Threads of the earliest unfinished task are served first-come first-served and run until they
 //! block or exit; no other task's thread runs while that task has live threads.
 
-use std::collections::VecDeque;
-
-use serde::Deserialize;
-
-use super::{Enqueue, Hooks, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target};
-use crate::ids::{Cycles, ProcId, ThreadId};
-
-/// Parameters of `batch` (none).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Params {}
+use super::queues::PerCpu;
+use super::{Enqueue, Handoff, PolicyInfo, SchedCtx, Scheduler, Shape, Target};
+use crate::config::MachineConfig;
+use crate::ids::{ProcId, ThreadId};
 
 /// One FIFO queue per task; only the earliest unfinished task is served.
 #[derive(Debug, Default)]
 pub struct Batch {
-    queues: Vec<VecDeque<ThreadId>>,
-    /// Whether any thread with an affinity mask was ever queued.
-    masked: bool,
-}
-
-impl Batch {
-    /// The task now owning the machine: the first task with live threads.
-    fn current(&self, cx: &SchedCtx) -> Option<usize> {
-        cx.tasks.iter().position(|t| t.live > 0)
-    }
+    /// Ready threads by task.
+    queues: PerCpu,
 }
 
 impl Scheduler for Batch {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine)
+            .unsliced(machine.slice_cycles)
+            .shared_queue()
+    }
+
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
-        let task = cx.thread(t).task.index();
-        if self.queues.len() <= task {
-            self.queues.resize_with(task + 1, VecDeque::new);
-        }
-        self.queues[task].push_back(t);
-        self.masked |= cx.any_masked();
+        self.queues.at(cx.thread(t).task.index()).push(t);
         Target::Any
     }
 
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        let task = self.current(cx)?;
-        let queue = self.queues.get_mut(task)?;
-        let i = queue.iter().position(|&t| cx.allowed(t, p))?;
-        queue.remove(i)
+        // The task now owning the machine: the first task with live threads.
+        let task = cx.tasks.iter().position(|t| t.live > 0)?;
+        self.queues.at(task).pop_for(p, cx)
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
-        None
-    }
-
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::Renew
-    }
-
-    fn single_queue(&self) -> bool {
-        // With affinity masks, a thread one processor may not take another may.
-        !self.masked
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::NONE
+    fn dequeue(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        // A handoff could start a thread of a task that does not own the machine.
+        Handoff::Refused
     }
 }
 
@@ -78,8 +51,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "Gupta et al. 1991 section 4 (batch)",
     params: &[],
     processor_sets: false,
-    build: |t| {
-        super::params::<Params>(t)?;
+    make: |t| {
+        super::parse::<super::NoParams>(t)?;
         Ok(Box::new(Batch::default()))
     },
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -11,12 +11,9 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
-use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
-    Target,
-};
+use super::{Actions, Enqueue, Handoff, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Shape, Target};
 use crate::config::MachineConfig;
-use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::ids::{ProcId, ThreadId};
 
 /// Parameters of `gang`.
 #[derive(Debug, Deserialize)]
@@ -49,12 +46,12 @@ pub struct Gang {
 
 impl Gang {
     /// A gang scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
-        super::check_range(
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
+        super::params::check_range(
             "slice_ms",
             params.slice_ms,
             0.001,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds",
         )?;
         Ok(Gang {
@@ -99,6 +96,11 @@ impl Gang {
 }
 
 impl Scheduler for Gang {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        let slice = machine.ms(self.params.slice_ms).max(1);
+        Shape::new(machine).unsliced(slice).tick(Some(slice))
+    }
+
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         let n = cx.machine.processors as usize;
         let (task, p) = (cx.thread(t).task.index(), Self::home(t, cx));
@@ -123,26 +125,6 @@ impl Scheduler for Gang {
             .find_map(|k| self.ready[k].get_mut(p.index())?.pop_front())
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::NONE
-    }
-
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
-        None
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        machine.ms(self.params.slice_ms).max(1)
-    }
-
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::Renew
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        Some(self.slice_cycles(machine))
-    }
-
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.rotate(cx);
         // Every running thread of another gang makes way; idle processors ask the new gang.
@@ -154,7 +136,7 @@ impl Scheduler for Gang {
         out.offer_idle = true;
     }
 
-    fn remove(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
         let (task, p) = (cx.thread(t).task.index(), Self::home(t, cx));
         let q = &mut self.slot(task, cx.machine.processors as usize)[p];
         Handoff::taken_if(match q.iter().position(|&x| x == t) {
@@ -188,10 +170,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Gang::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Gang::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

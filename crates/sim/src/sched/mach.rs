@@ -28,7 +28,7 @@ use smpsched_policy::mach::{
 };
 
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Actions, Depression, Enqueue, Handoff, ParamInfo, PolicyInfo, SchedCtx, Scheduler, Shape,
     Target,
 };
 use crate::config::MachineConfig;
@@ -122,19 +122,22 @@ pub struct Mach {
 
 impl Mach {
     /// A Mach scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         if params.quantum_ticks == 0 {
-            return Err("quantum_ticks: must be at least 1".into());
+            return Err(super::ParamError::new(
+                "quantum_ticks",
+                "must be at least 1",
+            ));
         }
-        super::check_range(
+        super::params::check_range(
             "usage_per_level_ms",
             params.usage_per_level_ms,
             0.001,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds",
         )?;
         if params.scan_seconds == 0 {
-            return Err("scan_seconds: must be at least 1".into());
+            return Err(super::ParamError::new("scan_seconds", "must be at least 1"));
         }
         for (name, us) in [
             ("create_set_us", params.create_set_us),
@@ -143,7 +146,7 @@ impl Mach {
             ("assign_thread_other_us", params.assign_thread_other_us),
         ] {
             // At most a minute: an operation the kernel charges past that is no measurement.
-            super::check_range(name, us, 0.0, 60e6, "microseconds")?;
+            super::params::check_range(name, us, 0.0, 60e6, "microseconds")?;
         }
         Ok(Mach {
             params,
@@ -264,6 +267,18 @@ impl Mach {
 }
 
 impl Scheduler for Mach {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        // Quanta are counted down by clock ticks.
+        let quantum = machine
+            .tick_cycles
+            .saturating_mul(Cycles::from(self.params.quantum_ticks));
+        Shape::new(machine)
+            .unsliced(quantum)
+            .tick(Some(machine.tick_cycles.max(1)))
+            .charging()
+            .depression(Depression::Own)
+    }
+
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         self.grow(t, cx);
         self.catch_up(t);
@@ -290,36 +305,10 @@ impl Scheduler for Mach {
         Some(t)
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks {
-            charge: true,
-            ..Hooks::NONE
-        }
-    }
-
-    fn quantum(&self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> Option<Cycles> {
-        // Quanta are counted down by clock ticks.
-        None
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        machine
-            .tick_cycles
-            .saturating_mul(Cycles::from(self.params.quantum_ticks))
-    }
-
-    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
-        QuantumEnd::Renew
-    }
-
     fn charge(&mut self, t: ThreadId, cycles: Cycles) {
         if let Some(u) = self.usage.get_mut(t.index()) {
             *u = u.saturating_add(weighted_usage(cycles, self.load));
         }
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        Some(machine.tick_cycles.max(1))
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
@@ -395,7 +384,7 @@ impl Scheduler for Mach {
         self.answer(t, req, cx, out)
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         let Some(q) = self.queued.get_mut(t.index()).and_then(Option::take) else {
             return Handoff::Refused;
         };
@@ -406,16 +395,10 @@ impl Scheduler for Mach {
         Handoff::taken_if(rq.remove(t, q.level))
     }
 
-    fn depress(&mut self, t: ThreadId, until: Cycles, cx: &SchedCtx) {
+    fn depress(&mut self, t: ThreadId, until: Option<Cycles>, cx: &SchedCtx) {
         self.grow(t, cx);
-        self.depressed_until[t.index()] = until;
-    }
-
-    fn undepress(&mut self, t: ThreadId, cx: &SchedCtx) {
-        if let Some(d) = self.depressed_until.get_mut(t.index()) {
-            *d = 0;
-        }
-        if self.remove(t, cx) == Handoff::Taken {
+        self.depressed_until[t.index()] = until.unwrap_or(0);
+        if until.is_none() && self.dequeue(t, cx) == Handoff::Taken {
             let _ = self.queue(t, cx);
         }
     }
@@ -479,10 +462,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: true,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Mach::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Mach::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -1,13 +1,11 @@
 //! Kernel scheduling policies: the [`Scheduler`] trait the engine calls, and the registry of
 //! policies by name.
 //!
-//! Shaped like a Linux scheduling class: a few required hooks (`enqueue`, `pick_next`,
-//! `quantum_expired`), the rest defaulted. A policy *returns decisions*; the engine applies them
+//! Shaped like sched_ext's operations: three required hooks (`enqueue`, `pick_next`,
+//! `dequeue`), what a policy is declared once in its [`Shape`], the rest defaulted. A policy *returns decisions*; the engine applies them
 //! and charges their costs. Each policy is one small module registered in [`POLICIES`] with its
 //! name, summary, paper section and parameters, which is what `smpsched list` and
 //! `smpsched explain` show.
-
-use serde::de::DeserializeOwned;
 
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
@@ -16,12 +14,15 @@ use crate::outcome::{Notice, Reply, Request};
 pub mod affinity;
 pub mod batch;
 pub mod depress;
+pub mod framework;
 pub mod gang;
 pub mod mach;
+pub mod params;
 pub mod partition;
 pub mod per_core;
 pub mod priority;
 pub mod process_control;
+pub mod queues;
 pub mod round_robin;
 
 /// Why a thread is being put on the ready queue.
@@ -155,7 +156,7 @@ impl QuantumEnd {
     }
 }
 
-/// Whether a policy gave up a ready thread for a handoff ([`Scheduler::remove`]).
+/// Whether a policy gave up a ready thread for a handoff ([`Scheduler::dequeue`]).
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Handoff {
@@ -189,97 +190,157 @@ pub struct Actions {
     pub notify: Vec<(TaskId, Notice)>,
 }
 
-/// Which of the optional hooks called on the engine's hot path a policy implements, declared
-/// once before the run ([`Scheduler::hooks`]; sched_ext's ops flags play this part), so that
-/// the engine skips the calls a policy leaves at their defaults. [`Hooks::ALL`], the default,
-/// is always correct: a hook declared absent is never called, and the engine does what its
-/// default would.
+/// How a policy treats a thread that asks for strong discouragement ([`Op::Hint`]'s `Strong`,
+/// Black 1990, section 5.1).
+///
+/// [`Op::Hint`]: crate::program::Op::Hint
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hooks {
-    /// [`Scheduler::running`] is called at every dispatch.
-    pub running: bool,
-    /// [`Scheduler::dispatch_cost`] is asked at every dispatch (else the machine's
-    /// `sched_op_cycles`).
-    pub dispatch_cost: bool,
-    /// [`Scheduler::charge`] is told of every stretch of processor time a thread holds.
-    pub charge: bool,
+pub enum Depression {
+    /// Not supported: the hint costs its kernel call and changes nothing.
+    Ignored,
+    /// The framework does it for the policy: a depressed thread made ready is parked off the
+    /// policy's queues until its timeout passes or it cancels, and runs only when the policy
+    /// has nothing for an idle processor; at a quantum's end a depressed runner yields to any
+    /// parked thread whose depression ended.
+    Parked,
+    /// The policy does it itself in [`Scheduler::depress`] (Mach: the lowest level).
+    Own,
 }
 
-impl Hooks {
-    /// Every optional hook is called.
-    pub const ALL: Hooks = Hooks {
-        running: true,
-        dispatch_cost: true,
-        charge: true,
-    };
-    /// None is: the policy leaves them all at their defaults.
-    pub const NONE: Hooks = Hooks {
-        running: false,
-        dispatch_cost: false,
-        charge: false,
-    };
+/// What a policy is, declared once before the run ([`Scheduler::shape`]) rather than asked at
+/// every dispatch: its slice, its tick, whether it accounts usage, whether its run queue is
+/// shared by every processor, and how it treats depression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The quantum a thread gets at each dispatch and each renewal (sched_ext's slice);
+    /// `None`: it runs until it blocks or exits (or the policy's tick preempts it).
+    pub slice: Option<Cycles>,
+    /// The policy's nominal time slice, the unit of per-slice measures (context switches per
+    /// slice per processor).
+    pub nominal_slice: Cycles,
+    /// Interval of the policy's periodic [`Scheduler::tick`], or `None` for no ticks.
+    pub tick: Option<Cycles>,
+    /// Whether [`Scheduler::charge`] is told of every stretch of processor time (else it is
+    /// never called).
+    pub charges: bool,
+    /// Whether the policy keeps one run queue every processor serves, so that, while no thread
+    /// with an affinity mask has been queued, `pick_next` returning `None` on one idle processor
+    /// means it would on every one (the engine then stops offering).
+    pub shared_queue: bool,
+    /// How strong discouragement is done.
+    pub depression: Depression,
 }
 
-/// A kernel scheduling policy, shaped like Linux's `sched_class` and sched_ext's operations:
-/// the engine calls these hooks and applies what they decide; the policy keeps its own run
-/// queues. Every thread a processor starts passes through the policy: [`Scheduler::pick_next`]
-/// chooses it, or, for a handoff, [`Scheduler::remove`] yields it; either way
-/// [`Scheduler::running`] is told. A policy never sees the engine's internals.
+impl Shape {
+    /// The plain shape: the machine's `slice_cycles` as slice and nominal slice, no tick, no
+    /// usage accounting, per-processor queues (every idle processor is asked), depression
+    /// ignored. Policies change what differs with the methods below.
+    pub fn new(machine: &MachineConfig) -> Self {
+        Shape {
+            slice: Some(machine.slice_cycles),
+            nominal_slice: machine.slice_cycles,
+            tick: None,
+            charges: false,
+            shared_queue: false,
+            depression: Depression::Ignored,
+        }
+    }
+
+    /// A quantum of `slice` cycles (the machine's when `None`), also the nominal slice.
+    pub fn slice(self, slice: Option<Cycles>) -> Self {
+        let s = slice.unwrap_or(self.nominal_slice);
+        Shape {
+            slice: Some(s),
+            nominal_slice: s,
+            ..self
+        }
+    }
+
+    /// No quantum: threads run until they block or exit; `nominal` is the slice per-slice
+    /// measures count in.
+    pub fn unsliced(self, nominal: Cycles) -> Self {
+        Shape {
+            slice: None,
+            nominal_slice: nominal,
+            ..self
+        }
+    }
+
+    /// A periodic [`Scheduler::tick`] every `interval` cycles (none when `None`).
+    pub fn tick(self, interval: Option<Cycles>) -> Self {
+        Shape {
+            tick: interval,
+            ..self
+        }
+    }
+
+    /// [`Scheduler::charge`] is called.
+    pub fn charging(self) -> Self {
+        Shape {
+            charges: true,
+            ..self
+        }
+    }
+
+    /// One run queue shared by every processor.
+    pub fn shared_queue(self) -> Self {
+        Shape {
+            shared_queue: true,
+            ..self
+        }
+    }
+
+    /// Strong discouragement done as `how`.
+    pub fn depression(self, how: Depression) -> Self {
+        Shape {
+            depression: how,
+            ..self
+        }
+    }
+}
+
+/// A kernel scheduling policy, shaped like sched_ext's operations: three required hooks
+/// (`enqueue` with placement, `pick_next`, `dequeue`), what the policy is declared once in
+/// [`Scheduler::shape`], everything else defaulted. The engine calls the hooks and applies
+/// what they decide; the policy keeps its own run queues, and the framework
+/// ([`framework`]) does the work common to every policy (depression parking, the shared-queue
+/// shortcut). A policy never sees the engine's internals.
 pub trait Scheduler {
     /// Thread `t` became runnable: queue it and say where it should be offered first.
     fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target;
 
     /// Processor `p` needs a thread. The returned thread must have been enqueued and not picked
-    /// since. `None` leaves the processor idle until something changes.
+    /// since; it runs for the shape's slice. `None` leaves the processor idle until something
+    /// changes.
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId>;
 
-    /// The quantum of `t` starting now on `p`; `None` lets it run until it blocks or exits.
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
-        Some(cx.machine.slice_cycles)
+    /// Takes ready thread `t` off the run queues for a handoff ([`Handoff::Refused`] if the
+    /// policy cannot; the handoff then falls back to an ordinary pick).
+    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff;
+
+    /// What the policy is on `machine` (slice, tick, usage accounting, shared queue,
+    /// depression); asked once, before the run.
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine)
     }
 
-    /// The policy's nominal time slice, the one unit of per-slice measures (context switches
-    /// per slice per processor): the machine's `slice_cycles` unless the policy sets its own
-    /// quantum. One source of truth with [`Scheduler::quantum`].
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        machine.slice_cycles
+    /// The quantum of `t` running on `p` expired: [`QuantumEnd::Preempt`] (the default) sends
+    /// it to the ready queue as [`Enqueue::Preempted`], [`QuantumEnd::Renew`] gives it a fresh
+    /// slice.
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
+        QuantumEnd::Preempt
     }
 
-    /// The quantum of `t` running on `p` expired: `true` preempts it (it is then enqueued as
-    /// [`Enqueue::Preempted`]), `false` gives it a fresh quantum.
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd;
-
-    /// Lays out the policy's own structures in the simulated memory before the run: `alloc(bytes)`
-    /// returns the base address of a fresh region (for [`Scheduler::dispatch_touches`], which
-    /// the engine asks only of a policy that allocated something here).
-    fn layout(&mut self, _alloc: &mut dyn FnMut(u64) -> u64) {}
-
-    /// The references the dispatch just chosen by [`Scheduler::pick_next`] on `p` made to the
-    /// policy's structures, in order (e.g. acquire the run-queue lock, read the head, release).
-    /// The engine charges them through the memory model one after another, as kernel time, on
-    /// top of [`Scheduler::dispatch_cost`].
-    fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx, _out: &mut Vec<Touch>) {}
-
-    /// The kernel cycles the dispatch just chosen by [`Scheduler::pick_next`] on `p` cost (a
-    /// policy that searched several queues, or took a remote lock, says so); by default the
-    /// machine's `sched_op_cycles`.
-    fn dispatch_cost(&self, _p: ProcId, cx: &SchedCtx) -> Cycles {
-        cx.machine.sched_op_cycles
-    }
-
-    /// Thread `t` held a processor for `cycles` more (usage accounting).
+    /// Thread `t` held a processor for `cycles` more (usage accounting; called only when the
+    /// shape says [`Shape::charges`]).
     fn charge(&mut self, _t: ThreadId, _cycles: Cycles) {}
 
     /// Thread `t` left its processor and did not go back to a ready queue.
     fn stopped(&mut self, _t: ThreadId, _why: Stop, _cx: &SchedCtx) {}
 
-    /// Interval of the policy's periodic [`Scheduler::tick`], or `None` for no ticks.
-    fn tick_interval(&self, _machine: &MachineConfig) -> Option<Cycles> {
-        None
-    }
-
-    /// Periodic bookkeeping (usage decay, aging, slice boundaries): processors pushed on
-    /// `out.preempt` are preempted, and `out.offer_idle` offers work to the idle ones.
+    /// Periodic bookkeeping every [`Shape::tick`] (usage decay, aging, slice boundaries):
+    /// processors pushed on `out.preempt` are preempted, and `out.offer_idle` offers work to
+    /// the idle ones.
     fn tick(&mut self, _cx: &SchedCtx, _out: &mut Actions) {}
 
     /// Thread `t` asks the kernel `req`: the reply and the kernel cycles it costs; processors
@@ -309,44 +370,26 @@ pub trait Scheduler {
         (reply, cx.machine.kernel.yield_call)
     }
 
-    /// Thread `t` starts on processor `p` (after a pick, a handoff, or an idle-processor
-    /// handoff that bypassed the run queue), so the policy's accounting never drifts.
-    fn running(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) {}
-
-    /// After `t` was enqueued and no idle processor took it: a running processor to preempt in
-    /// its favour, if the policy preempts on wake-up.
+    /// After `t` was enqueued as woken and no idle processor took it: a running processor to
+    /// preempt in its favour, if the policy preempts on wake-up.
     fn preempt_for(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Option<ProcId> {
         None
     }
 
-    /// Takes ready thread `t` off the run queue for a handoff; `false` if the policy cannot (the
-    /// handoff then falls back to an ordinary pick).
-    fn remove(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Handoff {
-        Handoff::Refused
-    }
+    /// Strong discouragement of `t` until `until`, or its cancellation (`None`), for a policy
+    /// whose shape says [`Depression::Own`] (Black 1990, section 5.1).
+    fn depress(&mut self, _t: ThreadId, _until: Option<Cycles>, _cx: &SchedCtx) {}
 
-    /// Strong discouragement: `t` runs only when nothing else is ready, until `until` or until
-    /// [`Scheduler::undepress`] (Black 1990, section 5.1).
-    fn depress(&mut self, _t: ThreadId, _until: Cycles, _cx: &SchedCtx) {}
+    /// Lays out the policy's own structures in the simulated memory before the run: `alloc(bytes)`
+    /// returns the base address of a fresh region (for [`Scheduler::dispatch_touches`], which
+    /// the engine asks only of a policy that allocated something here).
+    fn layout(&mut self, _alloc: &mut dyn FnMut(u64) -> u64) {}
 
-    /// Cancels a depression set by [`Scheduler::depress`].
-    fn undepress(&mut self, _t: ThreadId, _cx: &SchedCtx) {}
-
-    /// Which optional hot-path hooks ([`Scheduler::running`], [`Scheduler::dispatch_cost`],
-    /// [`Scheduler::charge`]) the policy implements; asked once, before the run. The default
-    /// calls them all; a policy that leaves some at their defaults may say so to save a call
-    /// per dispatch or per charge.
-    fn hooks(&self) -> Hooks {
-        Hooks::ALL
-    }
-
-    /// Whether `pick_next` returning `None` on one idle processor means it would on every idle
-    /// processor (one shared run queue), so the engine may stop offering. The default, `false`,
-    /// is always correct (every idle processor is asked); a global queue answers `true` to save
-    /// the asking.
-    fn single_queue(&self) -> bool {
-        false
-    }
+    /// The references the dispatch just chosen by [`Scheduler::pick_next`] on `p` made to the
+    /// policy's structures, in order (e.g. acquire the run-queue lock, read the head, release).
+    /// The engine charges them through the memory model one after another, as kernel time, on
+    /// top of the machine's `sched_op_cycles`.
+    fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx, _out: &mut Vec<Touch>) {}
 }
 
 /// One parameter of a policy, for `smpsched explain`.
@@ -376,8 +419,12 @@ pub struct PolicyInfo {
     /// Whether it provides processor sets to programs' kernel requests (Black 1990, section 6):
     /// a workload that needs them is refused under a policy that does not.
     pub processor_sets: bool,
-    /// Builds the policy from its parameter table (without the `policy` key). Validation errors
-    /// follow the convention `field: message`, so the lab can point at the field's line.
+    /// Builds the policy from its parameter table (without the `policy` key), parsing it once
+    /// into the policy's own parameter struct; an error names the field ([`ParamError`]).
+    pub make: fn(&toml::Table) -> Result<Box<dyn Scheduler>, ParamError>,
+    /// [`PolicyInfo::make`] with the error as `toml` gives it (deserialization errors as
+    /// they were; validation errors as `field: message`), for callers that locate a field
+    /// from a `toml` error.
     pub build: fn(toml::Table) -> Result<Box<dyn Scheduler>, toml::de::Error>,
 }
 
@@ -399,48 +446,7 @@ pub fn policy(name: &str) -> Option<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name == name)
 }
 
-/// Deserializes a policy's parameters from its table; shared by every policy's `build`.
-pub fn params<P: DeserializeOwned>(table: toml::Table) -> Result<P, toml::de::Error> {
-    toml::Value::Table(table).try_into()
-}
-
-/// Deserializes an optional quantum: like the machine's `slice_cycles`, at least one cycle (a
-/// zero quantum would preempt at every instant) and at most
-/// [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
-/// Checks a policy's number parameter: finite and within `lo..=hi`, or the error
-/// `field: must be from LO to HI UNIT, got V` (the lab points at the field's line).
-pub(crate) fn check_range(field: &str, v: f64, lo: f64, hi: f64, unit: &str) -> Result<(), String> {
-    if v.is_finite() && (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        let got = if v.is_finite() && v.abs() >= 1e9 {
-            format!("{v:e}")
-        } else {
-            format!("{v}")
-        };
-        Err(format!(
-            "{field}: must be from {lo} to {hi} {unit}, got {got}"
-        ))
-    }
-}
-
-/// Longest time a policy's period may be, in milliseconds (one hour of simulated time).
-pub(crate) const MAX_PERIOD_MS: f64 = 3_600_000.0;
-
-pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Cycles>, D::Error> {
-    let q = <Option<Cycles> as serde::Deserialize>::deserialize(d)?;
-    match q {
-        Some(c) if c == 0 || c > crate::config::MAX_COST_CYCLES => {
-            Err(serde::de::Error::custom(format!(
-                "a quantum must be between 1 and {} cycles (like machine.slice_cycles), got {c}",
-                crate::config::MAX_COST_CYCLES
-            )))
-        }
-        q => Ok(q),
-    }
-}
+pub use params::{parse, NoParams, ParamError};
 
 #[cfg(test)]
 mod tests {
@@ -459,7 +465,12 @@ mod tests {
     fn unknown_parameter_is_rejected() {
         let mut t = toml::Table::new();
         t.insert("quantumm".into(), toml::Value::Integer(3));
-        let err = (policy("round-robin").unwrap().build)(t).err().unwrap();
+        let err = (policy("round-robin").unwrap().build)(t.clone())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("quantumm"), "{err}");
+        let typed = (policy("round-robin").unwrap().make)(&t).err().unwrap();
+        assert_eq!(typed.field, "quantumm");
+        assert!(typed.message.starts_with("unknown field"), "{typed}");
     }
 }

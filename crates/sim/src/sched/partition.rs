@@ -11,11 +11,12 @@ use serde::Deserialize;
 
 use super::affinity::{self, Affinity};
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Stop,
+    Actions, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Shape, Stop,
     Target,
 };
 use crate::config::MachineConfig;
-use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
+use crate::outcome::Notice;
 
 /// Parameters of `partition` (and of `process-control`).
 #[derive(Debug, Deserialize)]
@@ -60,11 +61,14 @@ pub struct Partition {
     /// The live applications the division was made for.
     divided_for: Vec<usize>,
     next_decay: Cycles,
+    /// Process control (section 7.2): the count each application was last told, when the
+    /// policy tells applications their processor counts.
+    told: Option<Vec<Option<u32>>>,
 }
 
 impl Partition {
     /// A partitioned scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         // Validates c as the affinity policy does.
         Affinity::new(affinity::Params {
             c: params.c,
@@ -78,7 +82,30 @@ impl Partition {
             task_of: Vec::new(),
             divided_for: Vec::new(),
             next_decay: 0,
+            told: None,
         })
+    }
+
+    /// The same division, telling each application its processor count whenever it changes
+    /// ([`Notice::Processors`]): process control.
+    pub fn telling(self) -> Self {
+        Partition {
+            told: Some(Vec::new()),
+            ..self
+        }
+    }
+
+    /// Tells every live application whose count changed (process control only).
+    fn tell(&mut self, cx: &SchedCtx, out: &mut Actions) {
+        let Some(told) = &mut self.told else { return };
+        told.resize(cx.tasks.len(), None);
+        for (k, task) in cx.tasks.iter().enumerate() {
+            let n = self.share.get(k).copied().unwrap_or(0);
+            if task.live > 0 && told[k] != Some(n) {
+                told[k] = Some(n);
+                out.notify.push((TaskId(k as u32), Notice::Processors(n)));
+            }
+        }
     }
 
     fn app(&mut self, task: usize) -> &mut Affinity {
@@ -94,7 +121,7 @@ impl Partition {
     }
 
     /// Redivides the processors if the live applications changed; `true` if it did.
-    pub(crate) fn redivide(&mut self, cx: &SchedCtx) -> bool {
+    fn redivide(&mut self, cx: &SchedCtx) -> bool {
         let live: Vec<usize> = (0..cx.tasks.len())
             .filter(|&k| cx.tasks[k].live > 0)
             .collect();
@@ -114,18 +141,13 @@ impl Partition {
         true
     }
 
-    /// Processors application `task` has in the current division.
-    pub(crate) fn share_of(&self, task: usize) -> u32 {
-        self.share.get(task).copied().unwrap_or(0)
-    }
-
     fn task(&self, t: ThreadId) -> Option<usize> {
         self.task_of.get(t.index()).map(|&k| k as usize)
     }
 
-    /// Slice-boundary work shared with process control: decay, redivide, and preempt threads
+    /// Slice-boundary work: decay, redivide, and preempt threads
     /// running outside their application's block.
-    pub(crate) fn boundary(&mut self, cx: &SchedCtx, out: &mut Actions) {
+    fn boundary(&mut self, cx: &SchedCtx, out: &mut Actions) {
         if cx.now >= self.next_decay {
             self.next_decay = cx.now + affinity::Params::default().decay_interval;
             let mut ignored = Actions::default();
@@ -146,6 +168,12 @@ impl Partition {
 }
 
 impl Scheduler for Partition {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine)
+            .tick(Some(machine.slice_cycles.max(1)))
+            .charging()
+    }
+
     fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
         let task = cx.thread(t).task.index();
         if self.task_of.len() <= t.index() {
@@ -170,13 +198,6 @@ impl Scheduler for Partition {
         self.app(task).pick_next(p, cx)
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks {
-            charge: true,
-            ..Hooks::NONE
-        }
-    }
-
     fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         match self.task(t) {
             Some(task) => self.app(task).quantum_expired(t, p, cx),
@@ -199,17 +220,14 @@ impl Scheduler for Partition {
         }
     }
 
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        Some(machine.slice_cycles.max(1))
-    }
-
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.boundary(cx, out);
+        self.tell(cx, out);
     }
 
-    fn remove(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
         match self.task(t) {
-            Some(task) => self.app(task).remove(t, cx),
+            Some(task) => self.app(task).dequeue(t, cx),
             None => Handoff::Refused,
         }
     }
@@ -231,12 +249,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "affinity weight within a partition (0: plain priority)",
     }],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Partition::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };
 
 #[cfg(test)]

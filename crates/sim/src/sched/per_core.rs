@@ -18,7 +18,7 @@ use serde::Deserialize;
 use smpsched_policy::migration::{pull_victim_where, push_target};
 
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Actions, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Shape,
     Target, Touch,
 };
 use crate::config::MachineConfig;
@@ -45,7 +45,7 @@ pub struct Params {
     /// How much shorter a queue must be for a push.
     pub push_threshold: usize,
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
-    #[serde(deserialize_with = "super::de_quantum", default)]
+    #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
 
@@ -80,35 +80,39 @@ pub struct PerCore {
 
 impl PerCore {
     /// A per-core scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         // 0 for none.
-        super::check_range(
+        super::params::check_range(
             "balance_ms",
             params.balance_ms,
             0.0,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds (0: no periodic balancing)",
         )?;
         if params.global && (params.pull || params.push) {
-            return Err(
-                "global: one shared queue has nothing to pull from or push to; set pull = false"
-                    .into(),
-            );
+            return Err(super::ParamError::new(
+                "global",
+                "one shared queue has nothing to pull from or push to; set pull = false",
+            ));
         }
-        super::check_range(
+        super::params::check_range(
             "pull_ms",
             params.pull_ms,
             0.0,
-            super::MAX_PERIOD_MS,
+            super::params::MAX_PERIOD_MS,
             "milliseconds (0: an idle processor pulls at once)",
         )?;
         if params.pull_ms > 0.0 && !params.pull {
-            return Err("pull_ms: a pull interval needs pull = true".into());
+            return Err(super::ParamError::new(
+                "pull_ms",
+                "a pull interval needs pull = true",
+            ));
         }
         if params.balance_ms > 0.0 && !params.pull {
-            return Err(
-                "balance_ms: periodic balancing pulls work, so it needs pull = true".into(),
-            );
+            return Err(super::ParamError::new(
+                "balance_ms",
+                "periodic balancing pulls work, so it needs pull = true",
+            ));
         }
         Ok(PerCore {
             params,
@@ -195,6 +199,15 @@ impl PerCore {
 }
 
 impl Scheduler for PerCore {
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        let tick = [self.params.pull_ms, self.params.balance_ms]
+            .into_iter()
+            .filter(|&ms| ms > 0.0)
+            .map(|ms| machine.ms(ms).max(1))
+            .min();
+        Shape::new(machine).slice(self.params.quantum).tick(tick)
+    }
+
     fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
         // One line per queue lock, for as many processors as the engine simulates (1,024).
         let base = alloc(64 * 1024);
@@ -261,10 +274,6 @@ impl Scheduler for PerCore {
         pulled
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::NONE
-    }
-
     fn dispatch_touches(&self, p: ProcId, _cx: &SchedCtx, out: &mut Vec<Touch>) {
         for &q in &self.looked[p.index()] {
             if let Some(&lock) = self.locks.get(q) {
@@ -277,25 +286,9 @@ impl Scheduler for PerCore {
         }
     }
 
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
-        Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        self.params.quantum.unwrap_or(machine.slice_cycles)
-    }
-
     fn quantum_expired(&mut self, _t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         let q = self.home(p.index());
         QuantumEnd::preempt_if(self.has_for(q, p.index(), cx))
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        [self.params.pull_ms, self.params.balance_ms]
-            .into_iter()
-            .filter(|&ms| ms > 0.0)
-            .map(|ms| machine.ms(ms).max(1))
-            .min()
     }
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
@@ -329,7 +322,7 @@ impl Scheduler for PerCore {
         }
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         for q in &mut self.queues {
             if let Some(i) = q.iter().position(|&x| x == t) {
                 q.remove(i);
@@ -391,10 +384,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        PerCore::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(PerCore::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -13,10 +13,9 @@ use smpsched_policy::priority::{
     decay_usage, should_preempt_at_quantum, DEFAULT_DECAY, DEFAULT_DECAY_INTERVAL,
 };
 
-use super::depress::Depressed;
 use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
-    Target,
+    Actions, Depression, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler,
+    Shape, Target,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -30,7 +29,7 @@ pub struct Params {
     /// Cycles between two decays.
     pub decay_interval: Cycles,
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
-    #[serde(deserialize_with = "super::de_quantum", default)]
+    #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
     /// Count usage by clock-tick sampling, as Unix and Mach do: at each machine tick the thread
     /// running on each processor is charged a whole tick. `false` counts exact cycles.
@@ -50,14 +49,20 @@ impl Default for Params {
 
 /// Checks a usage decay's parameters (shared with the policies that decay usage the same way):
 /// a factor between 0 and 1 and an interval of at least one cycle.
-pub(crate) fn check_decay(decay: f64, interval: Cycles) -> Result<(), String> {
+pub(crate) fn check_decay(decay: f64, interval: Cycles) -> Result<(), super::ParamError> {
     if !(0.0..=1.0).contains(&decay) {
-        return Err(format!("decay: must be between 0 and 1, got {decay}"));
+        return Err(super::ParamError::new(
+            "decay",
+            format!("must be between 0 and 1, got {decay}"),
+        ));
     }
     if interval == 0 || interval > crate::config::MAX_COST_CYCLES {
-        return Err(format!(
-            "decay_interval: must be between 1 and {} cycles, got {interval}",
-            crate::config::MAX_COST_CYCLES
+        return Err(super::ParamError::new(
+            "decay_interval",
+            format!(
+                "must be between 1 and {} cycles, got {interval}",
+                crate::config::MAX_COST_CYCLES
+            ),
         ));
     }
     Ok(())
@@ -74,16 +79,13 @@ pub struct Priority {
     /// The key each queued thread was inserted under, to remove or re-key it.
     key: Vec<Option<(u64, u64)>>,
     seq: u64,
-    depressed: Depressed,
-    /// Whether any thread with an affinity mask was ever queued.
-    masked: bool,
     /// Next time usage decays (sampled mode ticks more often than it decays).
     next_decay: Cycles,
 }
 
 impl Priority {
     /// A priority scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
         check_decay(params.decay, params.decay_interval)?;
         Ok(Priority {
             params,
@@ -91,8 +93,6 @@ impl Priority {
             queue: BTreeSet::new(),
             key: Vec::new(),
             seq: 0,
-            depressed: Depressed::default(),
-            masked: false,
             next_decay: 0,
         })
     }
@@ -119,83 +119,47 @@ impl Priority {
 }
 
 impl Scheduler for Priority {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
-        self.masked |= cx.any_masked();
-        if self.depressed.is_depressed(t, cx.now) {
-            self.depressed.park(t);
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        let tick = if self.params.sampled {
+            machine.tick_cycles.min(self.params.decay_interval)
         } else {
-            self.insert(t);
-        }
+            self.params.decay_interval
+        };
+        Shape::new(machine)
+            .slice(self.params.quantum)
+            .tick(Some(tick))
+            .charging()
+            .shared_queue()
+            .depression(Depression::Parked)
+    }
+
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx) -> Target {
+        self.insert(t);
         Target::Any
     }
 
-    fn single_queue(&self) -> bool {
-        // With affinity masks, a thread one processor may not take another may.
-        !self.masked
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks {
-            charge: true,
-            ..Hooks::NONE
-        }
-    }
-
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        if !self.depressed.is_empty() {
-            for t in self.depressed.expire(cx.now) {
-                self.insert(t);
-            }
-        }
-        let first = if self.masked {
+        let first = if cx.any_masked() {
             self.queue.iter().find(|e| cx.allowed(e.2, p)).copied()
         } else {
             self.queue.first().copied()
-        };
-        match first {
-            Some(e) => {
-                self.queue.remove(&e);
-                self.key[e.2.index()] = None;
-                Some(e.2)
-            }
-            None => self.depressed.pop_where(|t| cx.allowed(t, p)),
-        }
+        }?;
+        self.queue.remove(&first);
+        self.key[first.2.index()] = None;
+        Some(first.2)
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         Handoff::taken_if(match self.key.get_mut(t.index()).and_then(Option::take) {
             Some((u, seq)) => self.queue.remove(&(u, seq, t)),
-            None => self.depressed.remove(t),
+            None => false,
         })
     }
 
-    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx) {
-        self.depressed.set(t, until);
-    }
-
-    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx) {
-        if self.depressed.cancel(t) {
-            self.insert(t);
-        }
-    }
-
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
-        Some(self.params.quantum.unwrap_or(cx.machine.slice_cycles))
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        self.params.quantum.unwrap_or(machine.slice_cycles)
-    }
-
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx) -> QuantumEnd {
-        if !self.depressed.is_empty() {
-            for w in self.depressed.expire(cx.now) {
-                self.insert(w);
-            }
-        }
+    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
         QuantumEnd::preempt_if(match self.queue.first() {
             Some(&(waiting, _, _)) => should_preempt_at_quantum(waiting, self.usage(t)),
-            None => !self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now),
+            None => false,
         })
     }
 
@@ -204,14 +168,6 @@ impl Scheduler for Priority {
             self.slot(t);
             self.usage[t.index()] += cycles;
         }
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        Some(if self.params.sampled {
-            machine.tick_cycles.min(self.params.decay_interval)
-        } else {
-            self.params.decay_interval
-        })
     }
 
     fn tick(&mut self, cx: &SchedCtx, _out: &mut Actions) {
@@ -274,10 +230,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        Priority::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Priority::new(super::parse(t)?)?)),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

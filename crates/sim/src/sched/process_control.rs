@@ -1,90 +1,13 @@
 //! Process control (Gupta, Tucker and Urushibara 1991, section 7.2; Tucker and Gupta 1989): the
-//! partitioned scheduler of `partition`, plus a policy module that tells each application how
-//! many processors it has whenever that changes ([`Notice::Processors`]), so that an
+//! partitioned scheduler of `partition` ([`Partition::telling`]), with a policy module that tells
+//! each application how many processors it has whenever that changes
+//! ([`Notice::Processors`](crate::outcome::Notice::Processors)), so that an
 //! application written in task-queue style suspends or resumes worker processes until its
 //! runnable workers match its processors. The application does the suspending; the kernel
 //! only divides and tells.
 
-use super::partition::{Params, Partition};
-use super::{
-    Actions, Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Stop,
-    Target,
-};
-use crate::config::MachineConfig;
-use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
-use crate::outcome::Notice;
-
-/// Partitioning that tells applications their processor counts.
-#[derive(Debug)]
-pub struct ProcessControl {
-    inner: Partition,
-    /// The count each application was last told.
-    told: Vec<Option<u32>>,
-}
-
-impl ProcessControl {
-    /// A process-control scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, String> {
-        Ok(ProcessControl {
-            inner: Partition::new(params)?,
-            told: Vec::new(),
-        })
-    }
-
-    /// Tells every live application whose count changed.
-    fn tell(&mut self, cx: &SchedCtx, out: &mut Actions) {
-        self.told.resize(cx.tasks.len(), None);
-        for (k, task) in cx.tasks.iter().enumerate() {
-            if task.live == 0 {
-                continue;
-            }
-            let n = self.inner.share_of(k);
-            if self.told[k] != Some(n) {
-                self.told[k] = Some(n);
-                out.notify.push((TaskId(k as u32), Notice::Processors(n)));
-            }
-        }
-    }
-}
-
-impl Scheduler for ProcessControl {
-    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
-        self.inner.enqueue(t, why, cx)
-    }
-
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        self.inner.pick_next(p, cx)
-    }
-
-    fn hooks(&self) -> Hooks {
-        self.inner.hooks()
-    }
-
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
-        self.inner.quantum_expired(t, p, cx)
-    }
-
-    fn charge(&mut self, t: ThreadId, cycles: Cycles) {
-        self.inner.charge(t, cycles);
-    }
-
-    fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
-        self.inner.stopped(t, why, cx);
-    }
-
-    fn tick_interval(&self, machine: &MachineConfig) -> Option<Cycles> {
-        self.inner.tick_interval(machine)
-    }
-
-    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
-        self.inner.boundary(cx, out);
-        self.tell(cx, out);
-    }
-
-    fn remove(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
-        self.inner.remove(t, cx)
-    }
-}
+use super::partition::Partition;
+use super::{ParamInfo, PolicyInfo};
 
 /// Registry entry of `process-control`.
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -103,10 +26,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "affinity weight within a partition (0: plain priority)",
     }],
     processor_sets: false,
-    build: |t| {
-        let p = super::params::<Params>(t)?;
-        ProcessControl::new(p)
-            .map(|s| Box::new(s) as Box<dyn Scheduler>)
-            .map_err(serde::de::Error::custom)
-    },
+    make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?.telling())),
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

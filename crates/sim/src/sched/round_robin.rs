@@ -1,13 +1,12 @@
 //! Round-robin: one global FIFO run queue with time slices, the baseline of every paper
 //! (DiBella's Global queue, Weibel's global run queue).
 
-use std::collections::VecDeque;
-
 use serde::Deserialize;
 
-use super::depress::Depressed;
+use super::queues::Fifo;
 use super::{
-    Enqueue, Handoff, Hooks, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Target,
+    Depression, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Shape,
+    Target,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -17,98 +16,50 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Quantum in cycles; the machine's `slice_cycles` when absent.
-    #[serde(deserialize_with = "super::de_quantum", default)]
+    #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
 
 /// One FIFO run queue shared by every processor.
 #[derive(Debug, Default)]
 pub struct RoundRobin {
-    queue: VecDeque<ThreadId>,
+    queue: Fifo,
     quantum: Option<Cycles>,
-    depressed: Depressed,
-    /// Whether any thread with an affinity mask was ever queued.
-    masked: bool,
 }
 
 impl RoundRobin {
     /// A round-robin scheduler with the given quantum (machine slice when `None`).
     pub fn new(quantum: Option<Cycles>) -> Self {
         RoundRobin {
-            queue: VecDeque::new(),
+            queue: Fifo::default(),
             quantum,
-            depressed: Depressed::default(),
-            masked: false,
         }
     }
 }
 
 impl Scheduler for RoundRobin {
-    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
-        self.masked |= cx.any_masked();
-        if self.depressed.is_depressed(t, cx.now) {
-            self.depressed.park(t);
-        } else {
-            self.queue.push_back(t);
-        }
+    fn shape(&self, machine: &MachineConfig) -> Shape {
+        Shape::new(machine)
+            .slice(self.quantum)
+            .shared_queue()
+            .depression(Depression::Parked)
+    }
+
+    fn enqueue(&mut self, t: ThreadId, _why: Enqueue, _cx: &SchedCtx) -> Target {
+        self.queue.push(t);
         Target::Any
     }
 
-    fn single_queue(&self) -> bool {
-        // With affinity masks, a thread one processor may not take another may.
-        !self.masked
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::NONE
-    }
-
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        if !self.depressed.is_empty() {
-            self.queue.extend(self.depressed.expire(cx.now));
-        }
-        if !self.masked {
-            return self.queue.pop_front().or_else(|| self.depressed.pop());
-        }
-        match self.queue.iter().position(|&t| cx.allowed(t, p)) {
-            Some(i) => self.queue.remove(i),
-            None => self.depressed.pop_where(|t| cx.allowed(t, p)),
-        }
+        self.queue.pop_for(p, cx)
     }
 
-    fn remove(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
-        Handoff::taken_if(match self.queue.iter().position(|&x| x == t) {
-            Some(i) => self.queue.remove(i).is_some(),
-            None => self.depressed.remove(t),
-        })
+    fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
+        Handoff::taken_if(self.queue.remove(t))
     }
 
-    fn depress(&mut self, t: ThreadId, until: Cycles, _cx: &SchedCtx) {
-        self.depressed.set(t, until);
-    }
-
-    fn undepress(&mut self, t: ThreadId, _cx: &SchedCtx) {
-        if self.depressed.cancel(t) {
-            self.queue.push_back(t);
-        }
-    }
-
-    fn quantum(&self, _t: ThreadId, _p: ProcId, cx: &SchedCtx) -> Option<Cycles> {
-        Some(self.quantum.unwrap_or(cx.machine.slice_cycles))
-    }
-
-    fn slice_cycles(&self, machine: &MachineConfig) -> Cycles {
-        self.quantum.unwrap_or(machine.slice_cycles)
-    }
-
-    fn quantum_expired(&mut self, t: ThreadId, _p: ProcId, cx: &SchedCtx) -> QuantumEnd {
-        if !self.depressed.is_empty() {
-            self.queue.extend(self.depressed.expire(cx.now));
-        }
-        QuantumEnd::preempt_if(
-            !self.queue.is_empty()
-                || (!self.depressed.is_empty() && self.depressed.is_depressed(t, cx.now)),
-        )
+    fn quantum_expired(&mut self, _t: ThreadId, _p: ProcId, _cx: &SchedCtx) -> QuantumEnd {
+        QuantumEnd::preempt_if(!self.queue.is_empty())
     }
 }
 
@@ -127,9 +78,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "time slice in cycles",
     }],
     processor_sets: false,
-    build: |t| {
+    make: |t| {
         Ok(Box::new(RoundRobin::new(
-            super::params::<Params>(t)?.quantum,
+            super::parse::<Params>(t)?.quantum,
         )))
     },
+    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -1,0 +1,129 @@
+//! Typed policy parameters: a policy's `[scheduler]` table parsed once into its own struct, with
+//! errors that name the field ([`ParamError`]) found by construction (the key whose value fails
+//! on its own), never by reading the text of `toml`'s message; and the range checks policies
+//! share.
+
+use serde::de::DeserializeOwned;
+
+use crate::ids::Cycles;
+
+/// A bad policy parameter: the field (a key of the `[scheduler]` table; empty when no single
+/// field is at fault) and what is wrong with it.
+#[derive(Debug)]
+pub struct ParamError {
+    /// The parameter's name as written in the experiment file.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+    /// The deserialization error as `toml` gave it, kept for [`toml::de::Error`] callers.
+    de: Option<Box<toml::de::Error>>,
+}
+
+impl ParamError {
+    /// An error about `field`.
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        ParamError {
+            field: field.to_string(),
+            message: message.into(),
+            de: None,
+        }
+    }
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+impl ParamError {
+    /// The error as `toml` gives it: a deserialization error as it was, a policy's own check
+    /// as `field: message` (the form [`PolicyInfo::build`](super::PolicyInfo::build) returns).
+    pub fn into_de(self) -> toml::de::Error {
+        match self.de {
+            Some(de) => *de,
+            None => serde::de::Error::custom(self.to_string()),
+        }
+    }
+}
+
+/// The parameters of a policy that has none: an empty table, any field refused.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+/// Parses a policy's parameter table into its struct `P` (every field of which has a default).
+/// On failure the field is the first key that fails alone (an unknown name, a wrong type, a
+/// value its deserializer refuses).
+pub fn parse<P: DeserializeOwned>(table: &toml::Table) -> Result<P, ParamError> {
+    let whole = match toml::Value::Table(table.clone()).try_into::<P>() {
+        Ok(p) => return Ok(p),
+        Err(e) => e,
+    };
+    for (key, value) in table {
+        let mut one = toml::Table::new();
+        one.insert(key.clone(), value.clone());
+        if let Err(e) = toml::Value::Table(one).try_into::<P>() {
+            return Err(ParamError {
+                field: key.clone(),
+                message: e.message().trim().to_string(),
+                de: Some(Box::new(whole)),
+            });
+        }
+    }
+    Err(ParamError {
+        field: String::new(),
+        message: whole.message().trim().to_string(),
+        de: Some(Box::new(whole)),
+    })
+}
+
+/// Checks a policy's number parameter: finite and within `lo..=hi`, or the error
+/// `must be from LO to HI UNIT, got V` about `field`.
+pub(crate) fn check_range(
+    field: &str,
+    v: f64,
+    lo: f64,
+    hi: f64,
+    unit: &str,
+) -> Result<(), ParamError> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        return Ok(());
+    }
+    let got = if v.is_finite() && v.abs() >= 1e9 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    };
+    Err(ParamError::new(
+        field,
+        format!("must be from {lo} to {hi} {unit}, got {got}"),
+    ))
+}
+
+/// Longest time a policy's period may be, in milliseconds (one hour of simulated time).
+pub(crate) const MAX_PERIOD_MS: f64 = 3_600_000.0;
+
+/// Deserializes an optional quantum: like the machine's `slice_cycles`, at least one cycle (a
+/// zero quantum would preempt at every instant) and at most
+/// [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
+pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cycles>, D::Error> {
+    let q = <Option<Cycles> as serde::Deserialize>::deserialize(d)?;
+    match q {
+        Some(c) if c == 0 || c > crate::config::MAX_COST_CYCLES => {
+            Err(serde::de::Error::custom(format!(
+                "a quantum must be between 1 and {} cycles (like machine.slice_cycles), got {c}",
+                crate::config::MAX_COST_CYCLES
+            )))
+        }
+        q => Ok(q),
+    }
+}
