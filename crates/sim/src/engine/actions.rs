@@ -62,7 +62,7 @@ impl Simulation {
     }
 
     pub(super) fn no_idle_processor(&self) -> bool {
-        self.idle.iter().all(|&w| w == 0)
+        self.idle.is_empty()
     }
 
     pub(super) fn request_preempt(&mut self, p: usize) -> Result<(), SimError> {
@@ -97,7 +97,7 @@ impl Simulation {
             self.poll_idle = false;
             let mut first = std::mem::take(&mut self.offer_first);
             for &p in &first {
-                if self.idle[p / 64] >> (p % 64) & 1 == 1 {
+                if self.idle.contains(p) {
                     self.settle(p);
                     if let Dispatch::Immediate = self.dispatch(p, None, None) {
                         self.advance(p)?;
@@ -124,20 +124,6 @@ impl Simulation {
 
     /// The lowest-numbered idle processor at or after `from`.
     pub(super) fn next_idle(&self, from: usize) -> Option<usize> {
-        let mut w = from / 64;
-        if w >= self.idle.len() {
-            return None;
-        }
-        let mut bits = self.idle[w] & (!0u64 << (from % 64));
-        loop {
-            if bits != 0 {
-                return Some(w * 64 + bits.trailing_zeros() as usize);
-            }
-            w += 1;
-            if w >= self.idle.len() {
-                return None;
-            }
-            bits = self.idle[w];
-        }
+        self.idle.next_from(from)
     }
 }

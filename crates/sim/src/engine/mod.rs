@@ -141,7 +141,7 @@ pub struct Simulation {
     sync: Vec<SyncObject>,
     memory: MemorySystem,
     idle_handoff: bool,
-    idle: Vec<u64>,
+    idle: idle::IdleSet,
     poll_idle: bool,
     live: u64,
     events: u64,
@@ -187,6 +187,7 @@ mod actions;
 mod build;
 mod error;
 mod finish;
+mod idle;
 mod interp;
 mod processor;
 mod requests;
@@ -226,10 +227,7 @@ impl Simulation {
                 dispatches: 0,
             })
             .collect();
-        let mut idle = vec![0u64; n.div_ceil(64)];
-        for p in 0..n {
-            idle[p / 64] |= 1 << (p % 64);
-        }
+        let idle = idle::IdleSet::all(n);
         Ok(Simulation {
             cx: SchedCtx {
                 now: 0,
@@ -423,7 +421,7 @@ impl Simulation {
                 }
             }
             if self.poll_idle {
-                if self.idle.iter().all(|&w| w == 0) {
+                if self.idle.is_empty() {
                     // Every processor is busy: nobody to offer the change to.
                     self.poll_idle = false;
                 } else {

@@ -216,7 +216,7 @@ impl Simulation {
         proc.quantum_end = Cycles::MAX;
         proc.need_resched = false;
         self.cx.running[p] = None;
-        self.idle[p / 64] |= 1 << (p % 64);
+        self.idle.insert(p);
     }
 
     /// Gives processor `p`, which was running `prev` (or nothing), its next thread: `handoff` if
@@ -327,7 +327,7 @@ impl Simulation {
             ThreadState::Exited,
             "dispatching exited {t}"
         );
-        self.idle[p / 64] &= !(1 << (p % 64));
+        self.idle.remove(p);
         let pid = ProcId(p as u32);
         let info = &mut self.cx.threads[ti].info;
         info.state = ThreadState::Running(pid);
