@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Side by side with scx_simulator (issue 26): the same periodic rt-app files run by smpsched and by
+# scx_simulator's `scxsim`, wall time, peak memory, dispatches and per-task runtime printed in one
+# table. Building scx_simulator is its own step (README.md here), not CI's.
+#
+#   SCX_SIM=/work/scx-build/target/release/scxsim benches/peers/scx-simulator.sh
+#
+# Environment (all optional but SCX_SIM; without it the scx_simulator rows print n/a):
+#   SCX_SIM      the built scxsim binary
+#   SCX_SCHED    scx_simulator's scheduler (default simple)
+#   SCX_ARGS     more scxsim flags (default --no-rbc: no scheduler overhead measured on this
+#                host's PMU, so the counts do not depend on the machine; "" keeps scxsim's default)
+#   SMPSCHED     the smpsched binary (default target/release/smpsched, built if missing)
+#   SMP_POLICY   smpsched's policy (default round-robin; scx-simple once it exists)
+#   SMP_PRESET   smpsched's machine preset (default tango-12: 10 ms slice, 25 MHz)
+#   LOADS        "TASKS:CPUS ..." (default "256:16 1024:64")
+#   DURATION     simulated seconds (default 10)
+#   RUN_US PERIOD_US  each task's run and period in microseconds (default 500 and 10000: 80% load)
+#   MODE         timer (rt-app's run + timer, default) or sleep (run + sleep of period - run, read
+#                the same way by both simulators; scx_simulator reads a timer as a sleep of the
+#                whole period)
+#   REPS         timed runs of each simulator and load; the least wall time is printed (default 3:
+#                wall times on a shared machine vary by 2x and more from run to run)
+#   COUNTS       1 (default): a second scxsim run with --dump-trace to count dispatches and
+#                per-task runtime (not timed; scxsim writes its trace unbuffered, a line per
+#                write: about 1.5 min for 256/16 and 4 min for 1024/64); 0 skips it
+#   OUT          where the files, logs and results go (default a new folder under /tmp)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+SCX_SCHED=${SCX_SCHED:-simple}
+SCX_ARGS=${SCX_ARGS---no-rbc}
+SMP_POLICY=${SMP_POLICY:-round-robin}
+SMP_PRESET=${SMP_PRESET:-tango-12}
+LOADS=${LOADS:-"256:16 1024:64"}
+DURATION=${DURATION:-10}
+RUN_US=${RUN_US:-500}
+PERIOD_US=${PERIOD_US:-10000}
+MODE=${MODE:-timer}
+COUNTS=${COUNTS:-1}
+REPS=${REPS:-3}
+OUT=${OUT:-$(mktemp -d /tmp/peers.XXXXXX)}
+mkdir -p "$OUT"
+
+[ -x /usr/bin/time ] || { echo "needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
+
+SMPSCHED=${SMPSCHED:-$repo/target/release/smpsched}
+if [ ! -x "$SMPSCHED" ]; then
+    echo "building smpsched (cargo build --release -p smpsched) ..." >&2
+    (cd "$repo" && cargo build --release -p smpsched >&2)
+fi
+if [ -n "${SCX_SIM:-}" ] && [ ! -x "$SCX_SIM" ]; then
+    echo "SCX_SIM=$SCX_SIM is not an executable; see benches/peers/README.md to build it" >&2
+    exit 1
+fi
+
+# timed LOG CMD... -> "WALL_S PEAK_KB" on stdout, the least wall time and the largest peak
+# resident memory of REPS runs; the command's own output goes to LOG. Before each run, $pre
+# (if set) is run: smpsched will not write into an --out folder that exists.
+timed() {
+    local log=$1; shift
+    local i best=
+    for ((i = 0; i < REPS; i++)); do
+        [ -n "${pre:-}" ] && $pre
+        /usr/bin/time -f 'TIME %e %M' -o "$log.time" "$@" > "$log" 2>&1 || {
+            echo "failed: $* (see $log)" >&2; tail -5 "$log" >&2; return 1; }
+        best=$(awk -v best="$best" '/^TIME/ {
+            if (best == "") { print $2, $3; exit }
+            split(best, b, " "); w = ($2 < b[1] ? $2 : b[1]); m = ($3 > b[2] ? $3 : b[2]); print w, m }' "$log.time")
+    done
+    echo "$best"
+}
+
+# smpsched: dispatches = the app's context_switches (each is a thread put on a processor);
+# per-task runtime = the app's useful time / threads (no per-thread figure yet: min and max n/a).
+smp_row() {
+    local tasks=$1 cpus=$2 json=$3 dir=$OUT/smp-$tasks-$cpus
+    rm -rf "$dir"; mkdir -p "$dir"; cp "$json" "$dir/load.json"
+    cat > "$dir/load.toml" <<EOF
+name = "peers-$tasks-$cpus"
+description = "$tasks periodic rt-app tasks on $cpus processors (benches/peers)"
+seed = 1
+
+[machine]
+preset = "$SMP_PRESET"
+processors = $cpus
+
+[scheduler]
+policy = "$SMP_POLICY"
+
+[[workload]]
+kind = "rt-app"
+name = "rt"
+file = "load.json"
+EOF
+    local wm; wm=$(pre="rm -rf $dir/out" timed "$dir/run.log" "$SMPSCHED" run "$dir/load.toml" --out "$dir/out") || { echo "n/a n/a n/a n/a n/a n/a"; return; }
+    python3 - "$dir/out/results.json" "$DURATION" "$wm" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+app = r["apps"][0]
+hz = r["elapsed_cycles"] / float(sys.argv[2])          # cycles per simulated second
+wall, kb = sys.argv[3].split()
+mean_ms = app["time"]["useful"] / app["threads"] / hz * 1e3
+print(wall, kb, app["context_switches"], f"{mean_ms:.2f}", "n/a", "n/a")
+EOF
+}
+
+# scx_simulator: one timed run without tracing, then (COUNTS=1) one with --dump-trace read as it
+# streams: a dispatch is a SCHED line (TaskScheduled: the task put on a CPU), a task's runtime the
+# sum of SCHED to its next PREEMPT / YIELD / SLEEP / COMPLETE (as Trace::total_runtime counts it).
+scx_row() {
+    local tasks=$1 cpus=$2 json=$3 dir=$OUT/scx-$tasks-$cpus
+    if [ -z "${SCX_SIM:-}" ]; then echo "n/a n/a n/a n/a n/a n/a"; return; fi
+    rm -rf "$dir"; mkdir -p "$dir"
+    local wm; wm=$(timed "$dir/run.log" "$SCX_SIM" -s "$SCX_SCHED" -c "$cpus" $SCX_ARGS "$json") || { echo "n/a n/a n/a n/a n/a n/a"; return; }
+    if [ "$COUNTS" != 1 ]; then echo "$wm n/a n/a n/a n/a"; return; fi
+    "$SCX_SIM" -s "$SCX_SCHED" -c "$cpus" $SCX_ARGS --dump-trace "$json" 2>&1 >/dev/null | awk -v wm="$wm" '
+        /^\[/ {
+            s = $0; sub(/^\[ */, "", s)
+            t = s; sub(/:.*/, "", t); gsub(/_/, "", t); t += 0
+            sub(/^[^]]*\] */, "", s); split(s, f, " ")
+            ev = f[2]; pid = f[3]; sub(/pid=/, "", pid)
+            if (ev == "SCHED") { n++; since[pid] = t; seen[pid] = 1 }
+            else if (ev == "PREEMPT" || ev == "YIELD" || ev == "SLEEP" || ev == "COMPLETE") {
+                if (pid in since) { run[pid] += t - since[pid]; delete since[pid] }
+            }
+        }
+        END {
+            k = 0; sum = 0; mn = -1; mx = 0
+            for (p in seen) { k++; v = run[p] / 1e6; sum += v; if (mn < 0 || v < mn) mn = v; if (v > mx) mx = v }
+            if (k == 0) { print wm, "n/a n/a n/a n/a"; exit }
+            printf "%s %d %.2f %.2f %.2f\n", wm, n, sum / k, mn, mx
+        }'
+}
+
+printf '%-9s %-20s %8s %9s %10s %12s %9s %9s %9s\n' load simulator "wall s" "peak MB" dispatches "disp/wall s" "run ms" "min ms" "max ms"
+for load in $LOADS; do
+    tasks=${load%%:*}; cpus=${load##*:}
+    json=$OUT/periodic-$tasks-$MODE.json
+    python3 "$here/gen-periodic.py" "$tasks" "$json" --run "$RUN_US" --period "$PERIOD_US" --duration "$DURATION" --mode "$MODE"
+    for sim in smpsched scx; do
+        if [ $sim = smpsched ]; then row=$(smp_row "$tasks" "$cpus" "$json"); name="smpsched/$SMP_POLICY"
+        else row=$(scx_row "$tasks" "$cpus" "$json"); name="scx/$SCX_SCHED"; fi
+        read -r wall kb disp mean mn mx <<< "$row"
+        mb=n/a; rate=n/a
+        [ "$kb" != n/a ] && mb=$(awk -v k="$kb" 'BEGIN{printf "%.1f", k/1024}')
+        [ "$disp" != n/a ] && [ "$wall" != n/a ] && rate=$(awk -v d="$disp" -v w="$wall" 'BEGIN{printf "%.0f", (w > 0 ? d / w : 0)}')
+        printf '%-9s %-20s %8s %9s %10s %12s %9s %9s %9s\n' "$tasks/$cpus" "$name" "$wall" "$mb" "$disp" "$rate" "$mean" "$mn" "$mx"
+    done
+done
+echo "(files and logs in $OUT; run ms = per-task runtime over the run, mean over tasks; $MODE mode, ${RUN_US} us every ${PERIOD_US} us, ${DURATION} s)"
