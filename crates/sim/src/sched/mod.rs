@@ -201,7 +201,9 @@ pub enum Depression {
     /// The framework does it for the policy: a depressed thread made ready is parked off the
     /// policy's queues until its timeout passes or it cancels, and runs only when the policy
     /// has nothing for an idle processor; at a quantum's end a depressed runner yields to any
-    /// parked thread whose depression ended.
+    /// parked thread whose depression ended. A thread whose depression ends goes back through
+    /// the policy's `enqueue` (as [`Enqueue::Woken`]) at the next pick; the target it returns
+    /// then is not acted on, so this suits a policy with one shared queue.
     Parked,
     /// The policy does it itself in [`Scheduler::depress`] (Mach: the lowest level).
     Own,
