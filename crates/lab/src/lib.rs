@@ -9,6 +9,7 @@ pub mod budget;
 pub mod catalog;
 pub mod error;
 pub mod experiment;
+pub mod format;
 pub mod metric;
 pub mod outdir;
 pub mod output;
@@ -19,6 +20,7 @@ pub(crate) mod resolve;
 pub mod results;
 pub mod runner;
 pub mod source;
+pub mod svg;
 pub(crate) mod sweep;
 pub mod traces;
 

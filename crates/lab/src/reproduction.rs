@@ -30,13 +30,11 @@ use serde::Deserialize;
 use crate::error::{InputError, LabError};
 use crate::experiment::{Experiment, Point};
 use crate::metric;
-use crate::reproduce::plot::{
-    grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle,
-};
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::reproduce::{Claim, Tolerance};
 use crate::runner::{run_experiment_memo, RunMemo, RunRecord};
 use crate::source::{split_de_error, Source};
+use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
 
 /// The `[reproduce]` section of an experiment file.
 #[derive(Clone, Debug, Deserialize)]
@@ -455,7 +453,7 @@ fn draw(
     rows: &[PointRow],
 ) -> Result<String, LabError> {
     let y_label = ps.y_label.clone().unwrap_or_else(|| spec.metric.clone());
-    let plot_err = |e: crate::reproduce::plot::PlotError| LabError::Internal(format!("plot: {e}"));
+    let plot_err = |e: crate::svg::PlotError| LabError::Internal(format!("plot: {e}"));
     match ps.kind.as_str() {
         "line" => {
             let x = ps.x.as_deref().unwrap_or_default();
