@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 mod real;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::output::folder_name;
-use smpsched_lab::reproduce::report::render_terminal;
+use smpsched_lab::reproduce::terminal::render_terminal;
 use smpsched_lab::reproduction::{papers, run_paper};
 use smpsched_lab::{
     catalog, plan_jobs, run_experiment_traced, stopped_error, terminal_table, traces, Destination,

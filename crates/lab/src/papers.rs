@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{InputError, LabError};
 use crate::experiment::Experiment;
 use crate::output::{content_hash, write_atomic, Staging};
-use crate::reproduce::report::{render_index, render_paper, PaperReport, Verdict};
+use crate::reproduce::markdown::{render_index, render_paper};
+use crate::reproduce::report::{PaperReport, Verdict};
 use crate::reproduction::reproduce_file;
 
 /// A paper of the project: the folder of its experiments, its title, and what the lab takes

@@ -10,9 +10,11 @@ pub mod claims;
 pub mod headline;
 pub mod overview;
 
+pub mod markdown;
 pub mod report;
 pub(crate) mod scale;
 pub mod summary;
+pub mod terminal;
 pub mod tolerance;
 
 pub use claims::{Claim, ClaimError, ClaimOutcome, EvalError, Reference};

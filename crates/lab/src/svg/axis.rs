@@ -12,7 +12,12 @@ pub(super) struct ValueAxis {
 
 impl ValueAxis {
     /// An axis covering `[min, max]` with a small margin; `zero` forces 0 into the range.
-    pub(super) fn linear(min: f64, max: f64, zero: bool, axis: &'static str) -> Result<Self, PlotError> {
+    pub(super) fn linear(
+        min: f64,
+        max: f64,
+        zero: bool,
+        axis: &'static str,
+    ) -> Result<Self, PlotError> {
         let (mut lo, mut hi) = (min, max);
         if zero {
             lo = lo.min(0.0);
