@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand};
 mod real;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::output::folder_name;
+use smpsched_lab::papers::{papers, run_paper};
 use smpsched_lab::reproduce::terminal::render_terminal;
-use smpsched_lab::reproduction::{papers, run_paper};
 use smpsched_lab::{
     catalog, plan_jobs, run_experiment_traced, stopped_error, terminal_table, traces, Destination,
     Experiment, InputError, LabError, Outbox,

@@ -33,15 +33,12 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::Deserialize;
-use smpsched_sim::sched::PolicyInfo;
-use smpsched_sim::trace::TraceConfig;
-use smpsched_sim::{Cycles, Limits, MachineConfig, Progress, RunReport, SimError, Simulation};
-use smpsched_workloads::{Workload, WorkloadInfo};
+use smpsched_sim::Cycles;
 
 use crate::budget;
+pub use crate::point::{App, Point};
 
 use crate::error::{InputError, LabError};
 pub use crate::resolve::MAX_TIME_LIMIT;
@@ -52,8 +49,7 @@ use crate::sweep::{expand, set_path, RawPoint};
 /// Most repetitions of one point.
 pub const MAX_REPETITIONS: u32 = 10_000;
 
-/// Most points one experiment may expand to.
-pub const MAX_POINTS: usize = 100_000;
+pub use crate::sweep::MAX_POINTS;
 
 /// The raw top level of an experiment file. Some fields are read from the value tree per point;
 /// they are declared here so that their types are checked once, with the file's lines.
@@ -95,104 +91,6 @@ fn one_u32() -> u32 {
     1
 }
 
-/// One application of a point: its name and its validated workload.
-#[derive(Clone)]
-pub struct App {
-    /// Name of the application in reports.
-    pub name: String,
-    /// The registered workload kind.
-    pub kind: &'static WorkloadInfo,
-    /// The validated workload.
-    pub workload: Arc<dyn Workload>,
-}
-
-/// One fully resolved configuration of an experiment: everything needed to simulate it.
-#[derive(Clone)]
-pub struct Point {
-    /// Human-readable label (`policy=priority/processors=8`), unique within the experiment.
-    pub label: String,
-    /// The values this point sets, as (dotted path, value) in file order.
-    pub params: Vec<(String, String)>,
-    /// The machine.
-    pub machine: MachineConfig,
-    /// The kernel scheduling policy.
-    pub policy: &'static PolicyInfo,
-    /// The policy's parameters.
-    pub policy_params: toml::Table,
-    /// The applications, in task order.
-    pub apps: Vec<App>,
-    /// Bounds on simulated time and events (`time_limit_cycles`, `event_limit`), defaults
-    /// applied.
-    pub limits: Limits,
-    /// Dispatch threads that become ready straight to idle processors (Black 1990, 3.1); a
-    /// `[scheduler]` key common to every policy.
-    pub idle_handoff: bool,
-    /// The application whose completion ends the run (`until = "LU"`): the others are measured
-    /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
-    pub until: Option<String>,
-    /// Everything the point's runs depend on, as canonical text (the file's folder and the
-    /// resolved document, keys sorted): two points with equal keys simulate identically under
-    /// the same seed, so a reproduction runs them once (see [`crate::runner::RunMemo`]).
-    pub key: String,
-}
-
-impl Point {
-    /// Unit operations of all applications (synchronizations, exchanges), if any declares them.
-    pub fn operations(&self) -> Option<u64> {
-        let ops: Vec<u64> = self
-            .apps
-            .iter()
-            .filter_map(|a| a.workload.operations())
-            .collect();
-        (!ops.is_empty()).then(|| ops.iter().sum())
-    }
-}
-
-impl Point {
-    /// Builds and runs the simulation of this point with `seed`.
-    pub fn simulate(&self, seed: u64) -> Result<RunReport, SimError> {
-        self.simulate_observed(seed, u64::MAX, &mut |_| {})
-    }
-
-    /// Builds and runs the simulation of this point with `seed`, showing `observe` the run's
-    /// progress every `every` events.
-    pub fn simulate_observed(
-        &self,
-        seed: u64,
-        every: u64,
-        observe: &mut dyn FnMut(Progress),
-    ) -> Result<RunReport, SimError> {
-        self.simulate_traced(seed, every, observe, None)
-    }
-
-    /// Like [`Point::simulate_observed`], recording a trace of what each processor ran (in the
-    /// report's `trace`) when `trace` is given.
-    pub fn simulate_traced(
-        &self,
-        seed: u64,
-        every: u64,
-        observe: &mut dyn FnMut(Progress),
-        trace: Option<TraceConfig>,
-    ) -> Result<RunReport, SimError> {
-        let sched = (self.policy.build)(self.policy_params.clone())
-            .expect("policy parameters were validated when the experiment was loaded");
-        let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
-        sim.set_limits(self.limits);
-        sim.set_idle_handoff(self.idle_handoff);
-        if let Some(config) = trace {
-            sim.set_trace(config);
-        }
-        for app in &self.apps {
-            let task = sim.add_task(app.name.clone());
-            app.workload.install(&mut sim, task)?;
-            if self.until.as_deref() == Some(app.name.as_str()) {
-                sim.end_when_done(task);
-            }
-        }
-        sim.run_observed(every, observe)
-    }
-}
-
 /// A loaded, validated experiment.
 #[derive(Clone)]
 pub struct Experiment {
@@ -213,7 +111,7 @@ pub struct Experiment {
     /// Every point of the sweep, in order.
     pub points: Vec<Point>,
     /// The `[reproduce]` section, for files that reproduce a table or figure of a paper.
-    pub reproduce: Option<crate::reproduction::Spec>,
+    pub reproduce: Option<crate::repro_spec::Spec>,
 }
 
 impl Experiment {
@@ -333,7 +231,7 @@ impl Experiment {
             }
         }
         let reproduce = match raw.reproduce {
-            Some(t) => Some(crate::reproduction::parse_spec(&src, t, &points)?),
+            Some(t) => Some(crate::repro_spec::parse_spec(&src, t, &points)?),
             None => None,
         };
         let runs = (points.len() as u64).saturating_mul(u64::from(repetitions));

@@ -3,8 +3,8 @@
 
 use smpsched_sim::RunReport;
 
-use crate::experiment::Point;
-use crate::runner::RunRecord;
+use crate::point::Point;
+use crate::record::RunRecord;
 
 /// The measures every point has, with what they mean; application measures are written
 /// `NAME:APP` (e.g. `app_util:MP3D`).

@@ -102,7 +102,7 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
         return Err(no_experiments_folder(dir));
     }
     let mut out = Vec::new();
-    for f in crate::catalog::experiment_files(dir)? {
+    for f in crate::source::experiment_files(dir)? {
         // A file that cannot be read is no reproduction; `list` and `run_paper` name it.
         let Ok(text) = crate::source::read_experiment(&f) else {
             continue;
@@ -193,7 +193,7 @@ pub fn run_paper(
 ) -> Result<PaperOutcome, LabError> {
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
-    let (found, mut skipped) = crate::catalog::find_experiment_files(&dir)?;
+    let (found, mut skipped) = crate::source::find_experiment_files(&dir)?;
     for f in found {
         // A file that cannot be read (a FIFO, a device, binary) is skipped and named; one that
         // reads but does not validate is an error, as for `smpsched run`.

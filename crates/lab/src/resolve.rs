@@ -12,7 +12,7 @@ use smpsched_workloads as workloads;
 
 use crate::budget;
 use crate::error::InputError;
-use crate::experiment::{App, Point};
+use crate::point::{App, Point};
 use crate::source::{split_de_error, Source};
 use crate::sweep::{deep_merge, value_label, Override};
 
