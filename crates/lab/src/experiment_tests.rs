@@ -196,3 +196,14 @@ fn until_names_an_application_of_the_point() {
     assert_eq!(e.line, Some(4), "{e}");
     assert!(e.message.contains("`A`"), "{e}");
 }
+
+#[test]
+fn fields_lists_every_top_level_field_the_parser_takes() {
+    let text = "name = \"x\"\nbogus = 1\n[scheduler]\npolicy = \"batch\"\n";
+    let Err(err) = Experiment::parse(Path::new("f.toml"), text.to_string()) else {
+        panic!("an unknown field is refused");
+    };
+    let quoted: Vec<String> = FIELDS.iter().map(|f| format!("`{f}`")).collect();
+    let want = format!("expected one of {}", quoted.join(", "));
+    assert!(err.to_string().ends_with(&want), "{err}\nwant: {want}");
+}

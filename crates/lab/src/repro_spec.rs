@@ -63,15 +63,62 @@ pub struct Spec {
     pub claim: Vec<ClaimSpec>,
 }
 
+/// The kinds of plot a reproduction draws (`[reproduce] plot.kind`), one table for the parser,
+/// the drawing and the guide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum PlotKind {
+    /// The metric against a swept parameter, one series per remaining label.
+    Line,
+    /// Ours beside the paper's per expected point.
+    Bars,
+    /// The machine's time split per point.
+    Stacked,
+    /// Each application's held time split into useful, cache-miss and synchronization, beside
+    /// the paper's bar (Gupta et al.'s figures).
+    Apps,
+}
+
+impl PlotKind {
+    /// Every kind, in the order the guide and error messages list them.
+    pub const ALL: [PlotKind; 4] = [
+        PlotKind::Line,
+        PlotKind::Bars,
+        PlotKind::Stacked,
+        PlotKind::Apps,
+    ];
+
+    /// The name an experiment file writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlotKind::Line => "line",
+            PlotKind::Bars => "bars",
+            PlotKind::Stacked => "stacked",
+            PlotKind::Apps => "apps",
+        }
+    }
+}
+
+impl TryFrom<String> for PlotKind {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        PlotKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| {
+                let valid: Vec<&str> = PlotKind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown plot kind `{name}`; valid: {}", valid.join(", "))
+            })
+    }
+}
+
 /// The plot of a reproduction.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlotSpec {
-    /// `line` (metric against a swept parameter, one series per remaining label), `bars` (ours
-    /// beside the paper per expected point), `stacked` (time split per point) or `apps` (each
-    /// application's held time split into useful, cache-miss and synchronization, beside the
-    /// paper's bar: Gupta et al.'s figures).
-    pub kind: String,
+    /// Which plot (see [`PlotKind`]).
+    pub kind: PlotKind,
     /// For `line`: the swept parameter (dotted path) on the x axis.
     #[serde(default)]
     pub x: Option<String>,
@@ -158,7 +205,7 @@ pub(crate) fn parse_spec(
     // The section's measure must be defined wherever it is shown: on every point for a line
     // plot or a table without expected values, else on the points of the expected values that
     // do not name their own.
-    let line_plot = spec.plot.as_ref().is_some_and(|p| p.kind == "line");
+    let line_plot = spec.plot.as_ref().is_some_and(|p| p.kind == PlotKind::Line);
     let mut metric_points: Vec<&Point> = if line_plot || spec.expect.is_empty() {
         points.iter().collect()
     } else {
@@ -239,15 +286,8 @@ pub(crate) fn parse_spec(
         c.parsed = Some(claim);
     }
     if let Some(plot) = &spec.plot {
-        match plot.kind.as_str() {
-            "line" => check_plot_x(src, plot.x.as_deref(), points)?,
-            "bars" | "stacked" | "apps" => {}
-            other => {
-                return Err(src.error(
-                    "reproduce.plot.kind",
-                    format!("unknown plot kind `{other}`; valid: line, bars, stacked, apps"),
-                ))
-            }
+        if plot.kind == PlotKind::Line {
+            check_plot_x(src, plot.x.as_deref(), points)?;
         }
     }
     Ok(spec)

@@ -32,7 +32,7 @@ use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict}
 use crate::runner::{run_experiment_memo, RunMemo, RunRecord};
 use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
 
-pub use crate::repro_spec::{ClaimSpec, Expect, PlotSpec, Spec};
+pub use crate::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
 
 /// One reproduced file: its report, plots (file name, SVG) and whether every claim held.
 pub struct Reproduced {
@@ -179,8 +179,8 @@ fn draw(
 ) -> Result<String, LabError> {
     let y_label = ps.y_label.clone().unwrap_or_else(|| spec.metric.clone());
     let plot_err = |e: crate::svg::PlotError| LabError::Internal(format!("plot: {e}"));
-    match ps.kind.as_str() {
-        "line" => {
+    match ps.kind {
+        PlotKind::Line => {
             let x = ps.x.as_deref().unwrap_or_default();
             let short = x.rsplit('.').next().unwrap_or(x);
             // One series per label with the x part removed.
@@ -246,7 +246,7 @@ fn draw(
             })
             .map_err(plot_err)
         }
-        "bars" => grouped_bars(&GroupedBars {
+        PlotKind::Bars => grouped_bars(&GroupedBars {
             title: spec.title.clone(),
             y_label,
             groups: rows
@@ -259,13 +259,13 @@ fn draw(
                 .collect(),
         })
         .map_err(plot_err),
-        "apps" => {
+        PlotKind::Apps => {
             let paper: Vec<(String, String, f64)> = rows
                 .iter()
                 .filter_map(|r| Some((r.point.clone(), r.metric.clone(), r.paper?)))
                 .collect();
             crate::results::app_split_chart(&spec.title, &y_label, exp, runs, &paper)
         }
-        _ => crate::results::time_split_chart(&spec.title, exp, runs),
+        PlotKind::Stacked => crate::results::time_split_chart(&spec.title, exp, runs),
     }
 }
