@@ -13,8 +13,8 @@ use smpsched_lab::output::folder_name;
 use smpsched_lab::papers::{papers, run_paper};
 use smpsched_lab::reproduce::terminal::render_terminal;
 use smpsched_lab::{
-    catalog, plan_jobs, run_experiment_traced, stopped_error, terminal_table, traces, Destination,
-    Experiment, InputError, LabError, Outbox,
+    catalog, plan_jobs, run_experiment, stopped_error, terminal_table, traces, Destination,
+    Experiment, InputError, LabError, Outbox, RunOptions,
 };
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
@@ -334,12 +334,17 @@ fn run(
     }
     let total = exp.points.len() * exp.repetitions as usize;
     let bar = progress_bar(total, quiet);
-    let runs = run_experiment_traced(
+    let progress = |done: usize, _| bar.set_position(done as u64);
+    let running = |point: &str, p| bar.set_message(running_message(&exp, point, p));
+    let runs = run_experiment(
         &exp,
-        jobs,
-        &|done, _| bar.set_position(done as u64),
-        &|point, p| bar.set_message(running_message(&exp, point, p)),
-        trace_config,
+        &RunOptions {
+            jobs,
+            progress: Some(&progress),
+            running: Some(&running),
+            trace: trace_config,
+            ..RunOptions::default()
+        },
     );
     bar.finish_and_clear();
     let runs = runs?;

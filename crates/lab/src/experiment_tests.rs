@@ -1,5 +1,6 @@
 //! Tests of experiment files: sweeps, named points, errors with file, line and field, bounds.
 use super::*;
+use crate::point::SimOptions;
 use smpsched_sim::{Limits, MachineConfig};
 
 const GOOD: &str = r#"
@@ -154,8 +155,8 @@ fn runs_are_bounded_by_default_and_bounds_are_checked() {
 #[test]
 fn points_simulate_deterministically() {
     let e = parse(GOOD).unwrap();
-    let a = e.points[2].simulate(1).unwrap();
-    let b = e.points[2].simulate(1).unwrap();
+    let a = e.points[2].simulate(1, SimOptions::default()).unwrap();
+    let b = e.points[2].simulate(1, SimOptions::default()).unwrap();
     assert_eq!(format!("{a:?}"), format!("{b:?}"));
     a.check_conservation().unwrap();
 }

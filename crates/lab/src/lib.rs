@@ -29,9 +29,9 @@ pub mod traces;
 
 pub use error::{InputError, LabError};
 pub use experiment::{Experiment, Point};
+pub use point::SimOptions;
 pub use results::{terminal_table, Delivered, Destination, Outbox};
 pub use runner::{
-    plan_jobs, run_experiment, run_experiment_cancellable, run_experiment_observed,
-    run_experiment_traced, stopped_error, JobPlan, RunRecord, Stopped,
+    plan_jobs, run_experiment, stopped_error, JobPlan, RunOptions, RunRecord, Stopped,
 };
 pub mod reproduce;

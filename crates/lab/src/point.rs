@@ -61,38 +61,36 @@ impl Point {
     }
 }
 
+/// How to simulate a point: whom to show its progress, how often, and what to trace. The
+/// default shows no one and traces nothing.
+pub struct SimOptions<'a> {
+    /// Events between two calls of `observe`.
+    pub every: u64,
+    /// Shown the run's progress every `every` events.
+    pub observe: Option<&'a mut dyn FnMut(Progress)>,
+    /// Records a trace of what each processor ran (in the report's `trace`).
+    pub trace: Option<TraceConfig>,
+}
+
+impl Default for SimOptions<'_> {
+    fn default() -> Self {
+        SimOptions {
+            every: u64::MAX,
+            observe: None,
+            trace: None,
+        }
+    }
+}
+
 impl Point {
-    /// Builds and runs the simulation of this point with `seed`.
-    pub fn simulate(&self, seed: u64) -> Result<RunReport, SimError> {
-        self.simulate_observed(seed, u64::MAX, &mut |_| {})
-    }
-
-    /// Builds and runs the simulation of this point with `seed`, showing `observe` the run's
-    /// progress every `every` events.
-    pub fn simulate_observed(
-        &self,
-        seed: u64,
-        every: u64,
-        observe: &mut dyn FnMut(Progress),
-    ) -> Result<RunReport, SimError> {
-        self.simulate_traced(seed, every, observe, None)
-    }
-
-    /// Like [`Point::simulate_observed`], recording a trace of what each processor ran (in the
-    /// report's `trace`) when `trace` is given.
-    pub fn simulate_traced(
-        &self,
-        seed: u64,
-        every: u64,
-        observe: &mut dyn FnMut(Progress),
-        trace: Option<TraceConfig>,
-    ) -> Result<RunReport, SimError> {
+    /// Builds and runs the simulation of this point with `seed`, as `options` say.
+    pub fn simulate(&self, seed: u64, options: SimOptions<'_>) -> Result<RunReport, SimError> {
         let sched = (self.policy.build)(self.policy_params.clone())
             .expect("policy parameters were validated when the experiment was loaded");
         let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
         sim.set_limits(self.limits);
         sim.set_idle_handoff(self.idle_handoff);
-        if let Some(config) = trace {
+        if let Some(config) = options.trace {
             sim.set_trace(config);
         }
         for app in &self.apps {
@@ -102,6 +100,9 @@ impl Point {
                 sim.end_when_done(task);
             }
         }
-        sim.run_observed(every, observe)
+        match options.observe {
+            Some(observe) => sim.run_observed(options.every, observe),
+            None => sim.run_observed(u64::MAX, &mut |_| {}),
+        }
     }
 }

@@ -29,7 +29,7 @@ use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::metric;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
-use crate::runner::{run_experiment_memo, RunMemo, RunRecord};
+use crate::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
 use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
 
 pub use crate::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
@@ -55,7 +55,13 @@ pub fn reproduce_file(
         .reproduce
         .as_ref()
         .ok_or_else(|| LabError::Internal(format!("{} has no [reproduce] section", exp.name)))?;
-    let runs = run_experiment_memo(exp, jobs, progress, memo)?;
+    let options = RunOptions {
+        jobs,
+        progress: Some(progress),
+        memo: Some(memo),
+        ..RunOptions::default()
+    };
+    let runs = run_experiment(exp, &options)?;
     // A run that stopped at a bound measured only part of the experiment: no verdicts on it.
     if let Some(e) = crate::runner::stopped_error(exp, &runs) {
         return Err(e);

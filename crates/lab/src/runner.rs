@@ -13,7 +13,7 @@ use smpsched_sim::{Bound, Progress, RunReport, SimError};
 use crate::budget;
 use crate::error::LabError;
 use crate::experiment::Experiment;
-use crate::point::Point;
+use crate::point::{Point, SimOptions};
 
 pub use crate::record::{RunRecord, Stopped};
 
@@ -94,155 +94,137 @@ fn point_bytes(point: &Point) -> u64 {
     budget::run_bytes(threads, point.machine.processors)
 }
 
-/// Runs every point of `exp` `exp.repetitions` times on `jobs` threads (0 = all cores; fewer
-/// when memory cannot hold that many runs at once, see [`plan_jobs`]), calling
-/// `progress(done, total)` after each run. Stops at the first failing run; a run that reaches
-/// a bound is not a failure: it is recorded with what it measured and [`RunRecord::stopped`].
+/// Told `(done, total)` after each run of an experiment.
+pub type OnProgress<'a> = dyn Fn(usize, usize) + Sync + 'a;
+
+/// Told `(point, progress)` as a run goes.
+pub type OnRunning<'a> = dyn Fn(&str, Progress) + Sync + 'a;
+
+/// How to run an experiment: how many runs at once, whom to tell how far it has come, what to
+/// trace, which earlier runs to reuse and when to stop starting runs. The default runs on every
+/// core, tells no one, traces nothing, reuses nothing and is never cancelled.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// Runs at once (0 = all cores; fewer when memory cannot hold that many, see [`plan_jobs`]).
+    pub jobs: usize,
+    /// Called as `progress(done, total)` after each run.
+    pub progress: Option<&'a OnProgress<'a>>,
+    /// Called as `running(point, progress)` every [`PROGRESS_EVERY`] events of each run, so a
+    /// long point can say how far it has come.
+    pub running: Option<&'a OnRunning<'a>>,
+    /// Records a trace of each point's first repetition (in its report's `trace`).
+    pub trace: Option<TraceConfig>,
+    /// Takes a run from here when an earlier experiment made it (same point key and seed), and
+    /// keeps each new run here.
+    pub memo: Option<&'a RunMemo>,
+    /// Once set, no further run starts (runs under way finish); a cancelled experiment is an
+    /// internal error. For callers that can be interrupted without ending the process (the
+    /// Python package's Ctrl-C).
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Runs every point of `exp` `exp.repetitions` times as `options` say, returning the runs in
+/// plan order. Stops at the first failing run; a run that reaches a bound is not a failure: it
+/// is recorded with what it measured and [`RunRecord::stopped`].
 pub fn run_experiment(
     exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<RunRecord>, LabError> {
-    run_experiment_observed(exp, jobs, progress, &|_, _| {})
-}
-
-/// Like [`run_experiment`], also calling `running(point, progress)` every
-/// [`PROGRESS_EVERY`] events of each run, so a long point can say how far it has come.
-pub fn run_experiment_observed(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    running: &(dyn Fn(&str, Progress) + Sync),
-) -> Result<Vec<RunRecord>, LabError> {
-    run_experiment_traced(exp, jobs, progress, running, None)
-}
-
-/// Like [`run_experiment`], taking a run from `memo` when an earlier experiment made it (same
-/// point key and seed) and keeping each new run there.
-pub fn run_experiment_memo(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    memo: &RunMemo,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, &|_, _| {}, None, Some(memo), None)
-}
-
-/// Like [`run_experiment_observed`], recording a trace of each point's first repetition (in
-/// its report's `trace`) when `trace` is given.
-pub fn run_experiment_traced(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    running: &(dyn Fn(&str, Progress) + Sync),
-    trace: Option<TraceConfig>,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, running, trace, None, None)
-}
-
-/// Like [`run_experiment`], starting no further run once `cancel` is set (runs under way
-/// finish); a cancelled experiment is an internal error. For callers that can be interrupted
-/// without ending the process (the Python package's Ctrl-C).
-pub fn run_experiment_cancellable(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    cancel: &AtomicBool,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, &|_, _| {}, None, None, Some(cancel))
-}
-
-fn run_all(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    running: &(dyn Fn(&str, Progress) + Sync),
-    trace: Option<TraceConfig>,
-    memo: Option<&RunMemo>,
-    cancel: Option<&AtomicBool>,
+    options: &RunOptions<'_>,
 ) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
         .collect();
     let total = work.len();
     let done = AtomicUsize::new(0);
+    let tick = || {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = options.progress {
+            progress(n, total);
+        }
+    };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(plan_jobs(exp, jobs).jobs)
+        .num_threads(plan_jobs(exp, options.jobs).jobs)
         .build()
         .map_err(|e| LabError::Internal(format!("cannot start worker threads: {e}")))?;
     pool.install(|| {
         work.par_iter()
             .map(|&(p, r)| {
-                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                     return Err(LabError::Internal(format!("{}: cancelled", exp.name)));
                 }
-                let point = &exp.points[p];
-                let seed = exp.seed_of(r);
-                let traced = trace.filter(|_| r == 0);
-                if let Some((report, stopped)) = memo.and_then(|m| m.get(&point.key, seed)) {
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                    return Ok(RunRecord {
-                        point: point.label.clone(),
-                        params: point.params.clone(),
-                        repetition: r,
-                        seed,
-                        report,
-                        stopped,
-                    });
-                }
-                let outcome = point.simulate_traced(
-                    seed,
-                    PROGRESS_EVERY,
-                    &mut |p| running(&point.label, p),
-                    traced,
-                );
-                let (report, stopped) = match outcome {
-                    Ok(report) => (report, None),
-                    Err(SimError::Limit {
-                        bound,
-                        at,
-                        events,
-                        live,
-                        partial,
-                    }) => {
-                        let field = match bound {
-                            Bound::Cycles(_) => "time_limit_cycles",
-                            Bound::Events(_) => "event_limit",
-                        };
-                        let stopped = Stopped {
-                            bound,
-                            field,
-                            at_cycle: at,
-                            events,
-                            live,
-                        };
-                        (*partial, Some(stopped))
-                    }
-                    Err(source) => {
-                        return Err(LabError::Run {
-                            experiment: exp.name.clone(),
-                            point: point.label.clone(),
-                            repetition: r,
-                            seed,
-                            source,
-                        })
-                    }
-                };
-                if let Some(m) = memo {
-                    m.put(&point.key, seed, (report.clone(), stopped.clone()));
-                }
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                Ok(RunRecord {
-                    point: point.label.clone(),
-                    params: point.params.clone(),
-                    repetition: r,
-                    seed,
-                    report,
-                    stopped,
-                })
+                let record = run_one(exp, &exp.points[p], r, options)?;
+                tick();
+                Ok(record)
             })
             .collect()
     })
+}
+
+/// One run of `point` (repetition `r`): from the memo when it holds it, else simulated (and kept
+/// in the memo).
+fn run_one(
+    exp: &Experiment,
+    point: &Point,
+    r: u32,
+    options: &RunOptions<'_>,
+) -> Result<RunRecord, LabError> {
+    let seed = exp.seed_of(r);
+    let record = |(report, stopped)| RunRecord {
+        point: point.label.clone(),
+        params: point.params.clone(),
+        repetition: r,
+        seed,
+        report,
+        stopped,
+    };
+    if let Some(outcome) = options.memo.and_then(|m| m.get(&point.key, seed)) {
+        return Ok(record(outcome));
+    }
+    let mut observe = |p| {
+        if let Some(running) = options.running {
+            running(&point.label, p);
+        }
+    };
+    let sim = SimOptions {
+        every: PROGRESS_EVERY,
+        observe: Some(&mut observe),
+        trace: options.trace.filter(|_| r == 0),
+    };
+    let outcome = match point.simulate(seed, sim) {
+        Ok(report) => (report, None),
+        Err(SimError::Limit {
+            bound,
+            at,
+            events,
+            live,
+            partial,
+        }) => {
+            let field = match bound {
+                Bound::Cycles(_) => "time_limit_cycles",
+                Bound::Events(_) => "event_limit",
+            };
+            let stopped = Stopped {
+                bound,
+                field,
+                at_cycle: at,
+                events,
+                live,
+            };
+            (*partial, Some(stopped))
+        }
+        Err(source) => {
+            return Err(LabError::Run {
+                experiment: exp.name.clone(),
+                point: point.label.clone(),
+                repetition: r,
+                seed,
+                source,
+            })
+        }
+    };
+    if let Some(m) = options.memo {
+        m.put(&point.key, seed, outcome.clone());
+    }
+    Ok(record(outcome))
 }
 
 /// The error for runs that stopped at a bound: bad input (exit code 2) naming the file and the

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use smpsched_lab::{results, run_experiment_cancellable, stopped_error, Experiment};
+use smpsched_lab::{results, run_experiment as run_lab, stopped_error, Experiment, RunOptions};
 
 use crate::errors::{input_error, to_py};
 use crate::wait::{run_released, Tally};
@@ -56,12 +56,14 @@ pub fn run_experiment(
     }
     let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
     let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
-        run_experiment_cancellable(
-            &e2,
+        let progress = |done, _| t2.done.store(done, Ordering::Relaxed);
+        let options = RunOptions {
             jobs,
-            &|done, _| t2.done.store(done, Ordering::Relaxed),
-            &t2.cancel,
-        )
+            progress: Some(&progress),
+            cancel: Some(&t2.cancel),
+            ..RunOptions::default()
+        };
+        run_lab(&e2, &options)
     })?
     .map_err(|e| to_py(py, e, &name))?;
     let json = py.allow_threads(|| results::to_json(&exp, &runs));
