@@ -5,6 +5,7 @@
 //! [`run_experiment`] (all points and repetitions in parallel, each deterministic), then
 //! [`Outbox::deliver`] (results written whole into a fresh folder) and [`terminal_table`].
 
+pub mod app;
 pub mod budget;
 pub mod catalog;
 pub mod error;
