@@ -41,8 +41,8 @@ use crate::budget;
 pub use crate::point::{App, Point};
 
 use crate::error::{InputError, LabError};
-pub use crate::resolve::MAX_TIME_LIMIT;
 use crate::resolve::{de_error, resolve};
+pub use crate::resolve::{FIELDS, MAX_TIME_LIMIT};
 use crate::source::Source;
 use crate::sweep::{expand, set_path, RawPoint};
 
@@ -50,24 +50,6 @@ use crate::sweep::{expand, set_path, RawPoint};
 pub const MAX_REPETITIONS: u32 = 10_000;
 
 pub use crate::sweep::MAX_POINTS;
-
-/// The top-level fields of an experiment file, in the order the guide lists them: one list for
-/// the file's schema (a test checks it against the parser's), the guide's table and the tests.
-pub const FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "seed",
-    "repetitions",
-    "time_limit_cycles",
-    "event_limit",
-    "until",
-    "machine",
-    "scheduler",
-    "workload",
-    "sweep",
-    "point",
-    "reproduce",
-];
 
 /// The raw top level of an experiment file. Some fields are read from the value tree per point;
 /// they are declared here so that their types are checked once, with the file's lines.
