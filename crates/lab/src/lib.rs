@@ -4,6 +4,17 @@
 //! The flow is [`Experiment::load`] (parse and validate every point up front), then
 //! [`run_experiment`] (all points and repetitions in parallel, each deterministic), then
 //! [`Outbox::deliver`] (results written whole into a fresh folder) and [`terminal_table`].
+//!
+//! Imports go one way, from the bottom up (tests/layers.rs fails on a cycle):
+//!
+//! - input: `error`, `source` (reading and finding files), `format`, `budget`;
+//! - spec: `point` (a validated point), `sweep`, `progress`, `resolve` (a point's tables),
+//!   `repro_spec` (the `[reproduce]` section), `experiment` (a file into its points);
+//! - exec: `record` (one run's outcome), `runner` ([`RunOptions`]), `metric` (the measures);
+//! - render and store: `svg`, `output` and `outdir`, `results`, `traces`, `reproduce` (claims,
+//!   tolerances, reports as data, Markdown and terminal), `reproduction` (one file),
+//!   `papers` (one paper on disk), `catalog` (`list`, `explain`);
+//! - `app`: the commands the CLI calls.
 
 pub mod app;
 pub mod budget;

@@ -165,3 +165,15 @@ fn papers_names_exactly_the_paper_folders_of_experiments() {
         "papers::PAPERS against the folders of experiments/ holding a [reproduce] file"
     );
 }
+
+#[test]
+fn the_guide_lists_exactly_the_measures_of_the_code() {
+    let mut code: Vec<String> = METRICS.iter().map(|(m, _)| m.to_string()).collect();
+    code.sort();
+    let mut guide = rows_after(&guide(), "| measure | meaning |");
+    guide.sort();
+    assert_eq!(
+        guide, code,
+        "the guide's measure table against metric::METRICS"
+    );
+}
