@@ -138,28 +138,7 @@ impl Experiment {
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e| de_error(&src, "", &e, &[]))?;
-        if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
-            return Err(src.error(
-                "name",
-                "must be a name for the experiment (its results go to results/NAME/), not \
-                 empty and without control characters",
-            ));
-        }
-        if raw.repetitions == 0 || raw.repetitions > MAX_REPETITIONS {
-            return Err(src.error(
-                "repetitions",
-                format!(
-                    "must be between 1 and {MAX_REPETITIONS}, got {}",
-                    raw.repetitions
-                ),
-            ));
-        }
-        if raw.workload.is_empty() {
-            return Err(src.error(
-                "workload",
-                "an experiment needs at least one [[workload]] table",
-            ));
-        }
+        check_raw(&src, &raw)?;
         let mut base = table;
         for key in [
             "name",
@@ -172,91 +151,16 @@ impl Experiment {
         ] {
             base.remove(key);
         }
-        let mut scaled: Vec<String> = raw
-            .reproduce
-            .as_ref()
-            .and_then(|r| r.get("scale"))
-            .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        // `repetitions` may be listed too: it is scaled like a size but never refused, only
-        // kept at 1 or more (fewer repetitions are a quicker, noisier look, not a smaller run).
-        let mut repetitions = raw.repetitions;
-        if let Some(i) = scaled.iter().position(|p| p == "repetitions") {
-            scaled.remove(i);
-            repetitions = ((f64::from(raw.repetitions) * scale).round() as u32).max(1);
-        }
-        let variants = expand(&src, &raw.point, &raw.sweep)?;
+        let (scaled, repetitions) = scaled_paths(&raw, scale);
         // Asked once per file: reading the machine's memory is not free, and a sweep may have
         // many points.
         let memory = budget::available()?;
-        let mut points = Vec::with_capacity(variants.len());
-        for (label, overrides) in variants {
-            let mut doc = base.clone();
-            for o in &overrides {
-                set_path(&mut doc, &o.path, o.value.clone())
-                    .map_err(|m| src.error_at(o.line, &o.path, m))?;
-            }
-            // Checked at every scale; on a refused scale, every point's document is asked for.
-            crate::reproduce::scale::scale_paths(&src, &mut doc, &scaled, scale, &label, || {
-                let every = expand(&src, &raw.point, &raw.sweep)
-                    .unwrap_or_default()
-                    .into_iter();
-                every
-                    .map(|(name, sets)| {
-                        let mut d = base.clone();
-                        for o in sets {
-                            let _ = set_path(&mut d, &o.path, o.value);
-                        }
-                        (name, d)
-                    })
-                    .collect()
-            })?;
-            points.push(resolve(&src, doc, label, &overrides, memory)?);
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for p in &points {
-            if !seen.insert(p.label.as_str()) {
-                return Err(src.error(
-                    "point",
-                    format!(
-                        "two points have the label `{}`; give them distinct names",
-                        p.label
-                    ),
-                ));
-            }
-        }
+        let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)?;
         let reproduce = match raw.reproduce {
             Some(t) => Some(crate::repro_spec::parse_spec(&src, t, &points)?),
             None => None,
         };
-        let runs = (points.len() as u64).saturating_mul(u64::from(repetitions));
-        let widest = points
-            .iter()
-            .map(|p| p.machine.processors)
-            .max()
-            .unwrap_or(1);
-        let apps = points.iter().map(|p| p.apps.len()).max().unwrap_or(1);
-        let need = budget::records_bytes(runs, widest, apps);
-        if let Some(avail) = memory.filter(|&a| need > a) {
-            return Err(src.error(
-                "repetitions",
-                format!(
-                    "the results of {runs} runs ({} points x {} repetitions) would need about \
-                     {} of memory, more than the {} available; run fewer points or repetitions \
-                     (or set {} to state the memory smpsched may use)",
-                    points.len(),
-                    repetitions,
-                    budget::human(need),
-                    budget::human(avail),
-                    budget::MEMORY_ENV,
-                ),
-            ));
-        }
+        check_records(&src, &points, repetitions, memory)?;
         Ok(Experiment {
             reproduce,
             name: raw.name,
@@ -281,6 +185,139 @@ impl Experiment {
             )
         }
     }
+}
+/// The checks on the raw file before any point: a usable name, repetitions in bounds, and at
+/// least one workload.
+fn check_raw(src: &Source, raw: &RawFile) -> Result<(), InputError> {
+    if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
+        return Err(src.error(
+            "name",
+            "must be a name for the experiment (its results go to results/NAME/), not \
+             empty and without control characters",
+        ));
+    }
+    if raw.repetitions == 0 || raw.repetitions > MAX_REPETITIONS {
+        return Err(src.error(
+            "repetitions",
+            format!(
+                "must be between 1 and {MAX_REPETITIONS}, got {}",
+                raw.repetitions
+            ),
+        ));
+    }
+    if raw.workload.is_empty() {
+        return Err(src.error(
+            "workload",
+            "an experiment needs at least one [[workload]] table",
+        ));
+    }
+    Ok(())
+}
+
+/// The paths `[reproduce] scale` names, and the repetitions at `scale` (`repetitions` may be
+/// listed too).
+fn scaled_paths(raw: &RawFile, scale: f64) -> (Vec<String>, u32) {
+    let mut scaled: Vec<String> = raw
+        .reproduce
+        .as_ref()
+        .and_then(|r| r.get("scale"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    // `repetitions` may be listed too: it is scaled like a size but never refused, only
+    // kept at 1 or more (fewer repetitions are a quicker, noisier look, not a smaller run).
+    let mut repetitions = raw.repetitions;
+    if let Some(i) = scaled.iter().position(|p| p == "repetitions") {
+        scaled.remove(i);
+        repetitions = ((f64::from(raw.repetitions) * scale).round() as u32).max(1);
+    }
+    (scaled, repetitions)
+}
+
+/// Every point of the sweep, its values set, scaled and resolved, with distinct labels.
+fn resolve_points(
+    src: &Source,
+    raw: &RawFile,
+    base: &toml::Table,
+    scaled: &[String],
+    scale: f64,
+    memory: Option<u64>,
+) -> Result<Vec<Point>, InputError> {
+    let variants = expand(src, &raw.point, &raw.sweep)?;
+    let mut points = Vec::with_capacity(variants.len());
+    for (label, overrides) in variants {
+        let mut doc = base.clone();
+        for o in &overrides {
+            set_path(&mut doc, &o.path, o.value.clone())
+                .map_err(|m| src.error_at(o.line, &o.path, m))?;
+        }
+        // Checked at every scale; on a refused scale, every point's document is asked for.
+        crate::reproduce::scale::scale_paths(src, &mut doc, scaled, scale, &label, || {
+            let every = expand(src, &raw.point, &raw.sweep)
+                .unwrap_or_default()
+                .into_iter();
+            every
+                .map(|(name, sets)| {
+                    let mut d = base.clone();
+                    for o in sets {
+                        let _ = set_path(&mut d, &o.path, o.value);
+                    }
+                    (name, d)
+                })
+                .collect()
+        })?;
+        points.push(resolve(src, doc, label, &overrides, memory)?);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for p in &points {
+        if !seen.insert(p.label.as_str()) {
+            return Err(src.error(
+                "point",
+                format!(
+                    "two points have the label `{}`; give them distinct names",
+                    p.label
+                ),
+            ));
+        }
+    }
+    Ok(points)
+}
+
+/// The results of every run must fit in the memory available.
+fn check_records(
+    src: &Source,
+    points: &[Point],
+    repetitions: u32,
+    memory: Option<u64>,
+) -> Result<(), InputError> {
+    let runs = (points.len() as u64).saturating_mul(u64::from(repetitions));
+    let widest = points
+        .iter()
+        .map(|p| p.machine.processors)
+        .max()
+        .unwrap_or(1);
+    let apps = points.iter().map(|p| p.apps.len()).max().unwrap_or(1);
+    let need = budget::records_bytes(runs, widest, apps);
+    if let Some(avail) = memory.filter(|&a| need > a) {
+        return Err(src.error(
+            "repetitions",
+            format!(
+                "the results of {runs} runs ({} points x {} repetitions) would need about \
+                 {} of memory, more than the {} available; run fewer points or repetitions \
+                 (or set {} to state the memory smpsched may use)",
+                points.len(),
+                repetitions,
+                budget::human(need),
+                budget::human(avail),
+                budget::MEMORY_ENV,
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `path` as results record it: relative to the repository that holds it (the nearest folder
