@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::metric;
+use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
 use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
@@ -69,6 +70,44 @@ pub fn reproduce_file(
     let point = |label: &str| exp.points.iter().find(|p| p.label == label);
     let lookup = |m: &str, p: &str| point(p).and_then(|pt| metric::value(m, pt, &runs));
 
+    let rows = point_rows(exp, spec, &lookup);
+    let claims = claim_rows(spec, &lookup);
+    let stem = exp
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("plot")
+        .to_string();
+    let mut plots = Vec::new();
+    let mut plot_refs = Vec::new();
+    if let Some(ps) = &spec.plot {
+        let svg = draw(exp, spec, ps, &runs, &rows)?;
+        let name = format!("{stem}.svg");
+        plot_refs.push(PlotRef {
+            title: spec.title.clone(),
+            path: format!("{plot_dir}/{name}"),
+        });
+        plots.push((name, svg));
+    }
+    let setup = setup_rows(exp, spec);
+    Ok(Reproduced {
+        report: ReportFile {
+            title: spec.title.clone(),
+            source_paper: spec.paper.clone(),
+            experiment_file: exp.recorded_path.clone(),
+            setup,
+            points: rows,
+            claims,
+            plots: plot_refs,
+            notes: spec.notes.clone(),
+        },
+        plots,
+    })
+}
+
+/// The compared values: each expected point beside the paper's, or every point's measure when
+/// the file expects none.
+fn point_rows(exp: &Experiment, spec: &Spec, lookup: &Lookup<'_>) -> Vec<PointRow> {
     let mut rows = Vec::new();
     for e in &spec.expect {
         let m = e.metric.clone().unwrap_or_else(|| spec.metric.clone());
@@ -97,12 +136,16 @@ pub fn reproduce_file(
             });
         }
     }
-    let claims = spec
-        .claim
+    rows
+}
+
+/// Each parsed claim's verdict: holds, fails, a known difference, or not evaluated.
+fn claim_rows(spec: &Spec, lookup: &Lookup<'_>) -> Vec<ClaimRow> {
+    spec.claim
         .iter()
         .filter_map(|c| Some((c, c.parsed.as_ref()?)))
         .map(|(c, claim)| {
-            let (verdict, detail) = match claim.evaluate(&lookup) {
+            let (verdict, detail) = match claim.evaluate(lookup) {
                 Ok(o) if o.holds => (Verdict::Holds, o.detail),
                 Ok(o) => match &c.known_difference {
                     Some(reason) => (
@@ -127,26 +170,14 @@ pub fn reproduce_file(
                 headline: c.headline.clone(),
             }
         })
-        .collect();
-    let stem = exp
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("plot")
-        .to_string();
-    let mut plots = Vec::new();
-    let mut plot_refs = Vec::new();
-    if let Some(ps) = &spec.plot {
-        let svg = draw(exp, spec, ps, &runs, &rows)?;
-        let name = format!("{stem}.svg");
-        plot_refs.push(PlotRef {
-            title: spec.title.clone(),
-            path: format!("{plot_dir}/{name}"),
-        });
-        plots.push((name, svg));
-    }
+        .collect()
+}
+
+/// The setup lines of a file's report: machine, processors, clock, points, repetitions, seed and
+/// measure.
+fn setup_rows(exp: &Experiment, spec: &Spec) -> Vec<(String, String)> {
     let first = &exp.points[0];
-    let setup = vec![
+    vec![
         ("machine".to_string(), first.machine.name.clone()),
         (
             "processors".to_string(),
@@ -160,20 +191,7 @@ pub fn reproduce_file(
         ("repetitions".to_string(), exp.repetitions.to_string()),
         ("seed".to_string(), exp.seed.to_string()),
         ("measure".to_string(), spec.metric.clone()),
-    ];
-    Ok(Reproduced {
-        report: ReportFile {
-            title: spec.title.clone(),
-            source_paper: spec.paper.clone(),
-            experiment_file: exp.recorded_path.clone(),
-            setup,
-            points: rows,
-            claims,
-            plots: plot_refs,
-            notes: spec.notes.clone(),
-        },
-        plots,
-    })
+    ]
 }
 
 fn draw(
