@@ -194,11 +194,7 @@ pub(crate) fn parse_spec(
             ));
         }
     }
-    let find = |label: &str| points.iter().find(|p| p.label == label);
-    let known_points = || {
-        let names: Vec<&str> = points.iter().map(|p| p.label.as_str()).take(12).collect();
-        names.join(", ")
-    };
+    let find = |label: &str| find(points, label);
     let Some(first) = points.first() else {
         return Err(src.error("reproduce", "the experiment has no points"));
     };
@@ -221,14 +217,38 @@ pub(crate) fn parse_spec(
     for p in metric_points {
         metric::check(&spec.metric, p).map_err(|m| src.error("reproduce.metric", m))?;
     }
+    check_expects(src, &spec, points)?;
+    parse_claims(src, &mut spec, points)?;
+    if let Some(plot) = &spec.plot {
+        if plot.kind == PlotKind::Line {
+            check_plot_x(src, plot.x.as_deref(), points)?;
+        }
+    }
+    Ok(spec)
+}
+
+/// The point labelled `label`.
+fn find<'a>(points: &'a [Point], label: &str) -> Option<&'a Point> {
+    points.iter().find(|p| p.label == label)
+}
+
+/// The first labels of `points`, for error messages.
+fn known_points(points: &[Point]) -> String {
+    let names: Vec<&str> = points.iter().map(|p| p.label.as_str()).take(12).collect();
+    names.join(", ")
+}
+
+/// Each expected value names a point, a measure defined there, a finite paper value and a
+/// tolerance (its own or the section's).
+fn check_expects(src: &Source, spec: &Spec, points: &[Point]) -> Result<(), InputError> {
     for (i, e) in spec.expect.iter().enumerate() {
-        let Some(p) = find(&e.point) else {
+        let Some(p) = find(points, &e.point) else {
             return Err(src.error(
                 &format!("reproduce.expect.{i}.point"),
                 format!(
                     "no point is labelled `{}`; points: {} ...",
                     e.point,
-                    known_points()
+                    known_points(points)
                 ),
             ));
         };
@@ -252,6 +272,12 @@ pub(crate) fn parse_spec(
             ));
         }
     }
+    Ok(())
+}
+
+/// Parses each claim and checks that the points and measures it reads exist; a headline must
+/// say something.
+fn parse_claims(src: &Source, spec: &mut Spec, points: &[Point]) -> Result<(), InputError> {
     for (i, c) in spec.claim.iter_mut().enumerate() {
         let claim = Claim::parse(&c.text).map_err(|e| {
             src.error(
@@ -260,13 +286,13 @@ pub(crate) fn parse_spec(
             )
         })?;
         for r in claim.references() {
-            let Some(p) = find(&r.point) else {
+            let Some(p) = find(points, &r.point) else {
                 return Err(src.error(
                     &format!("reproduce.claim.{i}.claim"),
                     format!(
                         "unknown point `{}` in claim; points: {} ...",
                         r.point,
-                        known_points()
+                        known_points(points)
                     ),
                 ));
             };
@@ -285,12 +311,7 @@ pub(crate) fn parse_spec(
         }
         c.parsed = Some(claim);
     }
-    if let Some(plot) = &spec.plot {
-        if plot.kind == PlotKind::Line {
-            check_plot_x(src, plot.x.as_deref(), points)?;
-        }
-    }
-    Ok(spec)
+    Ok(())
 }
 
 /// A line plot's `x` must be a parameter the points set (a swept path) with numeric values.
