@@ -2,25 +2,18 @@
 //!
 //! Exit codes: 0 success, 2 bad input (file, line and field are named), 1 internal error.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use clap::{Parser, Subcommand};
 
 mod ray;
 mod real;
 use indicatif::{ProgressBar, ProgressStyle};
-use smpsched_lab::output::folder_name;
-use smpsched_lab::reproduce::report::render_terminal;
-use smpsched_lab::reproduction::{papers, run_paper};
-use smpsched_lab::runner::{run_experiment_memo, RunMemo};
-use smpsched_lab::shard::{prefill, Bundle, Exec, Remote};
-use smpsched_lab::{
-    catalog, plan_jobs, run_experiment_traced, stopped_error, terminal_table, traces, Destination,
-    Experiment, InputError, LabError, Outbox,
-};
-use smpsched_sim::trace::TraceConfig;
-use smpsched_sim::Progress;
+use smpsched_lab::app::{self, Console, ReproduceArgs, RunArgs, TraceRequest};
+use smpsched_lab::shard::Remote;
+use smpsched_lab::traces;
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
 /// multiprogrammed multiprocessor, the kernel policies and ready queues of five classic papers,
@@ -77,9 +70,9 @@ enum Command {
         #[arg(long, value_name = "FROM:UNTIL", requires = "trace")]
         trace_window: Option<String>,
         /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS, a cluster
-        /// started on this machine, or a private local instance. Runs through the Python package (pip install './crates/py[ray]'; the
-        /// interpreter is SMPSCHED_PYTHON, default python3); the files written are those of a
-        /// local run, byte for byte.
+        /// started on this machine, or a private local instance. Runs through the Python
+        /// package (pip install './crates/py[ray]'; the interpreter is SMPSCHED_PYTHON, default
+        /// python3); the files written are those of a local run, byte for byte.
         #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "",
               conflicts_with = "trace")]
         ray: Option<String>,
@@ -113,9 +106,9 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "reports")]
         reports: PathBuf,
         /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS, a cluster
-        /// started on this machine, or a private local instance. Runs through the Python package (pip install './crates/py[ray]'; the
-        /// interpreter is SMPSCHED_PYTHON, default python3); the files written are those of a
-        /// local run, byte for byte.
+        /// started on this machine, or a private local instance. Runs through the Python
+        /// package (pip install './crates/py[ray]'; the interpreter is SMPSCHED_PYTHON, default
+        /// python3); the files written are those of a local run, byte for byte.
         #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "")]
         ray: Option<String>,
     },
@@ -159,16 +152,21 @@ fn main() -> ExitCode {
             trace_window,
             ray,
         } => match trace
-            .map(|dir| trace_options(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
+            .map(|dir| TraceRequest::parse(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
             .transpose()
         {
             Ok(trace) => {
-                let remote = ray.map(|address| ray::Ray::new(address, quiet));
-                let exec = Exec {
+                let args = RunArgs {
+                    file,
+                    out,
+                    force,
+                    seed,
                     jobs,
-                    remote: remote.as_ref().map(|r| r as &dyn Remote),
+                    quiet,
+                    trace,
                 };
-                run(&file, out, force, seed, exec, quiet, trace)
+                let remote = ray.map(|address| ray::Ray::new(address, quiet));
+                app::run(&args, remote.as_ref().map(as_remote), &Terminal::new(quiet))
             }
             Err(e) => Err(e),
         },
@@ -182,33 +180,21 @@ fn main() -> ExitCode {
             ray,
         } => {
             let remote = ray.map(|address| ray::Ray::new(address, false));
-            let exec = Exec {
+            let args = ReproduceArgs {
+                paper,
+                scale,
                 jobs,
-                remote: remote.as_ref().map(|r| r as &dyn Remote),
+                strict,
+                experiments,
+                reports,
             };
-            reproduce(&paper, scale, exec, strict, &experiments, &reports)
+            app::reproduce(&args, remote.as_ref().map(as_remote), &Terminal::new(false))
         }
         Command::Real(args) => return real::main(args),
-        Command::List { dir } => {
-            let explicit = dir.is_some();
-            let dir = dir.unwrap_or_else(|| PathBuf::from("experiments"));
-            catalog::listing(&dir, explicit).map(|s| print!("{s}"))
+        Command::List { dir } => app::list(dir.as_deref()).map(|s| print!("{s}")),
+        Command::Explain { name, experiments } => {
+            app::explain(&name, &experiments).map(|s| print!("{s}"))
         }
-        Command::Explain { name, experiments } => match catalog::explain(&name, &experiments) {
-            Some(text) => {
-                print!("{text}");
-                Ok(())
-            }
-            None => Err(LabError::Input(Box::new(InputError {
-                file: PathBuf::from("explain"),
-                line: None,
-                field: String::new(),
-                message: format!(
-                    "nothing is called `{name}`; known names: {}",
-                    catalog::explainable().join(", ")
-                ),
-            }))),
-        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -243,11 +229,16 @@ fn jobs_arg(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The remote as the lab takes it.
+fn as_remote(r: &ray::Ray) -> &dyn Remote {
+    r
+}
+
+/// A bar of `total` runs on stderr (drawn only when it is a terminal; hidden when `quiet`).
 fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
-    // Draws on stderr only when it is a terminal.
     let bar = ProgressBar::new(total as u64);
     if let Ok(style) = ProgressStyle::with_template(
         "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, about {eta} left {wide_msg}",
@@ -257,238 +248,67 @@ fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// A line on how far a long run has come: events so far, simulated time, and how near it is
-/// to its bound.
-fn running_message(exp: &Experiment, point: &str, p: Progress) -> String {
-    let clock = exp
-        .points
-        .iter()
-        .find(|x| x.label == point)
-        .map_or(1.0, |x| x.machine.clock_mhz);
-    format!(
-        "| {point}: {:.1} M events, {:.3} s simulated, {:.0}% of its limit",
-        p.events as f64 / 1e6,
-        p.now as f64 / clock / 1e6,
-        100.0 * p.fraction_of_limit()
-    )
-}
-
-/// The bounds of `--trace`: `events` at most, within `window` (milliseconds, `FROM:UNTIL`).
-fn trace_options(events: usize, window: Option<&str>) -> Result<TraceRequest, LabError> {
-    let bad = |message: String| {
-        LabError::Input(Box::new(InputError {
-            file: PathBuf::from("smpsched run"),
-            line: None,
-            field: "--trace-window".into(),
-            message,
-        }))
-    };
-    let (from, until) = match window {
-        None => (None, None),
-        Some(w) => {
-            let (a, b) = w
-                .split_once(':')
-                .ok_or_else(|| bad(format!("expected FROM:UNTIL in milliseconds, got `{w}`")))?;
-            let ms = |s: &str| -> Result<Option<f64>, LabError> {
-                if s.trim().is_empty() {
-                    return Ok(None);
-                }
-                match s.trim().parse::<f64>() {
-                    Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
-                    _ => Err(bad(format!("`{s}` is not a number of milliseconds"))),
-                }
-            };
-            let (from, until) = (ms(a)?, ms(b)?);
-            if let (Some(f), Some(u)) = (from, until) {
-                if u <= f {
-                    return Err(bad(format!(
-                        "the window ends ({u} ms) before it starts ({f} ms)"
-                    )));
-                }
-            }
-            (from, until)
-        }
-    };
-    Ok(TraceRequest {
-        events,
-        from,
-        until,
-    })
-}
-
-/// What `--trace` asked for; the window becomes cycles per machine.
-#[derive(Clone, Copy)]
-struct TraceRequest {
-    events: usize,
-    from: Option<f64>,
-    until: Option<f64>,
-}
-
-fn run(
-    file: &Path,
-    out: Option<PathBuf>,
-    force: bool,
-    seed: Option<u64>,
-    exec: Exec<'_>,
+/// The terminal as the lab's [`Console`]: results on stdout, notes on stderr, and a progress
+/// bar on stderr (drawn only when it is a terminal; none with --quiet).
+struct Terminal {
     quiet: bool,
-    trace: Option<(PathBuf, TraceRequest)>,
-) -> Result<(), LabError> {
-    let (bundle, exp) = Bundle::load(file, 1.0, seed)?;
-    // The output is checked (and a staging folder made) before anything runs.
-    let dest = match out {
-        Some(dir) => Destination::Exactly {
-            dir,
-            replace: force,
-        },
-        None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
-    };
-    let outbox = Outbox::prepare(dest, file)?;
-    if let Some((dir, t)) = &trace {
-        traces::check_destination(dir)?;
-        let avail = smpsched_lab::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
-        traces::check_budget(exp.points.len(), t.events, avail)?;
-    }
-    // Every point of a file shares one clock rate in practice; the window is converted with the
-    // first point's machine.
-    let trace_config = trace.as_ref().map(|(_, t)| {
-        let m = &exp.points[0].machine;
-        TraceConfig {
-            max_events: t.events,
-            from: t.from.map_or(0, |ms| m.ms(ms)),
-            until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
-        }
-    });
-    let memo = RunMemo::default();
-    match exec.remote {
-        Some(remote) => prefill(&[&exp], &[bundle], remote, &memo)?,
-        None => {
-            if let Some(note) = plan_jobs(&exp, exec.jobs).note() {
-                eprintln!("{note}");
-            }
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Terminal {
+    fn new(quiet: bool) -> Self {
+        Terminal {
+            quiet,
+            bar: Mutex::new(None),
         }
     }
-    let total = exp.points.len() * exp.repetitions as usize;
-    let bar = progress_bar(total, quiet || exec.remote.is_some());
-    let runs = if exec.remote.is_some() {
-        run_experiment_memo(&exp, exec.jobs, &|_, _| {}, &memo)
-    } else {
-        run_experiment_traced(
-            &exp,
-            exec.jobs,
-            &|done, _| bar.set_position(done as u64),
-            &|point, p| bar.set_message(running_message(&exp, point, p)),
-            trace_config,
-        )
-    };
-    bar.finish_and_clear();
-    let runs = runs?;
-    let written = outbox.deliver(&exp, &runs)?;
-    if !quiet {
-        println!("{}", terminal_table(&exp, &runs));
-    }
-    for w in &written.files {
-        println!("wrote {}", w.display());
-    }
-    if let Some(latest) = &written.latest {
-        println!("latest: {} -> {}", latest.display(), written.dir.display());
-    }
-    if let Some((dir, _)) = &trace {
-        let written = traces::write_traces(&exp, &runs, dir)?;
-        for f in &written.files {
-            println!("wrote {}", f.display());
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
+        if let Some(bar) = self.bar.lock().ok().as_ref().and_then(|b| b.as_ref()) {
+            f(bar);
         }
-        for (point, at) in written.truncated {
-            eprintln!(
-                "note: the trace of {point} stopped at cycle {at}: it reached --trace-events"
-            );
-        }
-    }
-    // Runs that stopped at a bound are in the results, marked; the command says so and fails.
-    match stopped_error(&exp, &runs) {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }
 
-fn reproduce(
-    paper: &str,
-    scale: f64,
-    exec: Exec<'_>,
-    strict: bool,
-    experiments: &Path,
-    reports: &Path,
-) -> Result<(), LabError> {
-    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
-        return Err(LabError::Input(Box::new(InputError {
-            file: PathBuf::from("--scale"),
-            line: None,
-            field: String::new(),
-            message: format!("must be a number between 0 and 100, got {scale}"),
-        })));
+impl Console for Terminal {
+    fn print(&self, line: &str) {
+        println!("{line}");
     }
-    let list = if paper == "all" {
-        let all = papers(experiments)?;
-        if all.is_empty() {
-            return Err(LabError::Input(Box::new(InputError {
-                file: experiments.to_path_buf(),
-                line: None,
-                field: "--experiments".into(),
-                message: "holds no reproduction (no experiment file with a [reproduce] \
-                          section); name the folder of the repository's experiments"
-                    .into(),
-            })));
-        }
-        eprintln!(
-            "reproducing every paper under {}: {} (name one to reproduce only it)",
-            experiments.display(),
-            all.join(", ")
-        );
-        all
-    } else {
-        vec![paper.to_string()]
-    };
-    let mut failed = 0;
-    for p in &list {
-        let bar = progress_bar(0, false);
-        let outcome = run_paper(
-            experiments,
-            p,
-            scale,
-            exec,
-            reports,
-            &|exp| {
-                if let Some(note) = plan_jobs(exp, exec.jobs)
-                    .note()
-                    .filter(|_| exec.remote.is_none())
-                {
-                    bar.println(note);
-                }
-                bar.reset();
-                bar.set_length((exp.points.len() * exp.repetitions as usize) as u64);
-                bar.set_message(exp.name.clone());
-            },
-            &|done, _| bar.set_position(done as u64),
-        );
-        bar.finish_and_clear();
-        let outcome = outcome?;
-        for (path, why) in &outcome.skipped {
-            eprintln!("note: skipped {}: {why}", path.display());
-        }
-        for f in &outcome.report.files {
-            println!("{}", render_terminal(f));
-        }
-        println!("{}: {}", p, outcome.report.summary());
-        println!(
-            "report: {} (this run is kept in {})\n",
-            outcome.latest.display(),
-            outcome.run_dir.display()
-        );
-        failed += outcome.failed_claims();
+
+    fn note(&self, line: &str) {
+        eprintln!("{line}");
     }
-    if strict && failed > 0 {
-        return Err(LabError::Internal(format!(
-            "{failed} claim(s) failed (--strict)"
-        )));
+
+    fn begin(&self) {
+        let bar = progress_bar(0, self.quiet);
+        if let Ok(mut slot) = self.bar.lock() {
+            *slot = Some(bar);
+        }
     }
-    Ok(())
+
+    fn progress_note(&self, line: &str) {
+        self.with_bar(|bar| bar.println(line));
+    }
+
+    fn stage(&self, total: usize, name: &str) {
+        self.with_bar(|bar| {
+            bar.reset();
+            bar.set_length(total as u64);
+            bar.set_message(name.to_string());
+        });
+    }
+
+    fn done(&self, done: usize) {
+        self.with_bar(|bar| bar.set_position(done as u64));
+    }
+
+    fn running(&self, line: String) {
+        self.with_bar(|bar| bar.set_message(line));
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar.lock().ok().and_then(|mut b| b.take()) {
+            bar.finish_and_clear();
+        }
+    }
 }

@@ -21,21 +21,7 @@ pub struct ExperimentEntry {
     pub description: String,
 }
 
-/// The `.toml` files under `dir`, sorted by path, and what could not be read on the way (a
-/// link to a folder or to nothing, an unreadable folder), each with why. An absent or
-/// unreadable `dir` itself is an error naming it.
-pub fn find_experiment_files(dir: &Path) -> Result<(Vec<PathBuf>, Skipped), LabError> {
-    std::fs::read_dir(dir).map_err(|e| LabError::io(dir, e))?;
-    Ok(smpsched_workloads::input::files_under(dir, "toml"))
-}
-
-/// What a walk over experiment files passed over: (path, why).
-pub type Skipped = Vec<(PathBuf, String)>;
-
-/// Every `.toml` file under `dir`, sorted by path (links to folders are not followed).
-pub fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
-    Ok(find_experiment_files(dir)?.0)
-}
+pub use crate::source::{experiment_files, find_experiment_files, Skipped};
 
 /// The experiment files under `dir` with their declared names and descriptions, and the files
 /// that could not be read (a FIFO, a device, a binary or huge file), each with why.

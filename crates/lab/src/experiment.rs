@@ -33,27 +33,23 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::Deserialize;
-use smpsched_sim::sched::PolicyInfo;
-use smpsched_sim::trace::TraceConfig;
-use smpsched_sim::{Cycles, Limits, MachineConfig, Progress, RunReport, SimError, Simulation};
-use smpsched_workloads::{Workload, WorkloadInfo};
+use smpsched_sim::Cycles;
 
 use crate::budget;
+pub use crate::point::{App, Point};
 
 use crate::error::{InputError, LabError};
-pub use crate::resolve::MAX_TIME_LIMIT;
 use crate::resolve::{de_error, resolve};
+pub use crate::resolve::{FIELDS, MAX_TIME_LIMIT};
 use crate::source::Source;
 use crate::sweep::{expand, set_path, RawPoint};
 
 /// Most repetitions of one point.
 pub const MAX_REPETITIONS: u32 = 10_000;
 
-/// Most points one experiment may expand to.
-pub const MAX_POINTS: usize = 100_000;
+pub use crate::sweep::MAX_POINTS;
 
 /// The raw top level of an experiment file. Some fields are read from the value tree per point;
 /// they are declared here so that their types are checked once, with the file's lines.
@@ -95,104 +91,6 @@ fn one_u32() -> u32 {
     1
 }
 
-/// One application of a point: its name and its validated workload.
-#[derive(Clone)]
-pub struct App {
-    /// Name of the application in reports.
-    pub name: String,
-    /// The registered workload kind.
-    pub kind: &'static WorkloadInfo,
-    /// The validated workload.
-    pub workload: Arc<dyn Workload>,
-}
-
-/// One fully resolved configuration of an experiment: everything needed to simulate it.
-#[derive(Clone)]
-pub struct Point {
-    /// Human-readable label (`policy=priority/processors=8`), unique within the experiment.
-    pub label: String,
-    /// The values this point sets, as (dotted path, value) in file order.
-    pub params: Vec<(String, String)>,
-    /// The machine.
-    pub machine: MachineConfig,
-    /// The kernel scheduling policy.
-    pub policy: &'static PolicyInfo,
-    /// The policy's parameters.
-    pub policy_params: toml::Table,
-    /// The applications, in task order.
-    pub apps: Vec<App>,
-    /// Bounds on simulated time and events (`time_limit_cycles`, `event_limit`), defaults
-    /// applied.
-    pub limits: Limits,
-    /// Dispatch threads that become ready straight to idle processors (Black 1990, 3.1); a
-    /// `[scheduler]` key common to every policy.
-    pub idle_handoff: bool,
-    /// The application whose completion ends the run (`until = "LU"`): the others are measured
-    /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
-    pub until: Option<String>,
-    /// Everything the point's runs depend on, as canonical text (the file's folder and the
-    /// resolved document, keys sorted): two points with equal keys simulate identically under
-    /// the same seed, so a reproduction runs them once (see [`crate::runner::RunMemo`]).
-    pub key: String,
-}
-
-impl Point {
-    /// Unit operations of all applications (synchronizations, exchanges), if any declares them.
-    pub fn operations(&self) -> Option<u64> {
-        let ops: Vec<u64> = self
-            .apps
-            .iter()
-            .filter_map(|a| a.workload.operations())
-            .collect();
-        (!ops.is_empty()).then(|| ops.iter().sum())
-    }
-}
-
-impl Point {
-    /// Builds and runs the simulation of this point with `seed`.
-    pub fn simulate(&self, seed: u64) -> Result<RunReport, SimError> {
-        self.simulate_observed(seed, u64::MAX, &mut |_| {})
-    }
-
-    /// Builds and runs the simulation of this point with `seed`, showing `observe` the run's
-    /// progress every `every` events.
-    pub fn simulate_observed(
-        &self,
-        seed: u64,
-        every: u64,
-        observe: &mut dyn FnMut(Progress),
-    ) -> Result<RunReport, SimError> {
-        self.simulate_traced(seed, every, observe, None)
-    }
-
-    /// Like [`Point::simulate_observed`], recording a trace of what each processor ran (in the
-    /// report's `trace`) when `trace` is given.
-    pub fn simulate_traced(
-        &self,
-        seed: u64,
-        every: u64,
-        observe: &mut dyn FnMut(Progress),
-        trace: Option<TraceConfig>,
-    ) -> Result<RunReport, SimError> {
-        let sched = (self.policy.build)(self.policy_params.clone())
-            .expect("policy parameters were validated when the experiment was loaded");
-        let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
-        sim.set_limits(self.limits);
-        sim.set_idle_handoff(self.idle_handoff);
-        if let Some(config) = trace {
-            sim.set_trace(config);
-        }
-        for app in &self.apps {
-            let task = sim.add_task(app.name.clone());
-            app.workload.install(&mut sim, task)?;
-            if self.until.as_deref() == Some(app.name.as_str()) {
-                sim.end_when_done(task);
-            }
-        }
-        sim.run_observed(every, observe)
-    }
-}
-
 /// A loaded, validated experiment.
 #[derive(Clone)]
 pub struct Experiment {
@@ -213,7 +111,7 @@ pub struct Experiment {
     /// Every point of the sweep, in order.
     pub points: Vec<Point>,
     /// The `[reproduce]` section, for files that reproduce a table or figure of a paper.
-    pub reproduce: Option<crate::reproduction::Spec>,
+    pub reproduce: Option<crate::repro_spec::Spec>,
 }
 
 impl Experiment {
@@ -240,28 +138,7 @@ impl Experiment {
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e| de_error(&src, "", &e, &[]))?;
-        if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
-            return Err(src.error(
-                "name",
-                "must be a name for the experiment (its results go to results/NAME/), not \
-                 empty and without control characters",
-            ));
-        }
-        if raw.repetitions == 0 || raw.repetitions > MAX_REPETITIONS {
-            return Err(src.error(
-                "repetitions",
-                format!(
-                    "must be between 1 and {MAX_REPETITIONS}, got {}",
-                    raw.repetitions
-                ),
-            ));
-        }
-        if raw.workload.is_empty() {
-            return Err(src.error(
-                "workload",
-                "an experiment needs at least one [[workload]] table",
-            ));
-        }
+        check_raw(&src, &raw)?;
         let mut base = table;
         for key in [
             "name",
@@ -274,91 +151,16 @@ impl Experiment {
         ] {
             base.remove(key);
         }
-        let mut scaled: Vec<String> = raw
-            .reproduce
-            .as_ref()
-            .and_then(|r| r.get("scale"))
-            .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        // `repetitions` may be listed too: it is scaled like a size but never refused, only
-        // kept at 1 or more (fewer repetitions are a quicker, noisier look, not a smaller run).
-        let mut repetitions = raw.repetitions;
-        if let Some(i) = scaled.iter().position(|p| p == "repetitions") {
-            scaled.remove(i);
-            repetitions = ((f64::from(raw.repetitions) * scale).round() as u32).max(1);
-        }
-        let variants = expand(&src, &raw.point, &raw.sweep)?;
+        let (scaled, repetitions) = scaled_paths(&raw, scale);
         // Asked once per file: reading the machine's memory is not free, and a sweep may have
         // many points.
         let memory = budget::available()?;
-        let mut points = Vec::with_capacity(variants.len());
-        for (label, overrides) in variants {
-            let mut doc = base.clone();
-            for o in &overrides {
-                set_path(&mut doc, &o.path, o.value.clone())
-                    .map_err(|m| src.error_at(o.line, &o.path, m))?;
-            }
-            // Checked at every scale; on a refused scale, every point's document is asked for.
-            crate::reproduce::scale::scale_paths(&src, &mut doc, &scaled, scale, &label, || {
-                let every = expand(&src, &raw.point, &raw.sweep)
-                    .unwrap_or_default()
-                    .into_iter();
-                every
-                    .map(|(name, sets)| {
-                        let mut d = base.clone();
-                        for o in sets {
-                            let _ = set_path(&mut d, &o.path, o.value);
-                        }
-                        (name, d)
-                    })
-                    .collect()
-            })?;
-            points.push(resolve(&src, doc, label, &overrides, memory)?);
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for p in &points {
-            if !seen.insert(p.label.as_str()) {
-                return Err(src.error(
-                    "point",
-                    format!(
-                        "two points have the label `{}`; give them distinct names",
-                        p.label
-                    ),
-                ));
-            }
-        }
+        let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)?;
         let reproduce = match raw.reproduce {
-            Some(t) => Some(crate::reproduction::parse_spec(&src, t, &points)?),
+            Some(t) => Some(crate::repro_spec::parse_spec(&src, t, &points)?),
             None => None,
         };
-        let runs = (points.len() as u64).saturating_mul(u64::from(repetitions));
-        let widest = points
-            .iter()
-            .map(|p| p.machine.processors)
-            .max()
-            .unwrap_or(1);
-        let apps = points.iter().map(|p| p.apps.len()).max().unwrap_or(1);
-        let need = budget::records_bytes(runs, widest, apps);
-        if let Some(avail) = memory.filter(|&a| need > a) {
-            return Err(src.error(
-                "repetitions",
-                format!(
-                    "the results of {runs} runs ({} points x {} repetitions) would need about \
-                     {} of memory, more than the {} available; run fewer points or repetitions \
-                     (or set {} to state the memory smpsched may use)",
-                    points.len(),
-                    repetitions,
-                    budget::human(need),
-                    budget::human(avail),
-                    budget::MEMORY_ENV,
-                ),
-            ));
-        }
+        check_records(&src, &points, repetitions, memory)?;
         Ok(Experiment {
             reproduce,
             name: raw.name,
@@ -383,6 +185,139 @@ impl Experiment {
             )
         }
     }
+}
+/// The checks on the raw file before any point: a usable name, repetitions in bounds, and at
+/// least one workload.
+fn check_raw(src: &Source, raw: &RawFile) -> Result<(), InputError> {
+    if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
+        return Err(src.error(
+            "name",
+            "must be a name for the experiment (its results go to results/NAME/), not \
+             empty and without control characters",
+        ));
+    }
+    if raw.repetitions == 0 || raw.repetitions > MAX_REPETITIONS {
+        return Err(src.error(
+            "repetitions",
+            format!(
+                "must be between 1 and {MAX_REPETITIONS}, got {}",
+                raw.repetitions
+            ),
+        ));
+    }
+    if raw.workload.is_empty() {
+        return Err(src.error(
+            "workload",
+            "an experiment needs at least one [[workload]] table",
+        ));
+    }
+    Ok(())
+}
+
+/// The paths `[reproduce] scale` names, and the repetitions at `scale` (`repetitions` may be
+/// listed too).
+fn scaled_paths(raw: &RawFile, scale: f64) -> (Vec<String>, u32) {
+    let mut scaled: Vec<String> = raw
+        .reproduce
+        .as_ref()
+        .and_then(|r| r.get("scale"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    // `repetitions` may be listed too: it is scaled like a size but never refused, only
+    // kept at 1 or more (fewer repetitions are a quicker, noisier look, not a smaller run).
+    let mut repetitions = raw.repetitions;
+    if let Some(i) = scaled.iter().position(|p| p == "repetitions") {
+        scaled.remove(i);
+        repetitions = ((f64::from(raw.repetitions) * scale).round() as u32).max(1);
+    }
+    (scaled, repetitions)
+}
+
+/// Every point of the sweep, its values set, scaled and resolved, with distinct labels.
+fn resolve_points(
+    src: &Source,
+    raw: &RawFile,
+    base: &toml::Table,
+    scaled: &[String],
+    scale: f64,
+    memory: Option<u64>,
+) -> Result<Vec<Point>, InputError> {
+    let variants = expand(src, &raw.point, &raw.sweep)?;
+    let mut points = Vec::with_capacity(variants.len());
+    for (label, overrides) in variants {
+        let mut doc = base.clone();
+        for o in &overrides {
+            set_path(&mut doc, &o.path, o.value.clone())
+                .map_err(|m| src.error_at(o.line, &o.path, m))?;
+        }
+        // Checked at every scale; on a refused scale, every point's document is asked for.
+        crate::reproduce::scale::scale_paths(src, &mut doc, scaled, scale, &label, || {
+            let every = expand(src, &raw.point, &raw.sweep)
+                .unwrap_or_default()
+                .into_iter();
+            every
+                .map(|(name, sets)| {
+                    let mut d = base.clone();
+                    for o in sets {
+                        let _ = set_path(&mut d, &o.path, o.value);
+                    }
+                    (name, d)
+                })
+                .collect()
+        })?;
+        points.push(resolve(src, doc, label, &overrides, memory)?);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for p in &points {
+        if !seen.insert(p.label.as_str()) {
+            return Err(src.error(
+                "point",
+                format!(
+                    "two points have the label `{}`; give them distinct names",
+                    p.label
+                ),
+            ));
+        }
+    }
+    Ok(points)
+}
+
+/// The results of every run must fit in the memory available.
+fn check_records(
+    src: &Source,
+    points: &[Point],
+    repetitions: u32,
+    memory: Option<u64>,
+) -> Result<(), InputError> {
+    let runs = (points.len() as u64).saturating_mul(u64::from(repetitions));
+    let widest = points
+        .iter()
+        .map(|p| p.machine.processors)
+        .max()
+        .unwrap_or(1);
+    let apps = points.iter().map(|p| p.apps.len()).max().unwrap_or(1);
+    let need = budget::records_bytes(runs, widest, apps);
+    if let Some(avail) = memory.filter(|&a| need > a) {
+        return Err(src.error(
+            "repetitions",
+            format!(
+                "the results of {runs} runs ({} points x {} repetitions) would need about \
+                 {} of memory, more than the {} available; run fewer points or repetitions \
+                 (or set {} to state the memory smpsched may use)",
+                points.len(),
+                repetitions,
+                budget::human(need),
+                budget::human(avail),
+                budget::MEMORY_ENV,
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `path` as results record it: relative to the repository that holds it (the nearest folder

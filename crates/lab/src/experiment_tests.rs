@@ -1,5 +1,7 @@
 //! Tests of experiment files: sweeps, named points, errors with file, line and field, bounds.
 use super::*;
+use crate::point::SimOptions;
+use smpsched_sim::{Limits, MachineConfig};
 
 const GOOD: &str = r#"
 name = "t"
@@ -153,8 +155,8 @@ fn runs_are_bounded_by_default_and_bounds_are_checked() {
 #[test]
 fn points_simulate_deterministically() {
     let e = parse(GOOD).unwrap();
-    let a = e.points[2].simulate(1).unwrap();
-    let b = e.points[2].simulate(1).unwrap();
+    let a = e.points[2].simulate(1, SimOptions::default()).unwrap();
+    let b = e.points[2].simulate(1, SimOptions::default()).unwrap();
     assert_eq!(format!("{a:?}"), format!("{b:?}"));
     a.check_conservation().unwrap();
 }
@@ -194,4 +196,15 @@ fn until_names_an_application_of_the_point() {
     assert_eq!(e.field, "until", "{e}");
     assert_eq!(e.line, Some(4), "{e}");
     assert!(e.message.contains("`A`"), "{e}");
+}
+
+#[test]
+fn fields_lists_every_top_level_field_the_parser_takes() {
+    let text = "name = \"x\"\nbogus = 1\n[scheduler]\npolicy = \"batch\"\n";
+    let Err(err) = Experiment::parse(Path::new("f.toml"), text.to_string()) else {
+        panic!("an unknown field is refused");
+    };
+    let quoted: Vec<String> = FIELDS.iter().map(|f| format!("`{f}`")).collect();
+    let want = format!("expected one of {}", quoted.join(", "));
+    assert!(err.to_string().ends_with(&want), "{err}\nwant: {want}");
 }

@@ -3,8 +3,8 @@
 
 use smpsched_sim::RunReport;
 
-use crate::experiment::Point;
-use crate::runner::RunRecord;
+use crate::point::Point;
+use crate::record::RunRecord;
 
 /// The measures every point has, with what they mean; application measures are written
 /// `NAME:APP` (e.g. `app_util:MP3D`).
@@ -158,13 +158,26 @@ pub const METRICS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Measures of what programs recorded: `KIND:APP:NAME`.
-const RECORDED_KINDS: [&str; 3] = ["recorded_mean", "recorded_max", "recorded_count"];
+/// Whether `kind` is a measure of what programs recorded, written `KIND:APP:NAME` (listed in
+/// [`METRICS`] as `KIND:APP:NAME`).
+fn is_recorded_kind(kind: &str) -> bool {
+    METRICS
+        .iter()
+        .any(|(m, _)| m.strip_suffix(":APP:NAME") == Some(kind))
+}
+
+/// Whether `kind` is an application measure, written `KIND:APP` (listed in [`METRICS`] as
+/// `KIND:APP`).
+fn is_app_kind(kind: &str) -> bool {
+    METRICS
+        .iter()
+        .any(|(m, _)| m.strip_suffix(":APP") == Some(kind))
+}
 
 /// An application measure's kind, application and (for recorded measures) recorded name.
 fn split_app(name: &str) -> Option<(&str, &str, Option<&str>)> {
     let (kind, rest) = name.split_once(':')?;
-    if RECORDED_KINDS.contains(&kind) {
+    if is_recorded_kind(kind) {
         let (app, what) = rest.split_once(':')?;
         Some((kind, app, Some(what)))
     } else {
@@ -302,37 +315,16 @@ fn values(name: &str, point: &Point, runs: &[RunRecord]) -> Option<Vec<f64>> {
     (!vals.is_empty()).then_some(vals)
 }
 
-/// Kinds of application measures, written `KIND:APP`.
-const APP_KINDS: [&str; 17] = [
-    "app_switch_rate",
-    "app_util",
-    "app_share",
-    "app_stall",
-    "app_cycles_m",
-    "app_refs_m",
-    "app_misses_m",
-    "app_miss_rate",
-    "app_sync",
-    "app_same_proc",
-    "app_intervening",
-    "app_switches",
-    "app_done_ms",
-    "app_response_ms",
-    "app_p95_ms",
-    "app_p99_ms",
-    "app_wait_ms",
-];
-
 /// Whether `name` is a measure at all: one of [`METRICS`], or `KIND:APP` with a known kind.
 pub fn is_known(name: &str) -> bool {
     if let Some(inner) = name.strip_prefix(SD_PREFIX) {
         return is_known(inner) && !inner.starts_with(SD_PREFIX);
     }
     match (name.split_once(':'), split_app(name)) {
-        (Some((kind, _)), Some((_, app, what))) if RECORDED_KINDS.contains(&kind) => {
+        (Some((kind, _)), Some((_, app, what))) if is_recorded_kind(kind) => {
             !app.is_empty() && what.is_some_and(|w| !w.is_empty())
         }
-        (Some((kind, app)), _) => APP_KINDS.contains(&kind) && !app.is_empty(),
+        (Some((kind, app)), _) => is_app_kind(kind) && !app.is_empty(),
         (None, _) => METRICS.iter().any(|(m, _)| *m == name),
     }
 }

@@ -18,13 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::error::LabError;
 use crate::output::unusable;
 
-/// The marker file smpsched writes into every results folder it makes.
-pub const MARKER: &str = ".smpsched-results";
-
-/// The marker's contents.
-pub const MARKER_TEXT: &str =
-    "This folder holds results written by smpsched; `smpsched run --out DIR --force` may \
-     replace it.\n";
+pub use crate::output::{MARKER, MARKER_TEXT};
 
 /// Whether `dir` holds the marker of a results folder.
 pub fn is_marked(dir: &Path) -> bool {

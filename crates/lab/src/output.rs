@@ -21,6 +21,14 @@ use crate::error::{InputError, LabError};
 /// Longest folder name made from an experiment or paper name (file systems allow 255 bytes).
 pub const MAX_NAME: usize = 64;
 
+/// The marker file smpsched writes into every results folder it makes.
+pub const MARKER: &str = ".smpsched-results";
+
+/// The marker's contents.
+pub const MARKER_TEXT: &str =
+    "This folder holds results written by smpsched; `smpsched run --out DIR --force` may \
+     replace it.\n";
+
 static STAGING_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// An output location that could not be used: bad input (exit code 2) naming the path.
@@ -135,10 +143,10 @@ impl Staging {
         Ok(())
     }
 
-    /// Writes the marker of a results folder into it ([`crate::outdir::MARKER`]).
+    /// Writes the marker of a results folder into it ([`MARKER`]).
     pub fn mark(&self) -> Result<(), LabError> {
-        let path = self.dir.join(crate::outdir::MARKER);
-        std::fs::write(&path, crate::outdir::MARKER_TEXT).map_err(|e| LabError::io(&path, e))
+        let path = self.dir.join(MARKER);
+        std::fs::write(&path, MARKER_TEXT).map_err(|e| LabError::io(&path, e))
     }
 
     /// Renames the staging folder to `parent/name` in one step and returns that path. A folder

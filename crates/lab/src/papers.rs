@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{InputError, LabError};
 use crate::experiment::Experiment;
 use crate::output::{content_hash, write_atomic, Staging};
-use crate::reproduce::report::{render_index, render_paper, PaperReport, Verdict};
+use crate::reproduce::markdown::{render_index, render_paper};
+use crate::reproduce::report::{PaperReport, Verdict};
 use crate::reproduction::reproduce_file;
 use crate::shard::{prefill, Bundle, Exec};
 
@@ -102,7 +103,7 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
         return Err(no_experiments_folder(dir));
     }
     let mut out = Vec::new();
-    for f in crate::catalog::experiment_files(dir)? {
+    for f in crate::source::experiment_files(dir)? {
         // A file that cannot be read is no reproduction; `list` and `run_paper` name it.
         let Ok(text) = crate::source::read_experiment(&f) else {
             continue;
@@ -195,7 +196,7 @@ pub fn run_paper(
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
     let mut bundles = Vec::new();
-    let (found, mut skipped) = crate::catalog::find_experiment_files(&dir)?;
+    let (found, mut skipped) = crate::source::find_experiment_files(&dir)?;
     for f in found {
         // A file that cannot be read (a FIFO, a device, binary) is skipped and named; one that
         // reads but does not validate is an error, as for `smpsched run`.

@@ -6,7 +6,7 @@
 use smpsched_sim::sched::{PolicyInfo, Scheduler};
 use smpsched_sim::MachineConfig;
 
-use crate::experiment::App;
+use crate::point::App;
 
 /// A field at fault and what is wrong with it.
 pub(crate) type Fault = (String, String);

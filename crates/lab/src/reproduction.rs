@@ -25,291 +25,15 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-
-use crate::error::{InputError, LabError};
-use crate::experiment::{Experiment, Point};
+use crate::error::LabError;
+use crate::experiment::Experiment;
 use crate::metric;
-use crate::reproduce::plot::{
-    grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle,
-};
+use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
-use crate::reproduce::{Claim, Tolerance};
-use crate::runner::{run_experiment_memo, RunMemo, RunRecord};
-use crate::source::{split_de_error, Source};
+use crate::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
+use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
 
-/// The `[reproduce]` section of an experiment file.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Spec {
-    /// Paper identifier (the folder under `experiments/`), e.g. `black90`.
-    pub paper: String,
-    /// Which table or figure this file reproduces.
-    pub title: String,
-    /// The measure compared by default.
-    pub metric: String,
-    /// Default tolerance of expected values.
-    #[serde(default)]
-    pub tolerance: Option<Tolerance>,
-    /// Integer sizes (dotted paths) that `--scale` multiplies.
-    #[serde(default)]
-    pub scale: Vec<String>,
-    /// The scale the test suite runs this file at (default 0.25): a file whose paper-scale
-    /// runs are long names a smaller one, so that the suite stays quick.
-    #[serde(default)]
-    pub test_scale: Option<f64>,
-    /// Notes for the report: why numbers differ, what was assumed.
-    #[serde(default)]
-    pub notes: Vec<String>,
-    /// The plot to draw.
-    #[serde(default)]
-    pub plot: Option<PlotSpec>,
-    /// The paper's values.
-    #[serde(default)]
-    pub expect: Vec<Expect>,
-    /// The paper's claims.
-    #[serde(default)]
-    pub claim: Vec<ClaimSpec>,
-}
-
-/// The plot of a reproduction.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlotSpec {
-    /// `line` (metric against a swept parameter, one series per remaining label), `bars` (ours
-    /// beside the paper per expected point), `stacked` (time split per point) or `apps` (each
-    /// application's held time split into useful, cache-miss and synchronization, beside the
-    /// paper's bar: Gupta et al.'s figures).
-    pub kind: String,
-    /// For `line`: the swept parameter (dotted path) on the x axis.
-    #[serde(default)]
-    pub x: Option<String>,
-    /// Label of the x axis.
-    #[serde(default)]
-    pub x_label: Option<String>,
-    /// Label of the y axis (default: the metric).
-    #[serde(default)]
-    pub y_label: Option<String>,
-    /// Logarithmic y axis (line plots).
-    #[serde(default)]
-    pub log_y: bool,
-}
-
-/// A value the paper reports for one point.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Expect {
-    /// The point's label.
-    pub point: String,
-    /// The measure (default: the section's `metric`).
-    #[serde(default)]
-    pub metric: Option<String>,
-    /// The paper's value.
-    pub paper: f64,
-    /// Tolerance (default: the section's).
-    #[serde(default)]
-    pub tolerance: Option<Tolerance>,
-    /// A note shown beside the row.
-    #[serde(default)]
-    pub note: Option<String>,
-}
-
-/// A claim of the paper, with an optional known difference.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClaimSpec {
-    /// The claim as written.
-    #[serde(rename = "claim")]
-    pub text: String,
-    /// The parsed claim (filled in when the file is checked).
-    #[serde(skip)]
-    pub parsed: Option<Claim>,
-    /// If the claim does not reproduce, why (the report shows it as a known difference).
-    #[serde(default)]
-    pub known_difference: Option<String>,
-    /// The paper's finding this claim checks, in words, when it is one of the paper's headline
-    /// findings: the report lists these first.
-    #[serde(default)]
-    pub headline: Option<String>,
-}
-
-/// Reads and checks the `[reproduce]` table of a file against its points.
-pub(crate) fn parse_spec(
-    src: &Source,
-    table: toml::Table,
-    points: &[Point],
-) -> Result<Spec, InputError> {
-    let mut spec: Spec = toml::Value::Table(table).try_into().map_err(|e| {
-        let (key, message) = split_de_error(&e);
-        let field = if key.is_empty() {
-            "reproduce".to_string()
-        } else {
-            format!("reproduce.{key}")
-        };
-        src.error(&field, message)
-    })?;
-    if let Some(t) = spec.test_scale {
-        if !(t.is_finite() && t > 0.0 && t <= 1.0) {
-            return Err(src.error(
-                "reproduce.test_scale",
-                format!("must be a factor above 0 and at most 1, got {t}"),
-            ));
-        }
-    }
-    let find = |label: &str| points.iter().find(|p| p.label == label);
-    let known_points = || {
-        let names: Vec<&str> = points.iter().map(|p| p.label.as_str()).take(12).collect();
-        names.join(", ")
-    };
-    let Some(first) = points.first() else {
-        return Err(src.error("reproduce", "the experiment has no points"));
-    };
-    // The section's measure must be defined wherever it is shown: on every point for a line
-    // plot or a table without expected values, else on the points of the expected values that
-    // do not name their own.
-    let line_plot = spec.plot.as_ref().is_some_and(|p| p.kind == "line");
-    let mut metric_points: Vec<&Point> = if line_plot || spec.expect.is_empty() {
-        points.iter().collect()
-    } else {
-        spec.expect
-            .iter()
-            .filter(|e| e.metric.is_none())
-            .filter_map(|e| find(&e.point))
-            .collect()
-    };
-    if metric_points.is_empty() {
-        metric_points.push(first);
-    }
-    for p in metric_points {
-        metric::check(&spec.metric, p).map_err(|m| src.error("reproduce.metric", m))?;
-    }
-    for (i, e) in spec.expect.iter().enumerate() {
-        let Some(p) = find(&e.point) else {
-            return Err(src.error(
-                &format!("reproduce.expect.{i}.point"),
-                format!(
-                    "no point is labelled `{}`; points: {} ...",
-                    e.point,
-                    known_points()
-                ),
-            ));
-        };
-        if let Some(m) = &e.metric {
-            metric::check(m, p)
-                .map_err(|m| src.error(&format!("reproduce.expect.{i}.metric"), m))?;
-        }
-        if !e.paper.is_finite() || e.paper.abs() > 1e15 {
-            return Err(src.error(
-                &format!("reproduce.expect.{i}.paper"),
-                format!(
-                    "the paper's value must be a finite number of at most 1e15 in size, got {}",
-                    e.paper
-                ),
-            ));
-        }
-        if e.tolerance.is_none() && spec.tolerance.is_none() {
-            return Err(src.error(
-                &format!("reproduce.expect.{i}.tolerance"),
-                "no tolerance here and no default `tolerance` in [reproduce]",
-            ));
-        }
-    }
-    for (i, c) in spec.claim.iter_mut().enumerate() {
-        let claim = Claim::parse(&c.text).map_err(|e| {
-            src.error(
-                &format!("reproduce.claim.{i}.claim"),
-                format!("at column {}: {}", e.column + 1, e.message),
-            )
-        })?;
-        for r in claim.references() {
-            let Some(p) = find(&r.point) else {
-                return Err(src.error(
-                    &format!("reproduce.claim.{i}.claim"),
-                    format!(
-                        "unknown point `{}` in claim; points: {} ...",
-                        r.point,
-                        known_points()
-                    ),
-                ));
-            };
-            metric::check(&r.metric, p).map_err(|m| {
-                src.error(
-                    &format!("reproduce.claim.{i}.claim"),
-                    format!("in the claim: {m}"),
-                )
-            })?;
-        }
-        if c.headline.as_deref().is_some_and(|h| h.trim().is_empty()) {
-            return Err(src.error(
-                &format!("reproduce.claim.{i}.headline"),
-                "a headline finding must say the finding in words, got an empty text",
-            ));
-        }
-        c.parsed = Some(claim);
-    }
-    if let Some(plot) = &spec.plot {
-        match plot.kind.as_str() {
-            "line" => check_plot_x(src, plot.x.as_deref(), points)?,
-            "bars" | "stacked" | "apps" => {}
-            other => {
-                return Err(src.error(
-                    "reproduce.plot.kind",
-                    format!("unknown plot kind `{other}`; valid: line, bars, stacked, apps"),
-                ))
-            }
-        }
-    }
-    Ok(spec)
-}
-
-/// A line plot's `x` must be a parameter the points set (a swept path) with numeric values.
-fn check_plot_x(src: &Source, x: Option<&str>, points: &[Point]) -> Result<(), InputError> {
-    let mut swept: Vec<&str> = Vec::new();
-    for p in points {
-        for (k, _) in &p.params {
-            if !swept.contains(&k.as_str()) {
-                swept.push(k);
-            }
-        }
-    }
-    let listed = || {
-        if swept.is_empty() {
-            "this file sweeps no parameter (add a [sweep] or [[point]] `set`)".to_string()
-        } else {
-            let quoted: Vec<String> = swept.iter().map(|k| format!("`{k}`")).collect();
-            format!("swept parameters: {}", quoted.join(", "))
-        }
-    };
-    let Some(x) = x else {
-        return Err(src.error(
-            "reproduce.plot.x",
-            format!("a line plot needs `x`; {}", listed()),
-        ));
-    };
-    if !swept.contains(&x) {
-        return Err(src.error(
-            "reproduce.plot.x",
-            format!(
-                "`{x}` is not a swept parameter, so the plot would have no points; {}",
-                listed()
-            ),
-        ));
-    }
-    let numeric = points
-        .iter()
-        .flat_map(|p| &p.params)
-        .any(|(k, v)| k == x && v.parse::<f64>().is_ok());
-    if !numeric {
-        return Err(src.error(
-            "reproduce.plot.x",
-            format!(
-                "`{x}` takes no numeric value, so it cannot be an axis; {}",
-                listed()
-            ),
-        ));
-    }
-    Ok(())
-}
+pub use crate::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
 
 /// One reproduced file: its report, plots (file name, SVG) and whether every claim held.
 pub struct Reproduced {
@@ -332,7 +56,13 @@ pub fn reproduce_file(
         .reproduce
         .as_ref()
         .ok_or_else(|| LabError::Internal(format!("{} has no [reproduce] section", exp.name)))?;
-    let runs = run_experiment_memo(exp, jobs, progress, memo)?;
+    let options = RunOptions {
+        jobs,
+        progress: Some(progress),
+        memo: Some(memo),
+        ..RunOptions::default()
+    };
+    let runs = run_experiment(exp, &options)?;
     // A run that stopped at a bound measured only part of the experiment: no verdicts on it.
     if let Some(e) = crate::runner::stopped_error(exp, &runs) {
         return Err(e);
@@ -340,6 +70,44 @@ pub fn reproduce_file(
     let point = |label: &str| exp.points.iter().find(|p| p.label == label);
     let lookup = |m: &str, p: &str| point(p).and_then(|pt| metric::value(m, pt, &runs));
 
+    let rows = point_rows(exp, spec, &lookup);
+    let claims = claim_rows(spec, &lookup);
+    let stem = exp
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("plot")
+        .to_string();
+    let mut plots = Vec::new();
+    let mut plot_refs = Vec::new();
+    if let Some(ps) = &spec.plot {
+        let svg = draw(exp, spec, ps, &runs, &rows)?;
+        let name = format!("{stem}.svg");
+        plot_refs.push(PlotRef {
+            title: spec.title.clone(),
+            path: format!("{plot_dir}/{name}"),
+        });
+        plots.push((name, svg));
+    }
+    let setup = setup_rows(exp, spec);
+    Ok(Reproduced {
+        report: ReportFile {
+            title: spec.title.clone(),
+            source_paper: spec.paper.clone(),
+            experiment_file: exp.recorded_path.clone(),
+            setup,
+            points: rows,
+            claims,
+            plots: plot_refs,
+            notes: spec.notes.clone(),
+        },
+        plots,
+    })
+}
+
+/// The compared values: each expected point beside the paper's, or every point's measure when
+/// the file expects none.
+fn point_rows(exp: &Experiment, spec: &Spec, lookup: &Lookup<'_>) -> Vec<PointRow> {
     let mut rows = Vec::new();
     for e in &spec.expect {
         let m = e.metric.clone().unwrap_or_else(|| spec.metric.clone());
@@ -368,12 +136,16 @@ pub fn reproduce_file(
             });
         }
     }
-    let claims = spec
-        .claim
+    rows
+}
+
+/// Each parsed claim's verdict: holds, fails, a known difference, or not evaluated.
+fn claim_rows(spec: &Spec, lookup: &Lookup<'_>) -> Vec<ClaimRow> {
+    spec.claim
         .iter()
         .filter_map(|c| Some((c, c.parsed.as_ref()?)))
         .map(|(c, claim)| {
-            let (verdict, detail) = match claim.evaluate(&lookup) {
+            let (verdict, detail) = match claim.evaluate(lookup) {
                 Ok(o) if o.holds => (Verdict::Holds, o.detail),
                 Ok(o) => match &c.known_difference {
                     Some(reason) => (
@@ -398,26 +170,14 @@ pub fn reproduce_file(
                 headline: c.headline.clone(),
             }
         })
-        .collect();
-    let stem = exp
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("plot")
-        .to_string();
-    let mut plots = Vec::new();
-    let mut plot_refs = Vec::new();
-    if let Some(ps) = &spec.plot {
-        let svg = draw(exp, spec, ps, &runs, &rows)?;
-        let name = format!("{stem}.svg");
-        plot_refs.push(PlotRef {
-            title: spec.title.clone(),
-            path: format!("{plot_dir}/{name}"),
-        });
-        plots.push((name, svg));
-    }
+        .collect()
+}
+
+/// The setup lines of a file's report: machine, processors, clock, points, repetitions, seed and
+/// measure.
+fn setup_rows(exp: &Experiment, spec: &Spec) -> Vec<(String, String)> {
     let first = &exp.points[0];
-    let setup = vec![
+    vec![
         ("machine".to_string(), first.machine.name.clone()),
         (
             "processors".to_string(),
@@ -431,20 +191,7 @@ pub fn reproduce_file(
         ("repetitions".to_string(), exp.repetitions.to_string()),
         ("seed".to_string(), exp.seed.to_string()),
         ("measure".to_string(), spec.metric.clone()),
-    ];
-    Ok(Reproduced {
-        report: ReportFile {
-            title: spec.title.clone(),
-            source_paper: spec.paper.clone(),
-            experiment_file: exp.recorded_path.clone(),
-            setup,
-            points: rows,
-            claims,
-            plots: plot_refs,
-            notes: spec.notes.clone(),
-        },
-        plots,
-    })
+    ]
 }
 
 fn draw(
@@ -455,9 +202,9 @@ fn draw(
     rows: &[PointRow],
 ) -> Result<String, LabError> {
     let y_label = ps.y_label.clone().unwrap_or_else(|| spec.metric.clone());
-    let plot_err = |e: crate::reproduce::plot::PlotError| LabError::Internal(format!("plot: {e}"));
-    match ps.kind.as_str() {
-        "line" => {
+    let plot_err = |e: crate::svg::PlotError| LabError::Internal(format!("plot: {e}"));
+    match ps.kind {
+        PlotKind::Line => {
             let x = ps.x.as_deref().unwrap_or_default();
             let short = x.rsplit('.').next().unwrap_or(x);
             // One series per label with the x part removed.
@@ -523,7 +270,7 @@ fn draw(
             })
             .map_err(plot_err)
         }
-        "bars" => grouped_bars(&GroupedBars {
+        PlotKind::Bars => grouped_bars(&GroupedBars {
             title: spec.title.clone(),
             y_label,
             groups: rows
@@ -536,15 +283,13 @@ fn draw(
                 .collect(),
         })
         .map_err(plot_err),
-        "apps" => {
+        PlotKind::Apps => {
             let paper: Vec<(String, String, f64)> = rows
                 .iter()
                 .filter_map(|r| Some((r.point.clone(), r.metric.clone(), r.paper?)))
                 .collect();
             crate::results::app_split_chart(&spec.title, &y_label, exp, runs, &paper)
         }
-        _ => crate::results::time_split_chart(&spec.title, exp, runs),
+        PlotKind::Stacked => crate::results::time_split_chart(&spec.title, exp, runs),
     }
 }
-
-pub use crate::papers::{papers, run_paper, PaperOutcome, PAPERS};

@@ -12,9 +12,27 @@ use smpsched_workloads as workloads;
 
 use crate::budget;
 use crate::error::InputError;
-use crate::experiment::{App, Point};
+use crate::point::{App, Point};
 use crate::source::{split_de_error, Source};
 use crate::sweep::{deep_merge, value_label, Override};
+
+/// The top-level fields of an experiment file, in the order the guide lists them: one list for
+/// the file's schema (a test checks it against the parser's), the guide's table and the tests.
+pub const FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "seed",
+    "repetitions",
+    "time_limit_cycles",
+    "event_limit",
+    "until",
+    "machine",
+    "scheduler",
+    "workload",
+    "sweep",
+    "point",
+    "reproduce",
+];
 
 /// Maps a deserialization error of the value at `root` to an input error with its line.
 pub(crate) fn de_error(
@@ -89,8 +107,67 @@ pub(crate) fn resolve(
     let mut key = src.folder().to_string_lossy().to_string();
     key.push('\n');
     canonical(&toml::Value::Table(doc.clone()), &mut key);
+    let machine = resolve_machine(src, &mut doc, overrides)?;
+    let (policy, policy_params, idle_handoff) =
+        resolve_scheduler(src, &mut doc, &machine, overrides)?;
+    let apps = resolve_apps(src, &mut doc, &machine, overrides, memory)?;
+    crate::progress::check_needs(&machine, policy, &apps)
+        .map_err(|(field, message)| located(src, &field, message, overrides))?;
+    let limits = Limits {
+        cycles: positive(
+            src,
+            &mut doc,
+            "time_limit_cycles",
+            Limits::DEFAULT_CYCLES,
+            MAX_TIME_LIMIT,
+            overrides,
+        )?,
+        events: positive(
+            src,
+            &mut doc,
+            "event_limit",
+            Limits::DEFAULT_EVENTS,
+            u64::MAX >> 1,
+            overrides,
+        )?,
+    };
+    let until = resolve_until(src, &mut doc, &apps, overrides)?;
+    if let Some((k, _)) = doc.iter().next() {
+        return Err(located(
+            src,
+            k,
+            format!(
+                "unknown field; valid top-level fields: {}",
+                FIELDS.join(", ")
+            ),
+            overrides,
+        ));
+    }
+    Ok(Point {
+        label,
+        params: overrides
+            .iter()
+            .map(|o| (o.path.clone(), value_label(&o.value)))
+            .collect(),
+        machine,
+        policy,
+        policy_params,
+        apps,
+        limits,
+        idle_handoff,
+        until,
+        key,
+    })
+}
+
+/// The `[machine]` table: a preset, then the file's overrides, validated.
+fn resolve_machine(
+    src: &Source,
+    doc: &mut toml::Table,
+    overrides: &[Override],
+) -> Result<MachineConfig, InputError> {
     // Machine: a preset, then the file's overrides.
-    let mut m = section(src, &mut doc, "machine", overrides)?;
+    let mut m = section(src, doc, "machine", overrides)?;
     let preset_name =
         take_string(src, &mut m, "machine", "preset", overrides)?.ok_or_else(|| {
             located(
@@ -132,8 +209,19 @@ pub(crate) fn resolve(
         )
     })?;
 
+    Ok(machine)
+}
+
+/// The `[scheduler]` table: a registered policy, its parameters (checked by the policy) and
+/// `idle_handoff`.
+fn resolve_scheduler(
+    src: &Source,
+    doc: &mut toml::Table,
+    machine: &MachineConfig,
+    overrides: &[Override],
+) -> Result<(&'static sched::PolicyInfo, toml::Table, bool), InputError> {
     // Scheduler: a registered policy and its parameters.
-    let mut s = section(src, &mut doc, "scheduler", overrides)?;
+    let mut s = section(src, doc, "scheduler", overrides)?;
     let names: Vec<&str> = sched::POLICIES.iter().map(|p| p.name).collect();
     let policy_name =
         take_string(src, &mut s, "scheduler", "policy", overrides)?.ok_or_else(|| {
@@ -168,9 +256,21 @@ pub(crate) fn resolve(
         }
     };
     let sched = (policy.build)(s.clone()).map_err(|e| de_error(src, "scheduler", &e, overrides))?;
-    crate::progress::check_slice(&machine, sched.as_ref(), &s)
+    crate::progress::check_slice(machine, sched.as_ref(), &s)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
 
+    Ok((policy, s, idle_handoff))
+}
+
+/// The `[[workload]]` tables: one application each, with unique names, within the thread
+/// bound and the memory available.
+fn resolve_apps(
+    src: &Source,
+    doc: &mut toml::Table,
+    machine: &MachineConfig,
+    overrides: &[Override],
+    memory: Option<u64>,
+) -> Result<Vec<App>, InputError> {
     // Workloads: one application each.
     let list = match doc.remove("workload") {
         Some(toml::Value::Array(a)) => a,
@@ -237,62 +337,77 @@ pub(crate) fn resolve(
             ));
         }
         touched = touched.saturating_add(workload.memory_bytes());
-        let engine = budget::run_bytes(threads, machine.processors);
-        let model =
-            smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched);
-        let need = engine.saturating_add(model);
-        if let Some(avail) = memory.filter(|&a| need > a) {
-            let field = if model > engine && workload.memory_bytes() > 0 {
-                root.clone()
-            } else {
-                format!("{root}.threads")
-            };
-            return Err(located(
-                src,
-                &field,
-                format!(
-                    "a run of this point would need about {} of memory ({} for {threads} \
-                     threads on {} processors, {} for the memory model: caches and the \
-                     directory of {} of regions), more than the {} available (set {} to \
-                     state the memory smpsched may use)",
-                    budget::human(need),
-                    budget::human(engine),
-                    machine.processors,
-                    budget::human(model),
-                    budget::human(touched),
-                    budget::human(avail),
-                    budget::MEMORY_ENV,
-                ),
-                overrides,
-            ));
-        }
+        check_memory(
+            src,
+            machine,
+            &root,
+            workload.memory_bytes(),
+            threads,
+            touched,
+            memory,
+            overrides,
+        )?;
         apps.push(App {
             name,
             kind,
             workload: Arc::from(workload),
         });
     }
-    crate::progress::check_needs(&machine, policy, &apps)
-        .map_err(|(field, message)| located(src, &field, message, overrides))?;
-    let limits = Limits {
-        cycles: positive(
+    Ok(apps)
+}
+
+/// A run of the point so far (`threads` threads, `touched` bytes of regions) must fit in the
+/// memory available; `own` is what the workload at `root` touches itself.
+#[allow(clippy::too_many_arguments)]
+fn check_memory(
+    src: &Source,
+    machine: &MachineConfig,
+    root: &str,
+    own: u64,
+    threads: u64,
+    touched: u64,
+    memory: Option<u64>,
+    overrides: &[Override],
+) -> Result<(), InputError> {
+    let engine = budget::run_bytes(threads, machine.processors);
+    let model = smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched);
+    let need = engine.saturating_add(model);
+    if let Some(avail) = memory.filter(|&a| need > a) {
+        let field = if model > engine && own > 0 {
+            root.to_string()
+        } else {
+            format!("{root}.threads")
+        };
+        return Err(located(
             src,
-            &mut doc,
-            "time_limit_cycles",
-            Limits::DEFAULT_CYCLES,
-            MAX_TIME_LIMIT,
+            &field,
+            format!(
+                "a run of this point would need about {} of memory ({} for {threads} \
+                     threads on {} processors, {} for the memory model: caches and the \
+                     directory of {} of regions), more than the {} available (set {} to \
+                     state the memory smpsched may use)",
+                budget::human(need),
+                budget::human(engine),
+                machine.processors,
+                budget::human(model),
+                budget::human(touched),
+                budget::human(avail),
+                budget::MEMORY_ENV,
+            ),
             overrides,
-        )?,
-        events: positive(
-            src,
-            &mut doc,
-            "event_limit",
-            Limits::DEFAULT_EVENTS,
-            u64::MAX >> 1,
-            overrides,
-        )?,
-    };
-    let until = match doc.remove("until") {
+        ));
+    }
+    Ok(())
+}
+
+/// `until`: the name of an application of the point whose completion ends the run.
+fn resolve_until(
+    src: &Source,
+    doc: &mut toml::Table,
+    apps: &[App],
+    overrides: &[Override],
+) -> Result<Option<String>, InputError> {
+    Ok(match doc.remove("until") {
         None => None,
         Some(toml::Value::String(app)) if apps.iter().any(|a| a.name == app) => Some(app),
         Some(v) => {
@@ -307,32 +422,6 @@ pub(crate) fn resolve(
                 overrides,
             ));
         }
-    };
-    if let Some((k, _)) = doc.iter().next() {
-        return Err(located(
-            src,
-            k,
-            "unknown field; valid top-level fields: name, description, seed, repetitions, \
-             time_limit_cycles, event_limit, until, machine, scheduler, workload, sweep, point, \
-             reproduce"
-                .into(),
-            overrides,
-        ));
-    }
-    Ok(Point {
-        label,
-        params: overrides
-            .iter()
-            .map(|o| (o.path.clone(), value_label(&o.value)))
-            .collect(),
-        machine,
-        policy,
-        policy_params: s,
-        apps,
-        limits,
-        idle_handoff,
-        until,
-        key,
     })
 }
 

@@ -17,8 +17,8 @@ use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::metric;
 use crate::output::{self, Staging};
-use crate::reproduce::plot::{stacked_bars, SeriesStyle, StackedBar, StackedBars};
 use crate::runner::{RunRecord, Stopped};
+use crate::svg::{stacked_bars, SeriesStyle, StackedBar, StackedBars};
 
 #[derive(Serialize)]
 struct JsonFile<'a> {

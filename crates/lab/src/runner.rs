@@ -7,74 +7,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use serde::Serialize;
 use smpsched_sim::trace::TraceConfig;
-use smpsched_sim::{Bound, Cycles, Progress, RunReport, SimError};
+use smpsched_sim::{Progress, RunReport, SimError};
 
 use crate::budget;
 use crate::error::LabError;
-use crate::experiment::{Experiment, Point};
+use crate::experiment::Experiment;
+use crate::point::{Point, SimOptions};
 
-/// The outcome of one run: which point and repetition, with which seed, and what was measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct RunRecord {
-    /// The point's label.
-    pub point: String,
-    /// The values the point sets, as (dotted path, value).
-    pub params: Vec<(String, String)>,
-    /// Repetition index, from 0.
-    pub repetition: u32,
-    /// The seed the run used.
-    pub seed: u64,
-    /// What the simulator measured (up to the stop, for a stopped run).
-    pub report: RunReport,
-    /// Set when the run reached a bound before every thread exited.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<Stopped>,
-}
-
-/// A run that reached one of its bounds before every thread exited: its measures cover the run
-/// up to the stop only.
-#[derive(Clone, Debug, Serialize)]
-pub struct Stopped {
-    /// The bound reached.
-    pub bound: Bound,
-    /// The experiment-file field that sets it (`time_limit_cycles` or `event_limit`).
-    pub field: &'static str,
-    /// Simulated time at the stop.
-    pub at_cycle: Cycles,
-    /// Events handled.
-    pub events: u64,
-    /// Threads still live.
-    pub live: u64,
-}
-
-impl Stopped {
-    /// The stop at `bound`, reached at cycle `at_cycle` after `events` events with `live`
-    /// threads left; the field to raise follows from the bound.
-    pub fn at(bound: Bound, at_cycle: Cycles, events: u64, live: u64) -> Stopped {
-        let field = match bound {
-            Bound::Cycles(_) => "time_limit_cycles",
-            Bound::Events(_) => "event_limit",
-        };
-        Stopped {
-            bound,
-            field,
-            at_cycle,
-            events,
-            live,
-        }
-    }
-
-    /// Why the run stopped and what to raise, in a line.
-    pub fn describe(&self) -> String {
-        format!(
-            "stopped at {} (cycle {}, {} events) with {} thread(s) still live; raise `{}` to \
-             let it finish",
-            self.bound, self.at_cycle, self.events, self.live, self.field
-        )
-    }
-}
+pub use crate::record::{RunRecord, Stopped};
 
 /// How often (in engine events) a run reports its progress: a few times a second.
 pub const PROGRESS_EVERY: u64 = 1 << 22;
@@ -160,174 +101,124 @@ fn point_bytes(point: &Point) -> u64 {
     budget::run_bytes(threads, point.machine.processors)
 }
 
-/// Runs every point of `exp` `exp.repetitions` times on `jobs` threads (0 = all cores; fewer
-/// when memory cannot hold that many runs at once, see [`plan_jobs`]), calling
-/// `progress(done, total)` after each run. Stops at the first failing run; a run that reaches
-/// a bound is not a failure: it is recorded with what it measured and [`RunRecord::stopped`].
+/// Told `(done, total)` after each run of an experiment.
+pub type OnProgress<'a> = dyn Fn(usize, usize) + Sync + 'a;
+
+/// Told `(point, progress)` as a run goes.
+pub type OnRunning<'a> = dyn Fn(&str, Progress) + Sync + 'a;
+
+/// How to run an experiment: how many runs at once, whom to tell how far it has come, what to
+/// trace, which earlier runs to reuse and when to stop starting runs. The default runs on every
+/// core, tells no one, traces nothing, reuses nothing and is never cancelled.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// Runs at once (0 = all cores; fewer when memory cannot hold that many, see [`plan_jobs`]).
+    pub jobs: usize,
+    /// Called as `progress(done, total)` after each run.
+    pub progress: Option<&'a OnProgress<'a>>,
+    /// Called as `running(point, progress)` every [`PROGRESS_EVERY`] events of each run, so a
+    /// long point can say how far it has come.
+    pub running: Option<&'a OnRunning<'a>>,
+    /// Records a trace of each point's first repetition (in its report's `trace`).
+    pub trace: Option<TraceConfig>,
+    /// Takes a run from here when an earlier experiment made it (same point key and seed), and
+    /// keeps each new run here.
+    pub memo: Option<&'a RunMemo>,
+    /// Once set, no further run starts (runs under way finish); a cancelled experiment is an
+    /// internal error. For callers that can be interrupted without ending the process (the
+    /// Python package's Ctrl-C).
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Runs every point of `exp` `exp.repetitions` times as `options` say, returning the runs in
+/// plan order. Stops at the first failing run; a run that reaches a bound is not a failure: it
+/// is recorded with what it measured and [`RunRecord::stopped`].
 pub fn run_experiment(
     exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<RunRecord>, LabError> {
-    run_experiment_observed(exp, jobs, progress, &|_, _| {})
-}
-
-/// Like [`run_experiment`], also calling `running(point, progress)` every
-/// [`PROGRESS_EVERY`] events of each run, so a long point can say how far it has come.
-pub fn run_experiment_observed(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    running: &(dyn Fn(&str, Progress) + Sync),
-) -> Result<Vec<RunRecord>, LabError> {
-    run_experiment_traced(exp, jobs, progress, running, None)
-}
-
-/// Like [`run_experiment`], taking a run from `memo` when an earlier experiment made it (same
-/// point key and seed) and keeping each new run there.
-pub fn run_experiment_memo(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    memo: &RunMemo,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, &|_, _| {}, None, Some(memo), None)
-}
-
-/// Like [`run_experiment_observed`], recording a trace of each point's first repetition (in
-/// its report's `trace`) when `trace` is given.
-pub fn run_experiment_traced(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    running: &(dyn Fn(&str, Progress) + Sync),
-    trace: Option<TraceConfig>,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, running, trace, None, None)
-}
-
-/// Like [`run_experiment`], starting no further run once `cancel` is set (runs under way
-/// finish); a cancelled experiment is an internal error. For callers that can be interrupted
-/// without ending the process (the Python package's Ctrl-C).
-pub fn run_experiment_cancellable(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    cancel: &AtomicBool,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(exp, jobs, progress, &|_, _| {}, None, None, Some(cancel))
-}
-
-/// Like [`run_experiment_cancellable`], taking each run that `memo` holds (made elsewhere, see
-/// [`crate::shard`]) instead of simulating it.
-pub fn run_experiment_memo_cancellable(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    memo: &RunMemo,
-    cancel: &AtomicBool,
-) -> Result<Vec<RunRecord>, LabError> {
-    run_all(
-        exp,
-        jobs,
-        progress,
-        &|_, _| {},
-        None,
-        Some(memo),
-        Some(cancel),
-    )
-}
-
-fn run_all(
-    exp: &Experiment,
-    jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    running: &(dyn Fn(&str, Progress) + Sync),
-    trace: Option<TraceConfig>,
-    memo: Option<&RunMemo>,
-    cancel: Option<&AtomicBool>,
+    options: &RunOptions<'_>,
 ) -> Result<Vec<RunRecord>, LabError> {
     let work: Vec<(usize, u32)> = (0..exp.points.len())
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
         .collect();
     let total = work.len();
     let done = AtomicUsize::new(0);
+    let tick = || {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = options.progress {
+            progress(n, total);
+        }
+    };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(plan_jobs(exp, jobs).jobs)
+        .num_threads(plan_jobs(exp, options.jobs).jobs)
         .build()
         .map_err(|e| LabError::Internal(format!("cannot start worker threads: {e}")))?;
     pool.install(|| {
         work.par_iter()
             .map(|&(p, r)| {
-                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                     return Err(LabError::Internal(format!("{}: cancelled", exp.name)));
                 }
-                let point = &exp.points[p];
-                let seed = exp.seed_of(r);
-                let traced = trace.filter(|_| r == 0);
-                if let Some((report, stopped)) = memo.and_then(|m| m.get(&point.key, seed)) {
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                    return Ok(RunRecord {
-                        point: point.label.clone(),
-                        params: point.params.clone(),
-                        repetition: r,
-                        seed,
-                        report,
-                        stopped,
-                    });
-                }
-                let (report, stopped) = simulate_one(exp, p, r, running, traced)?;
-                if let Some(m) = memo {
-                    m.put(&point.key, seed, (report.clone(), stopped.clone()));
-                }
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                Ok(RunRecord {
-                    point: point.label.clone(),
-                    params: point.params.clone(),
-                    repetition: r,
-                    seed,
-                    report,
-                    stopped,
-                })
+                let record = run_one(exp, &exp.points[p], r, options)?;
+                tick();
+                Ok(record)
             })
             .collect()
     })
 }
 
-/// One run of point `p`, repetition `r`: what it measured, and where it stopped if it reached a
-/// bound (not a failure); the error names the experiment, point, repetition and seed.
-pub(crate) fn simulate_one(
+/// One run of `point` (repetition `r`): from the memo when it holds it, else simulated (and kept
+/// in the memo).
+pub(crate) fn run_one(
     exp: &Experiment,
-    p: usize,
+    point: &Point,
     r: u32,
-    running: &(dyn Fn(&str, Progress) + Sync),
-    trace: Option<TraceConfig>,
-) -> Result<(RunReport, Option<Stopped>), LabError> {
-    let point = &exp.points[p];
+    options: &RunOptions<'_>,
+) -> Result<RunRecord, LabError> {
     let seed = exp.seed_of(r);
-    let outcome = point.simulate_traced(
+    let record = |(report, stopped)| RunRecord {
+        point: point.label.clone(),
+        params: point.params.clone(),
+        repetition: r,
         seed,
-        PROGRESS_EVERY,
-        &mut |p| running(&point.label, p),
-        trace,
-    );
-    match outcome {
-        Ok(report) => Ok((report, None)),
+        report,
+        stopped,
+    };
+    if let Some(outcome) = options.memo.and_then(|m| m.get(&point.key, seed)) {
+        return Ok(record(outcome));
+    }
+    let mut observe = |p| {
+        if let Some(running) = options.running {
+            running(&point.label, p);
+        }
+    };
+    let sim = SimOptions {
+        every: PROGRESS_EVERY,
+        observe: Some(&mut observe),
+        trace: options.trace.filter(|_| r == 0),
+    };
+    let outcome = match point.simulate(seed, sim) {
+        Ok(report) => (report, None),
         Err(SimError::Limit {
             bound,
             at,
             events,
             live,
             partial,
-        }) => Ok((*partial, Some(Stopped::at(bound, at, events, live)))),
-        Err(source) => Err(LabError::Run {
-            experiment: exp.name.clone(),
-            point: point.label.clone(),
-            repetition: r,
-            seed,
-            source,
-        }),
+        }) => (*partial, Some(Stopped::at(bound, at, events, live))),
+        Err(source) => {
+            return Err(LabError::Run {
+                experiment: exp.name.clone(),
+                point: point.label.clone(),
+                repetition: r,
+                seed,
+                source,
+            })
+        }
+    };
+    if let Some(m) = options.memo {
+        m.put(&point.key, seed, outcome.clone());
     }
+    Ok(record(outcome))
 }
 
 /// The error for runs that stopped at a bound: bad input (exit code 2) naming the file and the

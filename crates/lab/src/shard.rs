@@ -19,7 +19,8 @@ use smpsched_workloads::shipped::{self, Files};
 
 use crate::error::LabError;
 use crate::experiment::Experiment;
-use crate::runner::{simulate_one, RunMemo, Stopped};
+use crate::record::Stopped;
+use crate::runner::{run_one, RunMemo, RunOptions};
 
 /// What a worker needs to load an experiment exactly as home did.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -154,12 +155,17 @@ pub fn run_task(bundle: &[u8], task: Task) -> Result<Vec<u8>, TaskFailure> {
             exp.name, task.point, task.repetition
         ))));
     }
-    let (report, stopped) =
-        simulate_one(&exp, task.point, task.repetition, &|_, _| {}, None).map_err(failure)?;
+    let run = run_one(
+        &exp,
+        &exp.points[task.point],
+        task.repetition,
+        &RunOptions::default(),
+    )
+    .map_err(failure)?;
     let wire = WireRun {
-        user_kernel: report.user_kernel,
-        report,
-        stopped: stopped.map(|s| (s.bound, s.at_cycle, s.events, s.live)),
+        user_kernel: run.report.user_kernel,
+        report: run.report,
+        stopped: run.stopped.map(|s| (s.bound, s.at_cycle, s.events, s.live)),
     };
     let mut out = Vec::new();
     ciborium::into_writer(&wire, &mut out).expect("a run serializes");

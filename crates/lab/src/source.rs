@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
-use crate::error::InputError;
+use crate::error::{InputError, LabError};
 
 /// Reads an experiment file: a regular file of UTF-8 text, at most
 /// [`MAX_EXPERIMENT_BYTES`](smpsched_workloads::input::MAX_EXPERIMENT_BYTES); anything else
@@ -204,6 +204,22 @@ pub fn split_de_error(e: &toml::de::Error) -> (String, String) {
         }
     }
     (String::new(), message)
+}
+
+/// The `.toml` files under `dir`, sorted by path, and what could not be read on the way (a
+/// link to a folder or to nothing, an unreadable folder), each with why. An absent or
+/// unreadable `dir` itself is an error naming it.
+pub fn find_experiment_files(dir: &Path) -> Result<(Vec<PathBuf>, Skipped), LabError> {
+    std::fs::read_dir(dir).map_err(|e| LabError::io(dir, e))?;
+    Ok(smpsched_workloads::input::files_under(dir, "toml"))
+}
+
+/// What a walk over experiment files passed over: (path, why).
+pub type Skipped = Vec<(PathBuf, String)>;
+
+/// Every `.toml` file under `dir`, sorted by path (links to folders are not followed).
+pub fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
+    Ok(find_experiment_files(dir)?.0)
 }
 
 #[cfg(test)]

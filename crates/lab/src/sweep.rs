@@ -7,8 +7,10 @@
 use serde::Deserialize;
 
 use crate::error::InputError;
-use crate::experiment::MAX_POINTS;
 use crate::source::Source;
+
+/// Most points one experiment may expand to.
+pub const MAX_POINTS: usize = 100_000;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

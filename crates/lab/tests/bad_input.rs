@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use smpsched_lab::{catalog, run_experiment, Destination, Experiment, LabError, Outbox};
+use smpsched_lab::{
+    catalog, run_experiment, Destination, Experiment, LabError, Outbox, RunOptions,
+};
 
 /// Values a careless or hostile file might hold.
 const JUNK: &[&str] = &[
@@ -187,7 +189,13 @@ fn load_and_run(dir: &Path, name: &str, text: &str) -> Result<(), TestCaseError>
                     },
                     &exp.path,
                 )?;
-                let runs = run_experiment(&exp, 1, &|_, _| {})?;
+                let runs = run_experiment(
+                    &exp,
+                    &RunOptions {
+                        jobs: 1,
+                        ..RunOptions::default()
+                    },
+                )?;
                 outbox.deliver(&exp, &runs)?;
                 match smpsched_lab::stopped_error(&exp, &runs) {
                     Some(e) => Err(e),

@@ -1,11 +1,16 @@
 //! The guide to experiment files (`docs/experiment-files.md`) stays true: its example file loads
 //! into the points it says, its reproduction section, claims and tolerances parse, and every
-//! measure, machine preset, machine field and top-level field of the code is documented.
+//! measure, machine preset, machine field, top-level field (`experiment::FIELDS`, in order) and
+//! plot kind (`PlotKind::ALL`) of the code is documented; `papers::PAPERS` names exactly the
+//! paper folders of experiments/.
 
 use std::path::Path;
 
+use smpsched_lab::experiment::FIELDS;
 use smpsched_lab::metric::METRICS;
+use smpsched_lab::papers::PAPERS;
 use smpsched_lab::reproduce::{Claim, Tolerance};
+use smpsched_lab::reproduction::PlotKind;
 use smpsched_lab::Experiment;
 use smpsched_sim::MachineConfig;
 
@@ -118,20 +123,57 @@ fn every_measure_preset_and_field_is_documented() {
             None => assert!(text.contains(&format!("`{k}`")), "machine.{k}"),
         }
     }
-    for field in [
-        "name",
-        "description",
-        "seed",
-        "repetitions",
-        "time_limit_cycles",
-        "event_limit",
-        "machine",
-        "scheduler",
-        "workload",
-        "sweep",
-        "point",
-        "reproduce",
-    ] {
-        assert!(text.contains(&format!("| `{field}` |")), "field `{field}`");
+    let table = rows_after(&text, "| field | meaning |");
+    assert_eq!(table, FIELDS, "the guide's top-level fields, in order");
+    for kind in PlotKind::ALL {
+        assert!(
+            text.contains(&format!("\"{}\"", kind.name())),
+            "plot kind `{}` undocumented",
+            kind.name()
+        );
     }
+}
+
+/// The first column of the Markdown table whose header line is `header`, without backticks.
+fn rows_after(text: &str, header: &str) -> Vec<String> {
+    let start = text
+        .find(header)
+        .unwrap_or_else(|| panic!("no table {header}"));
+    text[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .trim()
+                .trim_matches('`')
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn papers_names_exactly_the_paper_folders_of_experiments() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let folders = smpsched_lab::papers::papers(&dir).unwrap();
+    let mut ids: Vec<String> = PAPERS.iter().map(|p| p.id.to_string()).collect();
+    ids.sort();
+    assert_eq!(
+        ids, folders,
+        "papers::PAPERS against the folders of experiments/ holding a [reproduce] file"
+    );
+}
+
+#[test]
+fn the_guide_lists_exactly_the_measures_of_the_code() {
+    let mut code: Vec<String> = METRICS.iter().map(|(m, _)| m.to_string()).collect();
+    code.sort();
+    let mut guide = rows_after(&guide(), "| measure | meaning |");
+    guide.sort();
+    assert_eq!(
+        guide, code,
+        "the guide's measure table against metric::METRICS"
+    );
 }

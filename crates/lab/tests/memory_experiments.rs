@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use smpsched_lab::{run_experiment, Experiment, RunRecord};
+use smpsched_lab::{run_experiment, Experiment, RunOptions, RunRecord};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/memory")
@@ -12,7 +12,14 @@ fn dir() -> PathBuf {
 
 fn run(name: &str) -> Vec<RunRecord> {
     let exp = Experiment::load(&dir().join(name)).unwrap();
-    let records = run_experiment(&exp, 1, &|_, _| {}).unwrap();
+    let records = run_experiment(
+        &exp,
+        &RunOptions {
+            jobs: 1,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
     assert!(!records.is_empty(), "{name} ran nothing");
     for r in &records {
         r.report.check_conservation().unwrap();

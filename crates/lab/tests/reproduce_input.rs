@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use smpsched_lab::reproduce::report::{
-    render_paper, render_terminal, PaperReport, PointRow, ReportFile, Summary,
-};
+use smpsched_lab::reproduce::markdown::render_paper;
+use smpsched_lab::reproduce::report::{PaperReport, PointRow, ReportFile};
+use smpsched_lab::reproduce::summary::Summary;
+use smpsched_lab::reproduce::terminal::render_terminal;
 use smpsched_lab::reproduce::Tolerance;
 use smpsched_lab::{Experiment, InputError};
 

@@ -3,8 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use smpsched_lab::reproduce::report::{render_paper, PaperReport, Verdict};
-use smpsched_lab::reproduction::{papers, reproduce_file};
+use smpsched_lab::papers::papers;
+use smpsched_lab::reproduce::markdown::render_paper;
+use smpsched_lab::reproduce::report::{PaperReport, Verdict};
+use smpsched_lab::reproduction::reproduce_file;
 use smpsched_lab::runner::RunMemo;
 use smpsched_lab::Experiment;
 

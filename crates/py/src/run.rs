@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use smpsched_lab::runner::{run_experiment_memo_cancellable, RunMemo};
-use smpsched_lab::{results, run_experiment_cancellable, stopped_error, Experiment};
+use smpsched_lab::runner::RunMemo;
+use smpsched_lab::{results, run_experiment as run_lab, stopped_error, Experiment, RunOptions};
 
 use crate::errors::{input_error, to_py};
 use crate::wait::{run_released, Tally};
@@ -71,10 +71,14 @@ pub fn run_loaded(
     let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
     let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         let progress = |done, _| t2.done.store(done, Ordering::Relaxed);
-        match &memo {
-            Some(m) => run_experiment_memo_cancellable(&e2, jobs, &progress, m, &t2.cancel),
-            None => run_experiment_cancellable(&e2, jobs, &progress, &t2.cancel),
-        }
+        let options = RunOptions {
+            jobs,
+            progress: Some(&progress),
+            cancel: Some(&t2.cancel),
+            memo: memo.as_ref(),
+            ..RunOptions::default()
+        };
+        run_lab(&e2, &options)
     })?
     .map_err(|e| to_py(py, e, &name))?;
     let json = py.allow_threads(|| results::to_json(&exp, &runs));

@@ -4,7 +4,11 @@
 //! tolerance" cannot hide values 59% off under a 60% tolerance.
 
 use super::format_number;
-use super::report::Summary;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::report::{PaperReport, ReportFile, Verdict};
 use super::tolerance::Tolerance;
 
 /// The fixed bands every summary counts values within, as fractions of the paper's value.
@@ -72,6 +76,125 @@ pub fn values_text(summary: &Summary) -> String {
         text.push_str(&format!(" ({})", notes.join("; ")));
     }
     text
+}
+
+/// Counts of verdicts and tolerance checks over a report, and how close the compared values are
+/// to the paper's (within the fixed [`BANDS`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of claims.
+    pub claims: usize,
+    /// Claims that hold.
+    pub holds: usize,
+    /// Claims that fail.
+    pub fails: usize,
+    /// Claims that fail for a documented reason.
+    pub known_differences: usize,
+    /// Claims that could not be evaluated.
+    pub errors: usize,
+    /// Values compared against the paper within a tolerance.
+    pub compared: usize,
+    /// Compared values that are within tolerance.
+    pub within: usize,
+    /// Compared values within 10% of the paper's value.
+    #[serde(default)]
+    pub within_10: usize,
+    /// Compared values within 25% of the paper's value.
+    #[serde(default)]
+    pub within_25: usize,
+    /// The largest relative distance `|ours - paper| / |paper|` of a compared value.
+    #[serde(default)]
+    pub largest_distance: Option<f64>,
+    /// Compared values with no finite relative distance (missing, or off a paper value of 0).
+    #[serde(default)]
+    pub incomparable: usize,
+    /// Files summed up.
+    #[serde(default)]
+    pub files: usize,
+}
+
+impl Summary {
+    /// Counts the claims and compared points of the given files.
+    pub fn of_files(files: &[ReportFile]) -> Summary {
+        let mut summary = Summary {
+            files: files.len(),
+            ..Summary::default()
+        };
+        for file in files {
+            for claim in &file.claims {
+                summary.claims += 1;
+                match claim.verdict {
+                    Verdict::Holds => summary.holds += 1,
+                    Verdict::Fails => summary.fails += 1,
+                    Verdict::KnownDifference { .. } => summary.known_differences += 1,
+                    Verdict::Error { .. } => summary.errors += 1,
+                }
+            }
+            for point in &file.points {
+                let (Some(within), Some(paper)) = (point.within, point.paper) else {
+                    continue;
+                };
+                summary.compared += 1;
+                summary.within += usize::from(within);
+                summary.within_10 += usize::from(within_band(point.ours, paper, BANDS[0]));
+                summary.within_25 += usize::from(within_band(point.ours, paper, BANDS[1]));
+                match relative_distance(point.ours, paper) {
+                    Some(d) => {
+                        let largest = summary.largest_distance.get_or_insert(d);
+                        *largest = largest.max(d);
+                    }
+                    None => summary.incomparable += 1,
+                }
+            }
+        }
+        summary
+    }
+}
+
+/// `count` with the noun in singular or plural.
+pub(crate) fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+impl fmt::Display for Summary {
+    /// `N of M claims hold, K known differences[, F fail][, E not evaluated]; Y values: A within
+    /// 10%, B within 25%, X within the file's tolerances (largest distance D%)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verb = if self.claims == 1 { "holds" } else { "hold" };
+        write!(
+            f,
+            "{} of {} {verb}, {}",
+            self.holds,
+            plural(self.claims, "claim", "claims"),
+            plural(
+                self.known_differences,
+                "known difference",
+                "known differences"
+            )
+        )?;
+        if self.fails > 0 {
+            write!(
+                f,
+                ", {} {}",
+                self.fails,
+                if self.fails == 1 { "fails" } else { "fail" }
+            )?;
+        }
+        if self.errors > 0 {
+            write!(f, ", {} not evaluated", self.errors)?;
+        }
+        if self.compared > 0 {
+            write!(f, "; {}", values_text(self))?;
+        }
+        Ok(())
+    }
+}
+
+impl PaperReport {
+    /// The summary over all of the paper's files.
+    pub fn summary(&self) -> Summary {
+        Summary::of_files(&self.files)
+    }
 }
 
 #[cfg(test)]

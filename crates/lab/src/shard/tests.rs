@@ -3,7 +3,16 @@
 
 use super::*;
 use crate::results::to_json;
-use crate::runner::{run_experiment, run_experiment_memo};
+use crate::runner::run_experiment;
+
+/// One run at a time, taking runs from `memo` when given.
+fn one_by_one(memo: Option<&RunMemo>) -> RunOptions<'_> {
+    RunOptions {
+        jobs: 1,
+        memo,
+        ..RunOptions::default()
+    }
+}
 
 /// A remote that runs every task in this process, answering in reverse order.
 struct Backwards;
@@ -46,12 +55,12 @@ fn runs_made_elsewhere_give_the_same_bytes_and_ship_their_files() {
     let (bundle, exp) = Bundle::load(&file, 1.0, Some(7)).unwrap();
     assert_eq!(exp.seed, 7);
     assert_eq!(bundle.files.len(), 1, "the trace travels with the bundle");
-    let here = run_experiment(&exp, 1, &|_, _| {}).unwrap();
+    let here = run_experiment(&exp, &one_by_one(None)).unwrap();
     // The worker never reads this machine's copy of the trace.
     std::fs::remove_dir_all(&dir).unwrap();
     let memo = RunMemo::default();
     prefill(&[&exp], std::slice::from_ref(&bundle), &Backwards, &memo).unwrap();
-    let elsewhere = run_experiment_memo(&exp, 1, &|_, _| {}, &memo).unwrap();
+    let elsewhere = run_experiment(&exp, &one_by_one(Some(&memo))).unwrap();
     assert_eq!(to_json(&exp, &here), to_json(&exp, &elsewhere));
     for (a, b) in here.iter().zip(&elsewhere) {
         assert_eq!(a.report.user_kernel, b.report.user_kernel);
@@ -85,11 +94,11 @@ fn a_failing_run_is_reported_as_here_and_a_bound_survives_the_trip() {
         compute = { dist = \"fixed\", value = 100000 }\n";
     std::fs::write(&file, text).unwrap();
     let (bundle, exp) = Bundle::load(&file, 1.0, None).unwrap();
-    let here = run_experiment(&exp, 1, &|_, _| {}).unwrap();
+    let here = run_experiment(&exp, &one_by_one(None)).unwrap();
     assert!(here[0].stopped.is_some(), "the run reaches its event limit");
     let memo = RunMemo::default();
     prefill(&[&exp], std::slice::from_ref(&bundle), &Backwards, &memo).unwrap();
-    let elsewhere = run_experiment_memo(&exp, 1, &|_, _| {}, &memo).unwrap();
+    let elsewhere = run_experiment(&exp, &one_by_one(Some(&memo))).unwrap();
     assert_eq!(to_json(&exp, &here), to_json(&exp, &elsewhere));
     assert_eq!(
         here[0].stopped.as_ref().map(Stopped::describe),

@@ -1,0 +1,354 @@
+//! The commands as a front end calls them: [`run`] an experiment file, [`reproduce`] papers,
+//! [`list`] and [`explain`]; what they print goes through a [`Console`], so the `smpsched`
+//! binary only parses arguments and draws. The top of the pipeline: nothing in the lab imports it.
+
+use std::path::{Path, PathBuf};
+
+use smpsched_sim::trace::TraceConfig;
+use smpsched_sim::Progress;
+
+use crate::error::{InputError, LabError};
+use crate::experiment::Experiment;
+use crate::output::folder_name;
+use crate::papers::{papers, run_paper};
+use crate::reproduce::terminal::render_terminal;
+use crate::results::{terminal_table, Destination, Outbox};
+use crate::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
+use crate::shard::{prefill, Bundle, Exec, Remote};
+use crate::{catalog, traces};
+
+/// Where a command's output goes: lines for people, notes, and a progress display of runs.
+pub trait Console: Sync {
+    /// A line of results (standard output).
+    fn print(&self, line: &str);
+    /// A note or warning (standard error).
+    fn note(&self, line: &str);
+    /// A progress display begins (one per `run`, one per paper of `reproduce`).
+    fn begin(&self);
+    /// A note about the runs, shown with the progress display (and only where it is shown).
+    fn progress_note(&self, line: &str);
+    /// A stage of `total` runs named `name` begins on the display.
+    fn stage(&self, total: usize, name: &str);
+    /// `done` runs of the stage have finished.
+    fn done(&self, done: usize);
+    /// How far a run under way has come, in a line.
+    fn running(&self, line: String);
+    /// The progress display ends and is cleared.
+    fn finish(&self);
+}
+
+/// What `--trace` asked for: `events` at most per trace, within a window of milliseconds (the
+/// window becomes cycles per machine).
+#[derive(Clone, Copy, Debug)]
+pub struct TraceRequest {
+    /// Most events kept per trace.
+    pub events: usize,
+    /// Start of the window, in milliseconds of simulated time.
+    pub from: Option<f64>,
+    /// End of the window, in milliseconds of simulated time.
+    pub until: Option<f64>,
+}
+
+impl TraceRequest {
+    /// The bounds of `--trace`: `events` at most, within `window` (milliseconds, `FROM:UNTIL`,
+    /// either side may be left out).
+    pub fn parse(events: usize, window: Option<&str>) -> Result<TraceRequest, LabError> {
+        let bad = |message: String| {
+            LabError::Input(Box::new(InputError {
+                file: PathBuf::from("smpsched run"),
+                line: None,
+                field: "--trace-window".into(),
+                message,
+            }))
+        };
+        let Some(w) = window else {
+            return Ok(TraceRequest {
+                events,
+                from: None,
+                until: None,
+            });
+        };
+        let (a, b) = w
+            .split_once(':')
+            .ok_or_else(|| bad(format!("expected FROM:UNTIL in milliseconds, got `{w}`")))?;
+        let ms = |s: &str| -> Result<Option<f64>, LabError> {
+            if s.trim().is_empty() {
+                return Ok(None);
+            }
+            match s.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+                _ => Err(bad(format!("`{s}` is not a number of milliseconds"))),
+            }
+        };
+        let (from, until) = (ms(a)?, ms(b)?);
+        if let (Some(f), Some(u)) = (from, until) {
+            if u <= f {
+                return Err(bad(format!(
+                    "the window ends ({u} ms) before it starts ({f} ms)"
+                )));
+            }
+        }
+        Ok(TraceRequest {
+            events,
+            from,
+            until,
+        })
+    }
+}
+
+/// What `smpsched run` was asked.
+#[derive(Clone, Debug)]
+pub struct RunArgs {
+    /// The experiment file.
+    pub file: PathBuf,
+    /// Exactly this results folder, or a fresh one under `results/NAME/`.
+    pub out: Option<PathBuf>,
+    /// Replace the results already in `out`.
+    pub force: bool,
+    /// Base seed, overriding the file's.
+    pub seed: Option<u64>,
+    /// Runs at once (0: one per core).
+    pub jobs: usize,
+    /// No table and no progress; only the paths written.
+    pub quiet: bool,
+    /// A trace of each point's first repetition into this folder.
+    pub trace: Option<(PathBuf, TraceRequest)>,
+}
+
+/// Runs an experiment file: checks the destination, runs every point (on `remote` when it is
+/// given, see [`crate::shard`]), writes the results (and traces), prints the table and the
+/// paths; a run stopped at a bound makes it an input error.
+pub fn run(
+    args: &RunArgs,
+    remote: Option<&dyn Remote>,
+    console: &dyn Console,
+) -> Result<(), LabError> {
+    let (bundle, exp) = Bundle::load(&args.file, 1.0, args.seed)?;
+    // The output is checked (and a staging folder made) before anything runs.
+    let dest = match &args.out {
+        Some(dir) => Destination::Exactly {
+            dir: dir.clone(),
+            replace: args.force,
+        },
+        None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
+    };
+    let outbox = Outbox::prepare(dest, &args.file)?;
+    if let Some((dir, t)) = &args.trace {
+        traces::check_destination(dir)?;
+        let avail = crate::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
+        traces::check_budget(exp.points.len(), t.events, avail)?;
+    }
+    // Every point of a file shares one clock rate in practice; the window is converted with the
+    // first point's machine.
+    let trace_config = args.trace.as_ref().map(|(_, t)| {
+        let m = &exp.points[0].machine;
+        TraceConfig {
+            max_events: t.events,
+            from: t.from.map_or(0, |ms| m.ms(ms)),
+            until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
+        }
+    });
+    let memo = RunMemo::default();
+    match remote {
+        Some(remote) => prefill(&[&exp], &[bundle], remote, &memo)?,
+        None => {
+            if let Some(note) = plan_jobs(&exp, args.jobs).note() {
+                console.note(&note);
+            }
+        }
+    }
+    console.begin();
+    console.stage(exp.points.len() * exp.repetitions as usize, "");
+    let progress = |done: usize, _| console.done(done);
+    let running = |point: &str, p| console.running(running_message(&exp, point, p));
+    let options = RunOptions {
+        jobs: args.jobs,
+        progress: Some(&progress),
+        running: Some(&running),
+        trace: trace_config,
+        memo: remote.map(|_| &memo),
+        ..RunOptions::default()
+    };
+    let runs = run_experiment(&exp, &options);
+    console.finish();
+    let runs = runs?;
+    let written = outbox.deliver(&exp, &runs)?;
+    if !args.quiet {
+        console.print(&terminal_table(&exp, &runs));
+    }
+    for w in &written.files {
+        console.print(&format!("wrote {}", w.display()));
+    }
+    if let Some(latest) = &written.latest {
+        console.print(&format!(
+            "latest: {} -> {}",
+            latest.display(),
+            written.dir.display()
+        ));
+    }
+    if let Some((dir, _)) = &args.trace {
+        let written = traces::write_traces(&exp, &runs, dir)?;
+        for f in &written.files {
+            console.print(&format!("wrote {}", f.display()));
+        }
+        for (point, at) in written.truncated {
+            console.note(&format!(
+                "note: the trace of {point} stopped at cycle {at}: it reached --trace-events"
+            ));
+        }
+    }
+    // Runs that stopped at a bound are in the results, marked; the command says so and fails.
+    match stopped_error(&exp, &runs) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A line on how far a long run has come: events so far, simulated time, and how near it is
+/// to its bound.
+fn running_message(exp: &Experiment, point: &str, p: Progress) -> String {
+    let clock = exp
+        .points
+        .iter()
+        .find(|x| x.label == point)
+        .map_or(1.0, |x| x.machine.clock_mhz);
+    format!(
+        "| {point}: {:.1} M events, {:.3} s simulated, {:.0}% of its limit",
+        p.events as f64 / 1e6,
+        p.now as f64 / clock / 1e6,
+        100.0 * p.fraction_of_limit()
+    )
+}
+
+/// What `smpsched reproduce` was asked.
+#[derive(Clone, Debug)]
+pub struct ReproduceArgs {
+    /// A paper's folder name, or `all`.
+    pub paper: String,
+    /// Factor on problem sizes and run lengths.
+    pub scale: f64,
+    /// Runs at once (0: one per core).
+    pub jobs: usize,
+    /// Fail when a claim fails (known differences excepted).
+    pub strict: bool,
+    /// The folder of experiment files.
+    pub experiments: PathBuf,
+    /// The folder of reports.
+    pub reports: PathBuf,
+}
+
+/// Reproduces one paper or all (its runs made on `remote` when it is given, see
+/// [`crate::shard`]): runs each, writes its reports, prints each file's table, the summary and
+/// where the report is; with `strict`, a failed claim is an error.
+pub fn reproduce(
+    args: &ReproduceArgs,
+    remote: Option<&dyn Remote>,
+    console: &dyn Console,
+) -> Result<(), LabError> {
+    let scale = args.scale;
+    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
+        return Err(LabError::Input(Box::new(InputError {
+            file: PathBuf::from("--scale"),
+            line: None,
+            field: String::new(),
+            message: format!("must be a number between 0 and 100, got {scale}"),
+        })));
+    }
+    let list = paper_list(&args.paper, &args.experiments, console)?;
+    let mut failed = 0;
+    for p in &list {
+        console.begin();
+        let outcome = run_paper(
+            &args.experiments,
+            p,
+            scale,
+            Exec {
+                jobs: args.jobs,
+                remote,
+            },
+            &args.reports,
+            &|exp| {
+                if let Some(note) = plan_jobs(exp, args.jobs)
+                    .note()
+                    .filter(|_| remote.is_none())
+                {
+                    console.progress_note(&note);
+                }
+                console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
+            },
+            &|done, _| console.done(done),
+        );
+        console.finish();
+        let outcome = outcome?;
+        for (path, why) in &outcome.skipped {
+            console.note(&format!("note: skipped {}: {why}", path.display()));
+        }
+        for f in &outcome.report.files {
+            console.print(&render_terminal(f));
+        }
+        console.print(&format!("{}: {}", p, outcome.report.summary()));
+        console.print(&format!(
+            "report: {} (this run is kept in {})\n",
+            outcome.latest.display(),
+            outcome.run_dir.display()
+        ));
+        failed += outcome.failed_claims();
+    }
+    if args.strict && failed > 0 {
+        return Err(LabError::Internal(format!(
+            "{failed} claim(s) failed (--strict)"
+        )));
+    }
+    Ok(())
+}
+
+/// The papers `paper` names: itself, or for `all` every paper folder under `experiments`.
+fn paper_list(
+    paper: &str,
+    experiments: &Path,
+    console: &dyn Console,
+) -> Result<Vec<String>, LabError> {
+    if paper != "all" {
+        return Ok(vec![paper.to_string()]);
+    }
+    let all = papers(experiments)?;
+    if all.is_empty() {
+        return Err(LabError::Input(Box::new(InputError {
+            file: experiments.to_path_buf(),
+            line: None,
+            field: "--experiments".into(),
+            message: "holds no reproduction (no experiment file with a [reproduce] section); \
+                      name the folder of the repository's experiments"
+                .into(),
+        })));
+    }
+    console.note(&format!(
+        "reproducing every paper under {}: {} (name one to reproduce only it)",
+        experiments.display(),
+        all.join(", ")
+    ));
+    Ok(all)
+}
+
+/// What `smpsched list` prints: the papers and experiment files under `dir` (the default
+/// `experiments` when `None`), and the policies, workloads, structures and presets.
+pub fn list(dir: Option<&Path>) -> Result<String, LabError> {
+    let explicit = dir.is_some();
+    let dir = dir.unwrap_or(Path::new("experiments"));
+    catalog::listing(dir, explicit)
+}
+
+/// What `smpsched explain NAME` prints; an unknown name is an input error listing the known.
+pub fn explain(name: &str, experiments: &Path) -> Result<String, LabError> {
+    catalog::explain(name, experiments).ok_or_else(|| {
+        LabError::Input(Box::new(InputError {
+            file: PathBuf::from("explain"),
+            line: None,
+            field: String::new(),
+            message: format!(
+                "nothing is called `{name}`; known names: {}",
+                catalog::explainable().join(", ")
+            ),
+        }))
+    })
+}

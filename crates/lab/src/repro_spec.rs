@@ -1,0 +1,364 @@
+//! The `[reproduce]` section of an experiment file: its schema (what the paper reports, its
+//! claims, the plot to draw), parsed and checked against the file's points before anything runs.
+//!
+//! ```toml
+//! [reproduce]
+//! paper = "black90"
+//! title = "Table 2: time per synchronization"
+//! metric = "us_per_op"              # the measure compared by default (see `metric::METRICS`)
+//! tolerance = "50%"                 # default tolerance: "10%" relative, "±2" absolute
+//! scale = ["workload.0.syncs"]      # integer sizes that --scale multiplies
+//! notes = ["why a number differs"]
+//! plot = { kind = "line", x = "workload.0.threads", x_label = "threads", log_y = true }
+//!
+//! [[reproduce.expect]]
+//! point = "handoff/threads=3"
+//! paper = 413
+//!
+//! [[reproduce.claim]]
+//! claim = "flat(us_per_op, handoff/threads=3, handoff/threads=7, within 10%)"
+//! known_difference = "optional: why it does not reproduce"
+//! headline = "optional: the paper's finding in words, listed at the top of the report"
+//! ```
+
+use serde::Deserialize;
+
+use crate::error::InputError;
+use crate::metric;
+use crate::point::Point;
+use crate::reproduce::{Claim, Tolerance};
+use crate::source::{split_de_error, Source};
+
+/// The `[reproduce]` section of an experiment file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Paper identifier (the folder under `experiments/`), e.g. `black90`.
+    pub paper: String,
+    /// Which table or figure this file reproduces.
+    pub title: String,
+    /// The measure compared by default.
+    pub metric: String,
+    /// Default tolerance of expected values.
+    #[serde(default)]
+    pub tolerance: Option<Tolerance>,
+    /// Integer sizes (dotted paths) that `--scale` multiplies.
+    #[serde(default)]
+    pub scale: Vec<String>,
+    /// The scale the test suite runs this file at (default 0.25): a file whose paper-scale
+    /// runs are long names a smaller one, so that the suite stays quick.
+    #[serde(default)]
+    pub test_scale: Option<f64>,
+    /// Notes for the report: why numbers differ, what was assumed.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// The plot to draw.
+    #[serde(default)]
+    pub plot: Option<PlotSpec>,
+    /// The paper's values.
+    #[serde(default)]
+    pub expect: Vec<Expect>,
+    /// The paper's claims.
+    #[serde(default)]
+    pub claim: Vec<ClaimSpec>,
+}
+
+/// The kinds of plot a reproduction draws (`[reproduce] plot.kind`), one table for the parser,
+/// the drawing and the guide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum PlotKind {
+    /// The metric against a swept parameter, one series per remaining label.
+    Line,
+    /// Ours beside the paper's per expected point.
+    Bars,
+    /// The machine's time split per point.
+    Stacked,
+    /// Each application's held time split into useful, cache-miss and synchronization, beside
+    /// the paper's bar (Gupta et al.'s figures).
+    Apps,
+}
+
+impl PlotKind {
+    /// Every kind, in the order the guide and error messages list them.
+    pub const ALL: [PlotKind; 4] = [
+        PlotKind::Line,
+        PlotKind::Bars,
+        PlotKind::Stacked,
+        PlotKind::Apps,
+    ];
+
+    /// The name an experiment file writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlotKind::Line => "line",
+            PlotKind::Bars => "bars",
+            PlotKind::Stacked => "stacked",
+            PlotKind::Apps => "apps",
+        }
+    }
+}
+
+impl TryFrom<String> for PlotKind {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        PlotKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| {
+                let valid: Vec<&str> = PlotKind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown plot kind `{name}`; valid: {}", valid.join(", "))
+            })
+    }
+}
+
+/// The plot of a reproduction.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotSpec {
+    /// Which plot (see [`PlotKind`]).
+    pub kind: PlotKind,
+    /// For `line`: the swept parameter (dotted path) on the x axis.
+    #[serde(default)]
+    pub x: Option<String>,
+    /// Label of the x axis.
+    #[serde(default)]
+    pub x_label: Option<String>,
+    /// Label of the y axis (default: the metric).
+    #[serde(default)]
+    pub y_label: Option<String>,
+    /// Logarithmic y axis (line plots).
+    #[serde(default)]
+    pub log_y: bool,
+}
+
+/// A value the paper reports for one point.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The point's label.
+    pub point: String,
+    /// The measure (default: the section's `metric`).
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// The paper's value.
+    pub paper: f64,
+    /// Tolerance (default: the section's).
+    #[serde(default)]
+    pub tolerance: Option<Tolerance>,
+    /// A note shown beside the row.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A claim of the paper, with an optional known difference.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimSpec {
+    /// The claim as written.
+    #[serde(rename = "claim")]
+    pub text: String,
+    /// The parsed claim (filled in when the file is checked).
+    #[serde(skip)]
+    pub parsed: Option<Claim>,
+    /// If the claim does not reproduce, why (the report shows it as a known difference).
+    #[serde(default)]
+    pub known_difference: Option<String>,
+    /// The paper's finding this claim checks, in words, when it is one of the paper's headline
+    /// findings: the report lists these first.
+    #[serde(default)]
+    pub headline: Option<String>,
+}
+
+/// Reads and checks the `[reproduce]` table of a file against its points.
+pub(crate) fn parse_spec(
+    src: &Source,
+    table: toml::Table,
+    points: &[Point],
+) -> Result<Spec, InputError> {
+    let mut spec: Spec = toml::Value::Table(table).try_into().map_err(|e| {
+        let (key, message) = split_de_error(&e);
+        let field = if key.is_empty() {
+            "reproduce".to_string()
+        } else {
+            format!("reproduce.{key}")
+        };
+        src.error(&field, message)
+    })?;
+    if let Some(t) = spec.test_scale {
+        if !(t.is_finite() && t > 0.0 && t <= 1.0) {
+            return Err(src.error(
+                "reproduce.test_scale",
+                format!("must be a factor above 0 and at most 1, got {t}"),
+            ));
+        }
+    }
+    let find = |label: &str| find(points, label);
+    let Some(first) = points.first() else {
+        return Err(src.error("reproduce", "the experiment has no points"));
+    };
+    // The section's measure must be defined wherever it is shown: on every point for a line
+    // plot or a table without expected values, else on the points of the expected values that
+    // do not name their own.
+    let line_plot = spec.plot.as_ref().is_some_and(|p| p.kind == PlotKind::Line);
+    let mut metric_points: Vec<&Point> = if line_plot || spec.expect.is_empty() {
+        points.iter().collect()
+    } else {
+        spec.expect
+            .iter()
+            .filter(|e| e.metric.is_none())
+            .filter_map(|e| find(&e.point))
+            .collect()
+    };
+    if metric_points.is_empty() {
+        metric_points.push(first);
+    }
+    for p in metric_points {
+        metric::check(&spec.metric, p).map_err(|m| src.error("reproduce.metric", m))?;
+    }
+    check_expects(src, &spec, points)?;
+    parse_claims(src, &mut spec, points)?;
+    if let Some(plot) = &spec.plot {
+        if plot.kind == PlotKind::Line {
+            check_plot_x(src, plot.x.as_deref(), points)?;
+        }
+    }
+    Ok(spec)
+}
+
+/// The point labelled `label`.
+fn find<'a>(points: &'a [Point], label: &str) -> Option<&'a Point> {
+    points.iter().find(|p| p.label == label)
+}
+
+/// The first labels of `points`, for error messages.
+fn known_points(points: &[Point]) -> String {
+    let names: Vec<&str> = points.iter().map(|p| p.label.as_str()).take(12).collect();
+    names.join(", ")
+}
+
+/// Each expected value names a point, a measure defined there, a finite paper value and a
+/// tolerance (its own or the section's).
+fn check_expects(src: &Source, spec: &Spec, points: &[Point]) -> Result<(), InputError> {
+    for (i, e) in spec.expect.iter().enumerate() {
+        let Some(p) = find(points, &e.point) else {
+            return Err(src.error(
+                &format!("reproduce.expect.{i}.point"),
+                format!(
+                    "no point is labelled `{}`; points: {} ...",
+                    e.point,
+                    known_points(points)
+                ),
+            ));
+        };
+        if let Some(m) = &e.metric {
+            metric::check(m, p)
+                .map_err(|m| src.error(&format!("reproduce.expect.{i}.metric"), m))?;
+        }
+        if !e.paper.is_finite() || e.paper.abs() > 1e15 {
+            return Err(src.error(
+                &format!("reproduce.expect.{i}.paper"),
+                format!(
+                    "the paper's value must be a finite number of at most 1e15 in size, got {}",
+                    e.paper
+                ),
+            ));
+        }
+        if e.tolerance.is_none() && spec.tolerance.is_none() {
+            return Err(src.error(
+                &format!("reproduce.expect.{i}.tolerance"),
+                "no tolerance here and no default `tolerance` in [reproduce]",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parses each claim and checks that the points and measures it reads exist; a headline must
+/// say something.
+fn parse_claims(src: &Source, spec: &mut Spec, points: &[Point]) -> Result<(), InputError> {
+    for (i, c) in spec.claim.iter_mut().enumerate() {
+        let claim = Claim::parse(&c.text).map_err(|e| {
+            src.error(
+                &format!("reproduce.claim.{i}.claim"),
+                format!("at column {}: {}", e.column + 1, e.message),
+            )
+        })?;
+        for r in claim.references() {
+            let Some(p) = find(points, &r.point) else {
+                return Err(src.error(
+                    &format!("reproduce.claim.{i}.claim"),
+                    format!(
+                        "unknown point `{}` in claim; points: {} ...",
+                        r.point,
+                        known_points(points)
+                    ),
+                ));
+            };
+            metric::check(&r.metric, p).map_err(|m| {
+                src.error(
+                    &format!("reproduce.claim.{i}.claim"),
+                    format!("in the claim: {m}"),
+                )
+            })?;
+        }
+        if c.headline.as_deref().is_some_and(|h| h.trim().is_empty()) {
+            return Err(src.error(
+                &format!("reproduce.claim.{i}.headline"),
+                "a headline finding must say the finding in words, got an empty text",
+            ));
+        }
+        c.parsed = Some(claim);
+    }
+    Ok(())
+}
+
+/// A line plot's `x` must be a parameter the points set (a swept path) with numeric values.
+fn check_plot_x(src: &Source, x: Option<&str>, points: &[Point]) -> Result<(), InputError> {
+    let mut swept: Vec<&str> = Vec::new();
+    for p in points {
+        for (k, _) in &p.params {
+            if !swept.contains(&k.as_str()) {
+                swept.push(k);
+            }
+        }
+    }
+    let listed = || {
+        if swept.is_empty() {
+            "this file sweeps no parameter (add a [sweep] or [[point]] `set`)".to_string()
+        } else {
+            let quoted: Vec<String> = swept.iter().map(|k| format!("`{k}`")).collect();
+            format!("swept parameters: {}", quoted.join(", "))
+        }
+    };
+    let Some(x) = x else {
+        return Err(src.error(
+            "reproduce.plot.x",
+            format!("a line plot needs `x`; {}", listed()),
+        ));
+    };
+    if !swept.contains(&x) {
+        return Err(src.error(
+            "reproduce.plot.x",
+            format!(
+                "`{x}` is not a swept parameter, so the plot would have no points; {}",
+                listed()
+            ),
+        ));
+    }
+    let numeric = points
+        .iter()
+        .flat_map(|p| &p.params)
+        .any(|(k, v)| k == x && v.parse::<f64>().is_ok());
+    if !numeric {
+        return Err(src.error(
+            "reproduce.plot.x",
+            format!(
+                "`{x}` takes no numeric value, so it cannot be an axis; {}",
+                listed()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! Tests of the report renderers: Markdown pages and index, the terminal table, summaries and
+//! JSON.
+use super::*;
+use crate::reproduce::report::{ClaimRow, PlotRef, PointRow};
+use crate::reproduce::terminal::render_terminal;
+use crate::reproduce::Tolerance;
+
+fn gupta_file() -> ReportFile {
+    ReportFile {
+        title: "Figure 3: priority scheduling with blocking locks".into(),
+        source_paper: "Gupta, Tucker, Urushibara 1991, Figure 3".into(),
+        experiment_file: "experiments/gupta/fig3.toml".into(),
+        setup: vec![
+            ("machine".into(), "12 CPUs, 64 KB caches".into()),
+            ("scheduler".into(), "priority | blocking".into()),
+        ],
+        points: vec![
+            PointRow {
+                point: "blocking".into(),
+                metric: "utilization/MP3D".into(),
+                ours: 61.234,
+                paper: Some(62.0),
+                tolerance: Some(Tolerance::Relative(0.05)),
+                within: Some(true),
+                note: None,
+            },
+            PointRow {
+                point: "blocking".into(),
+                metric: "utilization/Maxflow".into(),
+                ours: 50.0,
+                paper: Some(59.3),
+                tolerance: Some(Tolerance::Absolute(3.0)),
+                within: Some(false),
+                note: Some("spins longer".into()),
+            },
+            PointRow {
+                point: "blocking".into(),
+                metric: "cycles".into(),
+                ours: 45_374_884.0,
+                paper: None,
+                tolerance: None,
+                within: None,
+                note: None,
+            },
+        ],
+        claims: vec![
+            ClaimRow {
+                text: "utilization(blocking) > utilization(busy-wait)".into(),
+                verdict: Verdict::Holds,
+                detail: "62.1 > 28".into(),
+                headline: None,
+            },
+            ClaimRow {
+                text: "utilization(handoff) > utilization(blocking)".into(),
+                verdict: Verdict::Fails,
+                detail: "61 > 62 is false".into(),
+                headline: None,
+            },
+            ClaimRow {
+                text: "utilization(gang) > utilization(pc)".into(),
+                verdict: Verdict::KnownDifference {
+                    reason: "LU is cache-bound in our model".into(),
+                },
+                detail: "70 > 72 is false".into(),
+                headline: None,
+            },
+            ClaimRow {
+                text: "delay(x) > 1".into(),
+                verdict: Verdict::Error {
+                    message: "no measured value for `delay(x)`".into(),
+                },
+                detail: String::new(),
+                headline: None,
+            },
+        ],
+        plots: vec![PlotRef {
+            title: "Utilization breakdown".into(),
+            path: "plots/gupta fig3.svg".into(),
+        }],
+        notes: vec!["Reduced scale: 1/10 of the paper's problem sizes.".into()],
+    }
+}
+
+fn report() -> PaperReport {
+    PaperReport {
+        paper_id: "gupta1991".into(),
+        paper_title: "The impact of operating system scheduling policies".into(),
+        files: vec![gupta_file()],
+        generated_by: "smpsched reproduce gupta --seed 1 --scale 0.1".into(),
+    }
+}
+
+#[test]
+fn paper_report_has_table_rows_and_verdicts() {
+    let text = render_paper(&report());
+    assert!(text.starts_with("# gupta1991: The impact"), "{text}");
+    assert!(
+        text.contains(
+            "**1 of 4 claims hold, 1 known difference, 1 fails, 1 not evaluated; \
+         2 values: 1 within 10%, 2 within 25%, 1 within the file's tolerances \
+         (largest distance 15.68%).**"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("| point | metric | ours | paper | diff | tolerance | ok | note |"));
+    assert!(
+        text.contains("| blocking | utilization/MP3D | 61.23 | 62 | -1.235% | 5% | ✔ |  |"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "| blocking | utilization/Maxflow | 50 | 59.3 | -9.3 (-15.68%) | ±3 | ✘ | \
+             spins longer |"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("| blocking | cycles | 45,374,884 | — | — | — | — |  |"));
+    assert!(text.contains("| scheduler | priority \\| blocking |"));
+    assert!(
+        text.contains(
+            "- ✅ **holds** `utilization(blocking) > utilization(busy-wait)` — 62.1 \\> 28"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("❌ **fails**"));
+    assert!(text.contains("🔶 **known difference**"));
+    assert!(text.contains("Why: LU is cache-bound in our model"));
+    assert!(text.contains("⚠️ **not evaluated**"));
+    assert!(
+        text.contains("Error: no measured value for `delay(x)`"),
+        "{text}"
+    );
+    assert!(text.contains("![Utilization breakdown](plots/gupta%20fig3.svg)"));
+    assert!(text.contains("Generated by `smpsched reproduce gupta --seed 1 --scale 0.1`."));
+    assert!(text.contains("- Reduced scale"));
+    assert_eq!(text, render_paper(&report()));
+    // No exponent notation for ordinary values.
+    assert!(
+        !(0..10).any(|d| text.contains(&format!("{d}e-")) || text.contains(&format!("{d}e+"))),
+        "{text}"
+    );
+}
+
+#[test]
+fn summary_wording() {
+    let mut summary = Summary {
+        claims: 5,
+        holds: 5,
+        ..Summary::default()
+    };
+    assert_eq!(
+        summary.to_string(),
+        "5 of 5 claims hold, 0 known differences"
+    );
+    summary.holds = 1;
+    summary.claims = 1;
+    summary.compared = 1;
+    summary.within = 1;
+    summary.within_25 = 1;
+    summary.largest_distance = Some(0.2);
+    assert_eq!(
+        summary.to_string(),
+        "1 of 1 claim holds, 0 known differences; 1 value: 0 within 10%, 1 within 25%, 1 \
+         within the file's tolerances (largest distance 20%)"
+    );
+}
+
+#[test]
+fn index_links_each_paper() {
+    let text = render_index(&[
+        (
+            "gupta1991",
+            "Gupta et al.",
+            "3 of 4 claims hold",
+            "gupta1991.md",
+        ),
+        (
+            "black1990",
+            "Black | Mach",
+            "5 of 5 claims hold",
+            "black 1990.md",
+        ),
+    ]);
+    assert!(text.contains("| [gupta1991](gupta1991.md) | Gupta et al. | 3 of 4 claims hold |"));
+    assert!(text.contains("| [black1990](black%201990.md) | Black \\| Mach |"));
+    let owned = vec![(
+        "a".to_string(),
+        "b".to_string(),
+        "c".to_string(),
+        "d.md".to_string(),
+    )];
+    assert!(render_index(&owned).contains("[a](d.md)"));
+    let none: [(&str, &str, &str, &str); 0] = [];
+    assert!(render_index(&none).contains("No papers"));
+}
+
+#[test]
+fn terminal_table_lines_up() {
+    let text = render_terminal(&gupta_file());
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("Figure 3"));
+    assert!(lines[1].trim_start().starts_with("point"));
+    assert!(text.contains("yes (5%)"));
+    assert!(text.contains("NO (±3)"));
+    assert!(
+        text.contains("holds             utilization(blocking)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAILS             utilization(handoff)"),
+        "{text}"
+    );
+    assert!(text.contains("known difference  utilization(gang)"));
+    assert!(text.contains("- LU is cache-bound"));
+    // The "ours" column is right-aligned: every data row ends its number at the same place.
+    let header = lines[1];
+    let ours_end = header.find("ours").unwrap() + "ours".len();
+    for row in &lines[3..6] {
+        let before: String = row.chars().take(ours_end).collect();
+        assert!(before.ends_with(|c: char| c.is_ascii_digit()), "{row}");
+    }
+    assert!(text.contains("-9.3 (-15.68%)"), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with("within the file's tolerances (largest distance 15.68%)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn markdown_escaping() {
+    assert_eq!(cell("a|b\nc"), "a\\|b c");
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("x"), "`x`");
+    assert_eq!(inline("*x* <y>"), "\\*x\\* \\<y\\>");
+    assert_eq!(inline("no `a_b(x)` for *y*"), "no `a_b(x)` for \\*y\\*");
+    assert_eq!(inline("odd ` tick_"), "odd \\` tick\\_");
+}
+
+#[test]
+fn serializes_to_json() {
+    let json = serde_json::to_string(&report()).unwrap();
+    assert!(json.contains("\"verdict\":\"known_difference\""), "{json}");
+    assert!(json.contains("\"tolerance\":\"5%\""), "{json}");
+    let back: PaperReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, report());
+}

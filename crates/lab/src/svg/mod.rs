@@ -1,0 +1,232 @@
+//! SVG figures in the style of the papers' own, drawn with plotters into a `String`.
+//!
+//! Three kinds: [`line_chart`] (e.g. Black's time per synchronization against threads, DiBella's
+//! delay and throughput against service time), [`stacked_bars`] (Gupta's breakdowns of machine
+//! time into useful work, cache-miss stalls, spinning, idling, context switches and kernel time)
+//! and [`grouped_bars`] (ours beside the paper's for many points at once). Our data is drawn solid
+//! with filled markers; the paper's dashed, hollow, lighter or hatched. Colours come from the
+//! colour-blind-safe Okabe–Ito palette. Output is deterministic: the same input gives the same
+//! string. Empty input draws a chart that says "no data"; NaN or infinite values, negative
+//! stacked segments, non-positive values on a log axis and ranges too wide for `f64` are errors.
+
+use std::ops::Range;
+
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use thiserror::Error;
+
+use crate::format::format_number;
+
+/// Whose numbers a series or bar shows, which decides how it is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesStyle {
+    /// Measured by us: solid line, filled markers, full colour.
+    Ours,
+    /// Copied from the paper: dashed line, hollow markers, lighter or hatched fill.
+    Paper,
+}
+
+/// One line of a [`LineChart`]; points are drawn in order of x.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// `(x, y)` points.
+    pub points: Vec<(f64, f64)>,
+    /// Ours or the paper's.
+    pub style: SeriesStyle,
+}
+
+/// A line chart; the i-th `Ours` series and the i-th `Paper` series share a colour, so list the
+/// matching series in the same order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LineChart {
+    /// Title above the chart.
+    pub title: String,
+    /// Description of the x axis.
+    pub x_label: String,
+    /// Description of the y axis.
+    pub y_label: String,
+    /// Draw the y axis logarithmically (all y values must then be positive).
+    pub log_y: bool,
+    /// The lines.
+    pub series: Vec<Series>,
+}
+
+/// One bar of a [`StackedBars`] chart: a value (in percent) per category, bottom to top.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StackedBar {
+    /// Label under the bar, e.g. `MP3D ours`.
+    pub label: String,
+    /// One non-negative value per category, in the chart's category order (0 when unknown).
+    pub values: Vec<f64>,
+    /// Ours (full colour) or the paper's (lighter, outlined).
+    pub style: SeriesStyle,
+}
+
+/// Bars made of stacked segments on a 0–100 % axis, e.g. a utilization breakdown.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StackedBars {
+    /// Title above the chart.
+    pub title: String,
+    /// Description of the y axis, e.g. `% of machine time`.
+    pub y_label: String,
+    /// Segment categories from the bottom up; each gets a fixed colour by position.
+    pub categories: Vec<String>,
+    /// The bars, left to right.
+    pub bars: Vec<StackedBar>,
+}
+
+/// One group of a [`GroupedBars`] chart: our value beside the paper's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BarGroup {
+    /// Label under the group.
+    pub label: String,
+    /// Our value, if measured.
+    pub ours: Option<f64>,
+    /// The paper's value, if it gives one.
+    pub paper: Option<f64>,
+}
+
+/// Our value and the paper's side by side for each of many points.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GroupedBars {
+    /// Title above the chart.
+    pub title: String,
+    /// Description of the y axis.
+    pub y_label: String,
+    /// The groups, left to right.
+    pub groups: Vec<BarGroup>,
+}
+
+/// Why a chart could not be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PlotError {
+    /// A value was NaN or infinite.
+    #[error("{what} is not a finite number")]
+    NonFinite {
+        /// Which value, e.g. "series `ours`, point 3, y".
+        what: String,
+    },
+    /// A log-scale axis got a value that is zero or negative.
+    #[error("{what} is {value}, but a logarithmic axis needs values above 0")]
+    NonPositiveOnLogScale {
+        /// Which value.
+        what: String,
+        /// The value, printed.
+        value: String,
+    },
+    /// A stacked segment was negative.
+    #[error("{what} is {value}, but stacked segments cannot be negative")]
+    NegativeSegment {
+        /// Which segment.
+        what: String,
+        /// The value, printed.
+        value: String,
+    },
+    /// A stacked bar's value count differs from the number of categories.
+    #[error("bar `{bar}` has {found} values but there are {expected} categories")]
+    WrongSegmentCount {
+        /// The bar's label.
+        bar: String,
+        /// The number of categories.
+        expected: usize,
+        /// The number of values given.
+        found: usize,
+    },
+    /// The values span more than an `f64` can represent once padded.
+    #[error("the {axis} axis range is too wide to draw")]
+    RangeTooLarge {
+        /// `x` or `y`.
+        axis: &'static str,
+    },
+    /// plotters reported an error while drawing.
+    #[error("drawing failed: {0}")]
+    Drawing(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Colours and fonts
+
+/// Okabe–Ito colours for lines, in assignment order (yellow left out: too faint on white).
+const LINE_COLORS: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+];
+
+/// Colours for stacked categories in order: useful work, cache-miss stall, spin, idle, context
+/// switch, kernel, then two spares; colour-blind safe (Okabe–Ito plus a neutral grey for idle).
+const CATEGORY_COLORS: [RGBColor; 8] = [
+    RGBColor(0, 158, 115),   // bluish green: useful
+    RGBColor(230, 159, 0),   // orange: cache-miss stall
+    RGBColor(213, 94, 0),    // vermillion: spin
+    RGBColor(170, 170, 170), // grey: idle
+    RGBColor(204, 121, 167), // reddish purple: context switch
+    RGBColor(0, 114, 178),   // blue: kernel
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(240, 228, 66),  // yellow
+];
+
+const FONT: &str = "sans-serif";
+const TITLE_SIZE: u32 = 20;
+const LABEL_SIZE: u32 = 13;
+const AXIS_DESC_SIZE: u32 = 14;
+/// Generous width of one character at [`LABEL_SIZE`], for layout.
+const CHAR_WIDTH: u32 = 6;
+const LONGEST_LABEL: usize = 40;
+/// Titles longer than this many characters are cut with an ellipsis.
+const LONGEST_TITLE: usize = 100;
+
+/// The colour blended toward white: `amount` 0 keeps it, 1 gives white.
+fn lighten(color: RGBColor, amount: f64) -> RGBColor {
+    let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * amount).round() as u8;
+    RGBColor(mix(color.0), mix(color.1), mix(color.2))
+}
+
+fn drawing<E: std::fmt::Display>(err: E) -> PlotError {
+    PlotError::Drawing(err.to_string())
+}
+
+/// Cuts a label to [`LONGEST_LABEL`] characters, ending it with an ellipsis if cut.
+fn shorten(label: &str) -> String {
+    shorten_to(label, LONGEST_LABEL)
+}
+
+/// Cuts `label` to `max` characters, ending it with an ellipsis if cut.
+fn shorten_to(label: &str, max: usize) -> String {
+    if label.chars().count() > max {
+        let mut short: String = label.chars().take(max.saturating_sub(1)).collect();
+        short.push('…');
+        short
+    } else {
+        label.to_string()
+    }
+}
+
+fn text_width(text: &str) -> u32 {
+    (text.chars().count() as u32).saturating_mul(CHAR_WIDTH)
+}
+
+mod axis;
+mod bars;
+mod draw;
+mod line;
+
+pub use bars::{grouped_bars, stacked_bars};
+pub use line::line_chart;
+
+#[cfg(test)]
+mod tests;
+
+use axis::*;
+use draw::*;
+use line::*;

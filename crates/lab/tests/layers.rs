@@ -1,0 +1,177 @@
+//! The lab's modules import one way (issue 25): no module reaches, through `crate::` or `super::`
+//! paths in its non-test code, a module that reaches back to it. Also keeps every source file
+//! under the size the project allows.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Most lines of one source file.
+const MAX_FILE_LINES: usize = 620;
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under src/, as its module path (`reproduce::claims`) and its text up to its
+/// tests (a `#[cfg(test)]` line).
+fn modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+            if path.is_dir() {
+                let mut p = prefix.to_vec();
+                p.push(stem);
+                walk(&path, &p, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let mut p = prefix.to_vec();
+                if stem != "mod" && stem != "lib" {
+                    p.push(stem);
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = match text.find("#[cfg(test)]") {
+                    Some(i) => text[..i].to_string(),
+                    None => text,
+                };
+                out.insert(p.join("::"), code);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&src(), &[], &mut out);
+    out
+}
+
+/// The modules `code` (of module `me`) names: the longest known module prefix of each
+/// `crate::a::b::...` or `super::...` path, other than `me` itself and its ancestors.
+fn imports(me: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let parent: Vec<&str> = me.split("::").collect();
+    for line in code.lines() {
+        let line = line.trim_start();
+        if line.starts_with("//") {
+            continue;
+        }
+        for (i, _) in line
+            .match_indices("crate::")
+            .chain(line.match_indices("super::"))
+        {
+            let rest = &line[i..];
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+            if segs[0] == "crate" {
+                segs.remove(0);
+            } else {
+                let ups = segs.iter().take_while(|s| **s == "super").count();
+                let base = &parent[..parent.len().saturating_sub(ups)];
+                segs = base
+                    .iter()
+                    .copied()
+                    .chain(segs[ups..].iter().copied())
+                    .collect();
+            }
+            for n in (1..=segs.len()).rev() {
+                let m = segs[..n].join("::");
+                if known.contains(&m) {
+                    let ancestor = me == m || me.starts_with(&format!("{m}::"));
+                    if !ancestor {
+                        out.insert(m);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The import cycles: each strongly connected component of more than one module.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(m) = todo.pop() {
+            for n in graph.get(&m).into_iter().flatten() {
+                if seen.insert(n.clone()) {
+                    todo.push(n.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for m in graph.keys() {
+        if done.contains(m) || !reaches[m].contains(m) {
+            continue;
+        }
+        let scc: Vec<String> = reaches[m]
+            .iter()
+            .filter(|n| reaches[*n].contains(m))
+            .cloned()
+            .collect();
+        done.extend(scc.iter().cloned());
+        out.push(scc);
+    }
+    out
+}
+
+#[test]
+fn the_lab_modules_import_one_way() {
+    let mods = modules();
+    let known: BTreeSet<String> = mods.keys().filter(|k| !k.is_empty()).cloned().collect();
+    let graph: BTreeMap<String, BTreeSet<String>> = mods
+        .iter()
+        .filter(|(k, _)| !k.is_empty())
+        .map(|(k, code)| (k.clone(), imports(k, code, &known)))
+        .collect();
+    let found = cycles(&graph);
+    let text: Vec<String> = found.iter().map(|c| c.join(" <-> ")).collect();
+    assert!(found.is_empty(), "import cycles:\n{}", text.join("\n"));
+}
+
+#[test]
+fn the_cycle_finder_finds_a_cycle() {
+    let known: BTreeSet<String> = ["a", "b", "c", "b::x"].map(String::from).into();
+    let mut graph = BTreeMap::new();
+    graph.insert("a".into(), imports("a", "use crate::b::x::Y;", &known));
+    graph.insert(
+        "b::x".into(),
+        imports("b::x", "use super::super::a;", &known),
+    );
+    graph.insert(
+        "b".into(),
+        imports("b", "use self::x; crate::c::f()", &known),
+    );
+    graph.insert("c".into(), BTreeSet::new());
+    assert_eq!(graph["a"], ["b::x".to_string()].into());
+    assert_eq!(cycles(&graph), vec![vec!["a".to_string(), "b::x".into()]]);
+}
+
+#[test]
+fn no_lab_source_file_is_over_the_size_the_project_allows() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                let n = std::fs::read_to_string(&path).unwrap().lines().count();
+                if n > MAX_FILE_LINES {
+                    out.push(format!("{} ({n} lines)", path.display()));
+                }
+            }
+        }
+    }
+    let mut long = Vec::new();
+    walk(&src(), &mut long);
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines: {long:?}"
+    );
+}
