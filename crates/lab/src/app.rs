@@ -265,6 +265,7 @@ pub fn reproduce(
             Exec {
                 jobs: args.jobs,
                 remote,
+                cancel: None,
             },
             &args.reports,
             &|exp| {

@@ -231,7 +231,7 @@ pub fn run_paper(
     }
     for exp in &exps {
         on_file(exp);
-        let r = reproduce_file(exp, exec.jobs, paper, progress, &memo)?;
+        let r = reproduce_file(exp, exec, paper, progress, &memo)?;
         files.push(r.report);
         plots.extend(r.plots);
     }

@@ -31,6 +31,7 @@ use crate::metric;
 use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
+use crate::shard::Exec;
 use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
 
 pub use crate::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
@@ -47,7 +48,7 @@ pub struct Reproduced {
 /// report) where plots will be written; `memo` holds the runs of the paper's earlier files.
 pub fn reproduce_file(
     exp: &Experiment,
-    jobs: usize,
+    exec: Exec<'_>,
     plot_dir: &str,
     progress: &(dyn Fn(usize, usize) + Sync),
     memo: &RunMemo,
@@ -57,9 +58,10 @@ pub fn reproduce_file(
         .as_ref()
         .ok_or_else(|| LabError::Internal(format!("{} has no [reproduce] section", exp.name)))?;
     let options = RunOptions {
-        jobs,
+        jobs: exec.jobs,
         progress: Some(progress),
         memo: Some(memo),
+        cancel: exec.cancel,
         ..RunOptions::default()
     };
     let runs = run_experiment(exp, &options)?;

@@ -12,6 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 use smpsched_sim::{Bound, Cycles, RunReport, UserKernel};
@@ -194,19 +195,24 @@ pub fn accept(exp: &Experiment, task: Task, run: &[u8], memo: &RunMemo) -> Resul
 }
 
 /// Where an experiment's runs are made: `jobs` at once on this machine (0: one per core), or
-/// first on `remote` when it is set.
+/// first on `remote` when it is set; once `cancel` is set no further run starts here.
 #[derive(Clone, Copy, Default)]
 pub struct Exec<'a> {
     /// Runs at once here.
     pub jobs: usize,
     /// Where to make the runs instead, if anywhere.
     pub remote: Option<&'a dyn Remote>,
+    /// Set by the caller to start no further run (the Python package's Ctrl-C).
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 impl Exec<'_> {
     /// Every run here, `jobs` at once.
     pub fn local(jobs: usize) -> Self {
-        Exec { jobs, remote: None }
+        Exec {
+            jobs,
+            ..Exec::default()
+        }
     }
 }
 

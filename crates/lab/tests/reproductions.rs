@@ -8,6 +8,7 @@ use smpsched_lab::reproduce::markdown::render_paper;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduction::reproduce_file;
 use smpsched_lab::runner::RunMemo;
+use smpsched_lab::shard::Exec;
 use smpsched_lab::Experiment;
 
 fn experiments() -> PathBuf {
@@ -43,7 +44,7 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
             if exp.reproduce.is_none() {
                 continue;
             }
-            let a = reproduce_file(&exp, 2, &paper, &|_, _| {}, &memo).unwrap();
+            let a = reproduce_file(&exp, Exec::local(2), &paper, &|_, _| {}, &memo).unwrap();
             // At small scale such a paper's claims may fail or (a median of nothing) not be
             // evaluated; it is only run, twice, for determinism.
             for c in a.report.claims.iter().filter(|_| !full_scale) {
@@ -56,9 +57,9 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                     c.detail
                 );
             }
-            let b = reproduce_file(&exp, 1, &paper, &|_, _| {}, &again).unwrap();
+            let b = reproduce_file(&exp, Exec::local(1), &paper, &|_, _| {}, &again).unwrap();
             // Every run of a third pass comes from the memo: the same report again.
-            let c = reproduce_file(&exp, 1, &paper, &|_, _| {}, &memo).unwrap();
+            let c = reproduce_file(&exp, Exec::local(1), &paper, &|_, _| {}, &memo).unwrap();
             assert_eq!(b.plots, c.plots, "{}: memo plots differ", f.display());
             let md = |r: smpsched_lab::reproduce::report::ReportFile| {
                 render_paper(&PaperReport {

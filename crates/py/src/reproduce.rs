@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use smpsched_lab::papers::{run_paper, PaperOutcome};
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::summary::relative_distance;
+use smpsched_lab::shard::Exec;
 
 use crate::errors::to_py;
 use crate::run::bad_argument;
@@ -46,7 +47,11 @@ pub fn reproduce_paper(
             &experiments,
             &name,
             scale,
-            smpsched_lab::shard::Exec::local(jobs),
+            Exec {
+                jobs,
+                cancel: Some(&t2.cancel),
+                ..Exec::default()
+            },
             &reports,
             &|exp| {
                 t2.done.store(0, Ordering::Relaxed);

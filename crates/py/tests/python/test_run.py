@@ -183,6 +183,35 @@ def test_ctrl_c_interrupts_a_long_run():
     assert cpu_after < 0.3, f"runs went on after Ctrl-C: {cpu_after} s of CPU in 1 s"
 
 
+LONG_REPRODUCE = """
+import smpsched, sys, tempfile, time
+print("start", flush=True)
+t = time.time()
+try:
+    smpsched.reproduce("dibella92", scale=0.1, jobs=1, progress=False,
+                       reports=tempfile.mkdtemp())
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    took = time.time() - t
+    time.sleep(1.0)
+    cpu = time.process_time()
+    time.sleep(1.0)
+    print("interrupted %.2f %.3f" % (took, time.process_time() - cpu), flush=True)
+"""
+
+
+def test_ctrl_c_interrupts_a_reproduction_and_no_further_run_starts(root):
+    p = subprocess.Popen([sys.executable, "-c", LONG_REPRODUCE], stdout=subprocess.PIPE,
+                         text=True, cwd=root)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.5)
+    os.kill(p.pid, signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert out.startswith("interrupted"), out
+    cpu_after = float(out.split()[2])
+    assert cpu_after < 0.3, f"runs went on after Ctrl-C: {cpu_after} s of CPU in 1 s"
+
+
 def test_progress_reports_each_run():
     seen = []
     out, stopped = smpsched._native.run_experiment(
