@@ -151,65 +151,51 @@ def test_the_engine_runs_without_the_gil():
     assert ticks > 20 and ticks > 0.3 * took / 0.001, (took, ticks)
 
 
-LONG = """
-import smpsched, sys, time
+LONG_RUN = """
 exp = {"name": "long", "repetitions": 400, "machine": {"preset": "tango-12", "processors": 4},
        "scheduler": {"policy": "round-robin"},
        "workload": [{"kind": "synthetic", "name": "A", "threads": 16, "bursts": 2000,
                      "compute": {"dist": "exponential", "mean": 100000}}]}
-print("start", flush=True)
-t = time.time()
-try:
-    smpsched.run(exp, jobs=1, progress=False)
-    print("finished", flush=True)
-except KeyboardInterrupt:
-    took = time.time() - t
-    # No further run starts: the engine's thread goes quiet once the run under way ends.
-    time.sleep(1.0)
-    cpu = time.process_time()
-    time.sleep(1.0)
-    print("interrupted %.2f %.3f" % (took, time.process_time() - cpu), flush=True)
+smpsched.run(exp, jobs=1, progress=False)
 """
-
-
-def test_ctrl_c_interrupts_a_long_run():
-    p = subprocess.Popen([sys.executable, "-c", LONG], stdout=subprocess.PIPE, text=True)
-    assert p.stdout.readline().strip() == "start"
-    time.sleep(1.0)
-    os.kill(p.pid, signal.SIGINT)
-    out, _ = p.communicate(timeout=30)
-    assert out.startswith("interrupted"), out
-    cpu_after = float(out.split()[2])
-    assert cpu_after < 0.3, f"runs went on after Ctrl-C: {cpu_after} s of CPU in 1 s"
-
 
 LONG_REPRODUCE = """
-import smpsched, sys, tempfile, time
-print("start", flush=True)
-t = time.time()
-try:
-    smpsched.reproduce("dibella92", scale=0.1, jobs=1, progress=False,
-                       reports=tempfile.mkdtemp())
-    print("finished", flush=True)
-except KeyboardInterrupt:
-    took = time.time() - t
-    time.sleep(1.0)
-    cpu = time.process_time()
-    time.sleep(1.0)
-    print("interrupted %.2f %.3f" % (took, time.process_time() - cpu), flush=True)
+smpsched.reproduce("dibella92", scale=0.1, jobs=1, progress=False, reports=tempfile.mkdtemp())
 """
 
 
-def test_ctrl_c_interrupts_a_reproduction_and_no_further_run_starts(root):
-    p = subprocess.Popen([sys.executable, "-c", LONG_REPRODUCE], stdout=subprocess.PIPE,
-                         text=True, cwd=root)
+def cpu_after_ctrl_c(body: str, root, wait: float) -> float:
+    """Runs `body` in a fresh interpreter, sends it SIGINT (Ctrl-C) after `wait` seconds, and
+    returns the CPU seconds it used in a second taken one second after the interrupt: near 0
+    when no further run started (the run under way finishes on the engine's thread)."""
+    script = (
+        "import smpsched, sys, tempfile, time\n"
+        "print('start', flush=True)\n"
+        "try:\n" + "".join("    " + line + "\n" for line in body.strip().splitlines()) +
+        "    print('finished', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    time.sleep(1.0)\n"
+        "    cpu = time.process_time()\n"
+        "    time.sleep(1.0)\n"
+        "    print('interrupted %.3f' % (time.process_time() - cpu), flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         cwd=root)
     assert p.stdout.readline().strip() == "start"
-    time.sleep(1.5)
+    time.sleep(wait)
     os.kill(p.pid, signal.SIGINT)
     out, _ = p.communicate(timeout=60)
     assert out.startswith("interrupted"), out
-    cpu_after = float(out.split()[2])
-    assert cpu_after < 0.3, f"runs went on after Ctrl-C: {cpu_after} s of CPU in 1 s"
+    return float(out.split()[1])
+
+
+def test_ctrl_c_interrupts_a_long_run(root):
+    cpu = cpu_after_ctrl_c(LONG_RUN, root, 1.0)
+    assert cpu < 0.3, f"runs went on after Ctrl-C: {cpu} s of CPU in 1 s"
+
+
+def test_ctrl_c_interrupts_a_reproduction_and_no_further_run_starts(root):
+    cpu = cpu_after_ctrl_c(LONG_REPRODUCE, root, 1.5)
+    assert cpu < 0.3, f"runs went on after Ctrl-C: {cpu} s of CPU in 1 s"
 
 
 def test_progress_reports_each_run():
