@@ -76,5 +76,9 @@ jobs = pl.concat([
     smpsched.run(experiment(4, p), progress=False).jobs.with_columns(pl.lit(p).alias("policy"))
     for p in ["round-robin", "priority"]
 ])
+# One row per job: the whole distribution of response times, not only its summary.
 print(jobs.filter(pl.col("app") == "interactive")
-      .group_by("policy").agg(pl.col("mean_response").mean(), pl.col("p95_response").mean()))
+      .group_by("policy", maintain_order=True)
+      .agg(pl.col("response").mean().alias("mean_response"),
+           pl.col("response").quantile(0.95, "nearest").alias("p95_response"),
+           pl.col("wait").mean().alias("mean_wait")))

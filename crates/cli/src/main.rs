@@ -69,6 +69,10 @@ enum Command {
         /// left out).
         #[arg(long, value_name = "FROM:UNTIL", requires = "trace")]
         trace_window: Option<String>,
+        /// Also write jobs.csv: one row per job of every run (arrival, first dispatch, exit,
+        /// processor time held, response, wait, slowdown), beside the per-application summary.
+        #[arg(long)]
+        per_job: bool,
         /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS, a cluster
         /// started on this machine, or a private local instance. Runs through the Python
         /// package (pip install './crates/py[ray]'; the interpreter is SMPSCHED_PYTHON, default
@@ -150,6 +154,7 @@ fn main() -> ExitCode {
             trace,
             trace_events,
             trace_window,
+            per_job,
             ray,
         } => match trace
             .map(|dir| TraceRequest::parse(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
@@ -164,6 +169,7 @@ fn main() -> ExitCode {
                     jobs,
                     quiet,
                     trace,
+                    per_job,
                 };
                 let remote = ray.map(|address| ray::Ray::new(address, quiet));
                 app::run(&args, remote.as_ref().map(as_remote), &Terminal::new(quiet))

@@ -76,6 +76,37 @@ fn same_seed_gives_byte_identical_results_and_another_seed_changes_them() {
     }
 }
 
+#[test]
+fn per_job_writes_one_row_per_job_and_changes_no_other_file() {
+    let dir = tempdir("perjob");
+    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
+    let plain = run_to(&dir, "plain", &[]);
+    let kept = run_to(&dir, "kept", &["--per-job", "--jobs", "1"]);
+    assert_eq!(plain, kept, "--per-job changed results.csv, results.json or the chart");
+    assert!(!dir.join("plain/jobs.csv").exists());
+    let (header, rows) = read_csv_strict(&dir.join("kept/jobs.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    // 3 points x 2 repetitions x 6 threads, each a job numbered 0..6 within its run.
+    assert_eq!(rows.len(), 3 * 2 * 6);
+    let json: serde_json::Value = serde_json::from_str(&plain.1).unwrap();
+    for (i, run) in json["runs"].as_array().unwrap().iter().enumerate() {
+        let jobs = &rows[i * 6..(i + 1) * 6];
+        let num = |r: &csv::StringRecord, c: &str| r[col(c)].parse::<u64>().unwrap();
+        let responses: Vec<u64> = jobs.iter().map(|r| num(r, "response")).collect();
+        for (k, r) in jobs.iter().enumerate() {
+            assert_eq!(num(r, "job"), k as u64);
+            assert_eq!(num(r, "response"), num(r, "exited") - num(r, "arrived"));
+            assert_eq!(num(r, "wait"), num(r, "first_run") - num(r, "arrived"));
+        }
+        // The summary in results.json is computed from the same times.
+        let summary = &run["apps"][0]["jobs"];
+        assert_eq!(summary["jobs"].as_u64(), Some(6));
+        assert_eq!(summary["max_response"].as_u64(), responses.iter().max().copied());
+        let mean = responses.iter().sum::<u64>() as f64 / 6.0;
+        assert!((summary["mean_response"].as_f64().unwrap() - mean).abs() <= 1e-9 * mean);
+    }
+}
+
 fn bad(dir: &Path, text: &str) -> String {
     std::fs::write(dir.join("bad.toml"), text).unwrap();
     let o = smpsched(&["run", "bad.toml", "--quiet"], dir);

@@ -113,6 +113,8 @@ pub struct RunArgs {
     pub quiet: bool,
     /// A trace of each point's first repetition into this folder.
     pub trace: Option<(PathBuf, TraceRequest)>,
+    /// Also write `jobs.csv`: one row per job, every run's every job.
+    pub per_job: bool,
 }
 
 /// Runs an experiment file: checks the destination, runs every point (on `remote` when it is
@@ -123,7 +125,8 @@ pub fn run(
     remote: Option<&dyn Remote>,
     console: &dyn Console,
 ) -> Result<(), LabError> {
-    let (bundle, exp) = Bundle::load(&args.file, 1.0, args.seed)?;
+    let (mut bundle, exp) = Bundle::load(&args.file, 1.0, args.seed)?;
+    bundle.per_job = args.per_job;
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match &args.out {
         Some(dir) => Destination::Exactly {
@@ -167,6 +170,7 @@ pub fn run(
         running: Some(&running),
         trace: trace_config,
         memo: remote.map(|_| &memo),
+        per_job: args.per_job,
         ..RunOptions::default()
     };
     let runs = run_experiment(&exp, &options);

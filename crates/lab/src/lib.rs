@@ -23,6 +23,7 @@ pub mod catalog;
 pub mod error;
 pub mod experiment;
 pub mod format;
+pub mod job_rows;
 pub mod metric;
 pub mod outdir;
 pub mod output;

@@ -70,6 +70,8 @@ pub struct SimOptions<'a> {
     pub observe: Option<&'a mut dyn FnMut(Progress)>,
     /// Records a trace of what each processor ran (in the report's `trace`).
     pub trace: Option<TraceConfig>,
+    /// Keeps every job's times in the report (`AppReport::job_times`).
+    pub per_job: bool,
 }
 
 impl Default for SimOptions<'_> {
@@ -78,6 +80,7 @@ impl Default for SimOptions<'_> {
             every: u64::MAX,
             observe: None,
             trace: None,
+            per_job: false,
         }
     }
 }
@@ -92,6 +95,9 @@ impl Point {
         sim.set_idle_handoff(self.idle_handoff);
         if let Some(config) = options.trace {
             sim.set_trace(config);
+        }
+        if options.per_job {
+            sim.keep_job_times();
         }
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());

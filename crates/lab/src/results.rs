@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::error::LabError;
 use crate::experiment::Experiment;
+use crate::job_rows;
 use crate::metric;
 use crate::output::{self, Staging};
 use crate::runner::{RunRecord, Stopped};
@@ -39,7 +40,7 @@ struct JsonRun<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<&'a Stopped>,
     #[serde(flatten)]
-    report: &'a smpsched_sim::RunReport,
+    report: std::borrow::Cow<'a, smpsched_sim::RunReport>,
 }
 
 /// The JSON document of an experiment's runs.
@@ -62,7 +63,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
                 repetition: r.repetition,
                 seed: r.seed,
                 stopped: r.stopped.as_ref(),
-                report: &r.report,
+                report: job_rows::summary_only(&r.report),
             })
             .collect(),
     };
@@ -102,14 +103,7 @@ const CSV_MEASURES: [&str; 22] = [
 /// the header's width (the `csv` writer refuses anything else). `stopped` says why a run did
 /// not finish (empty when it did).
 pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
-    let mut param_cols: Vec<&str> = Vec::new();
-    for r in runs {
-        for (k, _) in &r.params {
-            if !param_cols.contains(&k.as_str()) {
-                param_cols.push(k);
-            }
-        }
-    }
+    let param_cols = job_rows::param_columns(runs);
     let mut w = csv::Writer::from_writer(Vec::new());
     let fail = |e: csv::Error| LabError::Internal(format!("results.csv: {e}"));
     let mut header: Vec<&str> = vec!["point", "repetition", "seed"];
@@ -117,19 +111,7 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
     header.extend(CSV_MEASURES);
     w.write_record(&header).map_err(fail)?;
     for r in runs {
-        let mut prefix = vec![
-            r.point.clone(),
-            r.repetition.to_string(),
-            r.seed.to_string(),
-        ];
-        for c in &param_cols {
-            let v = r
-                .params
-                .iter()
-                .find(|(k, _)| k == c)
-                .map(|(_, v)| v.as_str());
-            prefix.push(v.unwrap_or("").to_string());
-        }
+        let prefix = job_rows::row_prefix(r, &param_cols);
         let rep = &r.report;
         let stopped = r
             .stopped
@@ -188,14 +170,18 @@ pub fn result_files(
     runs: &[RunRecord],
 ) -> Result<Vec<(String, Vec<u8>)>, LabError> {
     let title = format!("{}: where the machine's time went", exp.name);
-    Ok(vec![
+    let mut files = vec![
         ("results.json".into(), to_json(exp, runs).into_bytes()),
         ("results.csv".into(), to_csv(runs)?.into_bytes()),
-        (
-            "time-split.svg".into(),
-            time_split_chart(&title, exp, runs)?.into_bytes(),
-        ),
-    ])
+    ];
+    if job_rows::kept(runs) {
+        files.push(("jobs.csv".into(), job_rows::to_csv(runs)?.into_bytes()));
+    }
+    files.push((
+        "time-split.svg".into(),
+        time_split_chart(&title, exp, runs)?.into_bytes(),
+    ));
+    Ok(files)
 }
 
 /// Where `smpsched run` puts an experiment's results.

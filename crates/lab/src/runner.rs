@@ -128,6 +128,9 @@ pub struct RunOptions<'a> {
     /// internal error. For callers that can be interrupted without ending the process (the
     /// Python package's Ctrl-C).
     pub cancel: Option<&'a AtomicBool>,
+    /// Keeps every job's times in the runs' reports (for `jobs.csv`, one row per job). A run
+    /// taken from `memo` is taken as it was made.
+    pub per_job: bool,
 }
 
 /// Runs every point of `exp` `exp.repetitions` times as `options` say, returning the runs in
@@ -195,6 +198,7 @@ pub(crate) fn run_one(
         every: PROGRESS_EVERY,
         observe: Some(&mut observe),
         trace: options.trace.filter(|_| r == 0),
+        per_job: options.per_job,
     };
     let outcome = match point.simulate(seed, sim) {
         Ok(report) => (report, None),

@@ -36,6 +36,9 @@ pub struct Bundle {
     pub seed: u64,
     /// Every file loading it read, by the path it was read at.
     pub files: Files,
+    /// Whether each run keeps every job's times (as [`RunOptions::per_job`]).
+    #[serde(default)]
+    pub per_job: bool,
 }
 
 /// One run to make: a point of the experiment and a repetition.
@@ -95,6 +98,7 @@ impl Bundle {
             scale,
             seed: exp.seed,
             files,
+            per_job: false,
         };
         Ok((bundle, exp))
     }
@@ -147,9 +151,8 @@ pub fn run_task(bundle: &[u8], task: Task) -> Result<Vec<u8>, TaskFailure> {
         code: e.exit_code(),
         message: e.to_string(),
     };
-    let exp = Bundle::from_bytes(bundle)
-        .and_then(|b| b.experiment())
-        .map_err(failure)?;
+    let bundle = Bundle::from_bytes(bundle).map_err(failure)?;
+    let exp = bundle.experiment().map_err(failure)?;
     if task.point >= exp.points.len() || task.repetition >= exp.repetitions {
         return Err(failure(LabError::Internal(format!(
             "{}: no point {} repetition {} to run",
@@ -160,7 +163,10 @@ pub fn run_task(bundle: &[u8], task: Task) -> Result<Vec<u8>, TaskFailure> {
         &exp,
         &exp.points[task.point],
         task.repetition,
-        &RunOptions::default(),
+        &RunOptions {
+            per_job: bundle.per_job,
+            ..RunOptions::default()
+        },
     )
     .map_err(failure)?;
     let wire = WireRun {

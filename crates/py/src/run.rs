@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use smpsched_lab::runner::RunMemo;
-use smpsched_lab::{results, run_experiment as run_lab, stopped_error, Experiment, RunOptions};
+use smpsched_lab::{
+    job_rows, results, run_experiment as run_lab, stopped_error, Experiment, RunOptions,
+};
 
 use crate::errors::{input_error, to_py};
 use crate::wait::{run_released, Tally};
@@ -15,11 +17,15 @@ use crate::wait::{run_released, Tally};
 /// Most runs at once that `jobs` may ask for (as the command's `--jobs`).
 const MAX_JOBS: usize = 1024;
 
+/// What a run of an experiment returns to Python: `results.json`'s text, why runs stopped at a
+/// bound (or None), and `jobs.csv`'s text when every job's times were kept (or None).
+pub type Outcome = (String, Option<String>, Option<String>);
+
 /// Runs the experiment at `path` (or given as `text`, `path` then naming it in messages) with
-/// `seed` overriding the file's; returns `(results.json text, why runs stopped at a bound or
-/// None)`. Raises `ExperimentError` for bad input, `KeyboardInterrupt` on Ctrl-C.
+/// `seed` overriding the file's, keeping every job's times when `per_job`. Raises
+/// `ExperimentError` for bad input, `KeyboardInterrupt` on Ctrl-C.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, seed=None, jobs=0, progress=None))]
+#[pyo3(signature = (path, text=None, seed=None, jobs=0, progress=None, per_job=false))]
 pub fn run_experiment(
     py: Python<'_>,
     path: PathBuf,
@@ -27,7 +33,8 @@ pub fn run_experiment(
     seed: Option<u64>,
     jobs: usize,
     progress: Option<Bound<'_, PyAny>>,
-) -> PyResult<(String, Option<String>)> {
+    per_job: bool,
+) -> PyResult<Outcome> {
     let name = path.display().to_string();
     if jobs > MAX_JOBS {
         return Err(bad_argument(
@@ -46,18 +53,19 @@ pub fn run_experiment(
     if let Some(s) = seed {
         exp.seed = s;
     }
-    run_loaded(py, exp, jobs, progress, None)
+    run_loaded(py, exp, jobs, progress, None, per_job)
 }
 
 /// Runs a loaded experiment (each run `memo` holds taken from it, when given) with the GIL
-/// released; returns `(results.json text, why runs stopped at a bound or None)`.
+/// released, keeping every job's times when `per_job`.
 pub fn run_loaded(
     py: Python<'_>,
     exp: Experiment,
     jobs: usize,
     progress: Option<Bound<'_, PyAny>>,
     memo: Option<RunMemo>,
-) -> PyResult<(String, Option<String>)> {
+    per_job: bool,
+) -> PyResult<Outcome> {
     let name = exp.path.display().to_string();
     let exp = Arc::new(exp);
     let tally = Arc::new(Tally::default());
@@ -76,14 +84,19 @@ pub fn run_loaded(
             progress: Some(&progress),
             cancel: Some(&t2.cancel),
             memo: memo.as_ref(),
+            per_job,
             ..RunOptions::default()
         };
         run_lab(&e2, &options)
     })?
     .map_err(|e| to_py(py, e, &name))?;
-    let json = py.allow_threads(|| results::to_json(&exp, &runs));
+    let (json, jobs_csv) = py.allow_threads(|| {
+        let jobs_csv = per_job.then(|| job_rows::to_csv(&runs)).transpose();
+        (results::to_json(&exp, &runs), jobs_csv)
+    });
+    let jobs_csv = jobs_csv.map_err(|e| to_py(py, e, &name))?;
     let stopped = stopped_error(&exp, &runs).map(|e| e.to_string());
-    Ok((json, stopped))
+    Ok((json, stopped, jobs_csv))
 }
 
 /// The `ExperimentError` for a bad value of a keyword argument of the Python API.

@@ -12,7 +12,7 @@ use smpsched_lab::shard::{accept, tasks, Bundle, Task};
 use smpsched_lab::LabError;
 
 use crate::errors::to_py;
-use crate::run::run_loaded;
+use crate::run::{run_loaded, Outcome};
 
 /// A run made on a worker: `(point, repetition, run bytes or None, exit code, message)`.
 type Shipped = (usize, u32, Option<Vec<u8>>, u8, String);
@@ -21,21 +21,24 @@ type Shipped = (usize, u32, Option<Vec<u8>>, u8, String);
 type Plan<'py> = (Bound<'py, PyBytes>, Vec<(usize, u32)>);
 
 /// Loads the experiment at `path` (or given as `text`) with `seed` over the file's; returns the
-/// bundle to ship and its `(point, repetition)` tasks in plan order.
+/// bundle to ship (its runs keeping every job's times when `per_job`) and its
+/// `(point, repetition)` tasks in plan order.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, seed=None))]
+#[pyo3(signature = (path, text=None, seed=None, per_job=false))]
 pub fn shard_plan<'py>(
     py: Python<'py>,
     path: PathBuf,
     text: Option<String>,
     seed: Option<u64>,
+    per_job: bool,
 ) -> PyResult<Plan<'py>> {
     let name = path.display().to_string();
     let loaded = py.allow_threads(|| match text {
         Some(t) => Bundle::parse(&path, t, 1.0, seed),
         None => Bundle::load(&path, 1.0, seed),
     });
-    let (bundle, exp) = loaded.map_err(|e| to_py(py, e, &name))?;
+    let (mut bundle, exp) = loaded.map_err(|e| to_py(py, e, &name))?;
+    bundle.per_job = per_job;
     let planned = tasks(&exp, &RunMemo::default(), &mut Default::default());
     let list = planned.iter().map(|t| (t.point, t.repetition)).collect();
     Ok((PyBytes::new(py, &bundle.to_bytes()), list))
@@ -68,9 +71,9 @@ pub fn run_shipped(
     shipped: Vec<Shipped>,
     jobs: usize,
     progress: Option<Bound<'_, PyAny>>,
-) -> PyResult<(String, Option<String>)> {
-    let loaded = Bundle::from_bytes(&bundle).and_then(|b| b.experiment());
-    let exp = loaded.map_err(|e| to_py(py, e, "<bundle>"))?;
+) -> PyResult<Outcome> {
+    let bundle = Bundle::from_bytes(&bundle).map_err(|e| to_py(py, e, "<bundle>"))?;
+    let exp = bundle.experiment().map_err(|e| to_py(py, e, "<bundle>"))?;
     let name = exp.path.display().to_string();
     let memo = RunMemo::default();
     let mut failed: Option<(usize, u32, u8, String)> = None;
@@ -91,5 +94,5 @@ pub fn run_shipped(
     if let Some((_, _, code, message)) = failed {
         return Err(to_py(py, LabError::Elsewhere { code, message }, &name));
     }
-    run_loaded(py, exp, jobs, progress, Some(memo))
+    run_loaded(py, exp, jobs, progress, Some(memo), bundle.per_job)
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::ids::Cycles;
 
 /// One job's times, in cycles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobTimes {
     /// When it arrived (was created).
     pub arrived: Cycles,
@@ -19,6 +19,23 @@ pub struct JobTimes {
     pub exited: Cycles,
     /// Processor time it held (all categories but idle).
     pub held: Cycles,
+}
+
+impl JobTimes {
+    /// Response time: exit minus arrival.
+    pub fn response(&self) -> Cycles {
+        self.exited.saturating_sub(self.arrived)
+    }
+
+    /// Waiting time before the first dispatch.
+    pub fn wait(&self) -> Cycles {
+        self.first_run.saturating_sub(self.arrived)
+    }
+
+    /// Slowdown: response over the processor time held (1 for a job never kept waiting).
+    pub fn slowdown(&self) -> f64 {
+        self.response() as f64 / self.held.max(1) as f64
+    }
 }
 
 /// An application's per-job measures over the jobs that exited.
@@ -49,15 +66,14 @@ impl JobStats {
             return JobStats::default();
         }
         let n = jobs.len() as f64;
-        let response = |j: &JobTimes| j.exited.saturating_sub(j.arrived);
         let mean = |f: &dyn Fn(&JobTimes) -> f64| jobs.iter().map(f).sum::<f64>() / n;
-        let mean_response = mean(&|j| response(j) as f64);
-        let mean_wait = mean(&|j| j.first_run.saturating_sub(j.arrived) as f64);
-        let mean_slowdown = mean(&|j| response(j) as f64 / j.held.max(1) as f64);
-        jobs.sort_unstable_by_key(response);
+        let mean_response = mean(&|j| j.response() as f64);
+        let mean_wait = mean(&|j| j.wait() as f64);
+        let mean_slowdown = mean(&JobTimes::slowdown);
+        jobs.sort_unstable_by_key(JobTimes::response);
         let rank = |p: f64| {
             let k = ((p * n).ceil() as usize).clamp(1, jobs.len());
-            response(&jobs[k - 1])
+            jobs[k - 1].response()
         };
         JobStats {
             jobs: jobs.len() as u64,

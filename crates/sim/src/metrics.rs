@@ -137,6 +137,11 @@ pub struct AppReport {
     pub stall: Cycles,
     /// Per-job measures: each thread a job from arrival to exit.
     pub jobs: crate::jobs::JobStats,
+    /// Each exited job's times, in the order its threads were created, when the run was asked
+    /// to keep them ([`Simulation::keep_job_times`](crate::Simulation::keep_job_times));
+    /// empty (and absent from the results) otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub job_times: Vec<crate::jobs::JobTimes>,
     /// Measures the application's programs recorded, by name (absent from the results when
     /// none were).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import _native
-from ._frames import APP_COLUMNS, JOB_COLUMNS, PROCESSOR_COLUMNS, RUN_COLUMNS, frames
+from ._frames import (APP_COLUMNS, JOB_COLUMNS, PROCESSOR_COLUMNS, RUN_COLUMNS, frames,
+                      job_frame, params_of)
 from ._progress import bar
 from ._toml import experiment_toml
 
@@ -41,14 +42,18 @@ class Result:
     """The runs of one experiment: every point of its sweep, every repetition.
 
     ``runs``, ``processors``, ``apps`` and ``jobs`` are polars data frames (built on first
-    use); ``to_json()`` is the command's ``results.json``; ``stopped`` says which runs reached
-    a bound (``time_limit_cycles``, ``event_limit``), or is None.
+    use); ``to_json()`` is the command's ``results.json`` and ``jobs_csv()`` its ``jobs.csv``
+    (``smpsched run --per-job``); ``stopped`` says which runs reached a bound
+    (``time_limit_cycles``, ``event_limit``), or is None.
     """
 
-    def __init__(self, json_text: str, stopped: Optional[str]) -> None:
+    def __init__(self, json_text: str, stopped: Optional[str],
+                 jobs_csv: Optional[str] = None) -> None:
         self._json = json_text
+        self._jobs_csv = jobs_csv
         self._doc: Optional[Dict[str, Any]] = None
         self._frames: Optional[Dict[str, Any]] = None
+        self._jobs: Any = None
         self.stopped: Optional[str] = stopped
 
     @property
@@ -90,12 +95,22 @@ class Result:
 
     @property
     def jobs(self) -> Any:
-        """One row per application of each run with its job measures: ``JOB_COLUMNS``."""
-        return self._frame("jobs")
+        """One row per job of each run (every thread a job): ``JOB_COLUMNS`` then the swept
+        parameters. Needs ``run(..., per_job=True)``, the default."""
+        if self._jobs is None:
+            self._jobs = job_frame(self.jobs_csv(), params_of(self.data))
+        return self._jobs
 
     def to_json(self) -> str:
         """The command's ``results.json`` for this experiment and seed, byte for byte."""
         return self._json
+
+    def jobs_csv(self) -> str:
+        """The command's ``jobs.csv`` (``smpsched run --per-job``) for this experiment and seed,
+        byte for byte; ``ValueError`` when the run was made with ``per_job=False``."""
+        if self._jobs_csv is None:
+            raise ValueError("this result kept no per-job rows: run it with per_job=True")
+        return self._jobs_csv
 
     def __repr__(self) -> str:
         d = self.data
@@ -116,12 +131,14 @@ def _source(experiment: Experiment) -> "tuple[str, Optional[str]]":
 
 
 def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] = None,
-        progress: bool = True, cluster: Any = None) -> Result:
+        progress: bool = True, cluster: Any = None, per_job: bool = True) -> Result:
     """Runs every point and repetition of an experiment and returns its results.
 
     ``experiment``: a path to an experiment file, its TOML text, or a dict of the same shape
     (see ``experiment_toml``). ``seed`` overrides the file's base seed; ``jobs`` is the number
     of runs at once (None: one per core); ``progress`` shows a bar (tqdm where installed).
+    ``per_job`` keeps every job's times for ``Result.jobs`` (32 bytes a job while the runs
+    are held; turn it off for open workloads with many millions of jobs).
     The engine runs with the GIL released; Ctrl-C raises ``KeyboardInterrupt``. Bad input
     raises ``ExperimentError`` with ``file``, ``line`` and ``field``.
 
@@ -134,24 +151,26 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
     cb = bar(progress)
     try:
         if cluster is None or cluster is False:
-            out, stopped = _native.run_experiment(path, text, seed, 0 if jobs is None else jobs,
-                                                  cb)
+            out = _native.run_experiment(path, text, seed, 0 if jobs is None else jobs, cb,
+                                         per_job)
         else:
-            out, stopped = _run_on_cluster(path, text, seed, jobs, cluster, cb)
+            out = _run_on_cluster(path, text, seed, jobs, cluster, cb, per_job)
     finally:
         if cb is not None:
             cb.close()
+    json_text, stopped, jobs_csv = out
     if stopped is not None:
         warnings.warn(stopped, RuntimeWarning, stacklevel=2)
-    return Result(out, stopped)
+    return Result(json_text, stopped, jobs_csv)
 
 
 def _run_on_cluster(path: str, text: Optional[str], seed: Optional[int], jobs: Optional[int],
-                    address: Any, cb: Any) -> "tuple[str, Optional[str]]":
+                    address: Any, cb: Any,
+                    per_job: bool) -> "tuple[str, Optional[str], Optional[str]]":
     """``run`` with its runs made on a Ray cluster, then merged here in plan order."""
     from . import cluster as _cluster
 
-    bundle, tasks = _native.shard_plan(path, text, seed)
+    bundle, tasks = _native.shard_plan(path, text, seed, per_job)
     shipped = []
     runs = _cluster.run_tasks([bundle], [(0, p, r) for p, r in tasks], address=address)
     for i, run_bytes, code, message in runs:

@@ -43,6 +43,7 @@ class Result:
     @property
     def jobs(self) -> pl.DataFrame: ...
     def to_json(self) -> str: ...
+    def jobs_csv(self) -> str: ...
 
 class Reproduction:
     """A paper reproduced: claims and values as frames."""
@@ -64,6 +65,7 @@ def run(
     jobs: Optional[int] = None,
     progress: bool = True,
     cluster: Any = None,
+    per_job: bool = True,
 ) -> Result: ...
 def reproduce(
     paper: str,

@@ -1,12 +1,15 @@
-"""Data frames of an experiment's results (the ``results.json`` of ``smpsched run``): one row
-per run, per processor of a run, per application of a run, and per application's jobs.
+"""Data frames of an experiment's results (the ``results.json`` of ``smpsched run``, and its
+``jobs.csv`` with ``--per-job``): one row per run, per processor of a run, per application of
+a run, and per job.
 
-Column names are those of ``results.csv`` and ``results.json`` (docs/experiment-files.md,
-"Outputs"); times are in simulated cycles, shares and rates are fractions (0 to 1), not %.
+Column names are those of ``results.csv``, ``results.json`` and ``jobs.csv``
+(docs/experiment-files.md, "Outputs"); times are in simulated cycles, shares and rates are
+fractions (0 to 1), not %.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any, Dict, List
 
@@ -24,13 +27,22 @@ PROCESSOR_COLUMNS = ["point", "repetition", "seed", "processor", *SPLIT]
 APP_COLUMNS = ["point", "repetition", "seed", "app", "threads", "completion_cycles", *SPLIT,
                "machine_share", "utilization", "context_switches",
                "switches_per_slice_per_proc", "migrations", "same_processor_rate",
-               "median_intervening", "refs", "misses", "miss_rate", "invalidations", "remote"]
-"""The columns of ``Result.apps`` (then the swept parameters)."""
+               "median_intervening", "refs", "misses", "miss_rate", "invalidations", "remote",
+               "jobs", "mean_response", "p50_response", "p95_response", "p99_response",
+               "max_response", "mean_wait", "mean_slowdown"]
+"""The columns of ``Result.apps`` (then the swept parameters): its time split, scheduling and
+memory measures, and the summary of its jobs (every thread a job, from arrival to exit)."""
 
-JOB_COLUMNS = ["point", "repetition", "seed", "app", "jobs", "mean_response", "p50_response",
-               "p95_response", "p99_response", "max_response", "mean_wait", "mean_slowdown"]
-"""The columns of ``Result.jobs``: each application's job measures (every thread a job, from
-arrival to exit), one row per run and application (then the swept parameters)."""
+JOB_COLUMNS = ["point", "repetition", "seed", "app", "job", "arrived", "first_run", "exited",
+               "held", "response", "wait", "slowdown", "stopped"]
+"""The columns of ``Result.jobs``, one row per job (then the swept parameters): its rank among
+its application's threads in creation order (from 0), when it arrived, first ran and exited,
+the processor time it held, its response (exit - arrival), wait (first run - arrival) and
+slowdown (response / held)."""
+
+_JOB_TYPES = {"point": "str", "repetition": "int", "seed": "uint", "app": "str", "job": "int",
+              "arrived": "int", "first_run": "int", "exited": "int", "held": "int",
+              "response": "int", "wait": "int", "slowdown": "float", "stopped": "str"}
 
 
 def _frame(rows: List[Dict[str, Any]], columns: List[str], params: List[str]) -> Any:
@@ -38,14 +50,18 @@ def _frame(rows: List[Dict[str, Any]], columns: List[str], params: List[str]) ->
 
     names = columns + [p for p in params if p not in columns]
     data = {c: [r.get(c) for r in rows] for c in names}
-    frame = pl.DataFrame(data, strict=False)
+    # Seeds are unsigned 64-bit (a repetition's seed is derived from the base seed), so every
+    # frame types them alike and they join.
+    schema = {"seed": pl.UInt64} if "seed" in names else None
+    frame = pl.DataFrame(data, strict=False, schema_overrides=schema)
     # Text even when no run stopped (an all-null column would otherwise have no type).
     if "stopped" in frame.columns:
         frame = frame.with_columns(pl.col("stopped").cast(pl.Utf8))
     return frame
 
 
-def _params(doc: Dict[str, Any]) -> List[str]:
+def params_of(doc: Dict[str, Any]) -> List[str]:
+    """The swept parameters' names over a ``results.json`` document's runs, first seen first."""
     seen: List[str] = []
     for r in doc["runs"]:
         for k in r["params"]:
@@ -56,7 +72,7 @@ def _params(doc: Dict[str, Any]) -> List[str]:
 
 def frames(doc: Dict[str, Any]) -> Dict[str, Any]:
     """The four frames of a parsed ``results.json`` document, by name."""
-    params = _params(doc)
+    params = params_of(doc)
     runs, procs, apps, jobs = [], [], [], []
     for r in doc["runs"]:
         head = {"point": r["point"], "repetition": r["repetition"], "seed": r["seed"],
@@ -68,12 +84,21 @@ def frames(doc: Dict[str, Any]) -> Dict[str, Any]:
         for i, p in enumerate(r["processors"]):
             procs.append({**head, "processor": i, **p})
         for a in r["apps"]:
-            row = {**head, "app": a["name"], **a, **a["time"]}
-            apps.append(row)
-            jobs.append({**head, "app": a["name"], **a["jobs"]})
+            apps.append({**head, "app": a["name"], **a, **a["time"], **a["jobs"]})
     return {
         "runs": _frame(runs, RUN_COLUMNS, params),
         "processors": _frame(procs, PROCESSOR_COLUMNS, []),
         "apps": _frame(apps, APP_COLUMNS, params),
-        "jobs": _frame(jobs, JOB_COLUMNS, params),
     }
+
+
+def job_frame(csv_text: str, params: List[str]) -> Any:
+    """The ``jobs.csv`` text as a frame: ``JOB_COLUMNS`` then the swept parameters (text, as in
+    the other frames)."""
+    import polars as pl
+
+    kinds = {"str": pl.Utf8, "int": pl.Int64, "uint": pl.UInt64, "float": pl.Float64}
+    schema = {c: kinds[t] for c, t in _JOB_TYPES.items()}
+    schema.update({p: pl.Utf8 for p in params})
+    frame = pl.read_csv(io.StringIO(csv_text), schema_overrides=schema)
+    return frame.select(JOB_COLUMNS + [p for p in params if p not in JOB_COLUMNS])

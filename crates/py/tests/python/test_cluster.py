@@ -38,14 +38,16 @@ def test_python_run_on_the_cluster_equals_the_local_run(address):
     here = smpsched.run(POLICIES, progress=False)
     there = smpsched.run(POLICIES, progress=False, cluster=address)
     assert there.to_json() == here.to_json()
+    assert there.jobs_csv() == here.jobs_csv()
     assert len(there.data["runs"]) >= 10
 
 
 def test_the_command_writes_the_same_files_through_ray(address, cli, tmp_path):
-    cli("run", POLICIES, "--out", str(tmp_path / "here"), "--quiet")
-    cli("run", POLICIES, "--out", str(tmp_path / "there"), "--quiet", "--ray", address)
+    cli("run", POLICIES, "--out", str(tmp_path / "here"), "--quiet", "--per-job")
+    cli("run", POLICIES, "--out", str(tmp_path / "there"), "--quiet", "--per-job", "--ray",
+        address)
     here, there = files_of(tmp_path / "here"), files_of(tmp_path / "there")
-    assert {"results.json", "results.csv", "time-split.svg"} <= set(here)
+    assert {"results.json", "results.csv", "jobs.csv", "time-split.svg"} <= set(here)
     assert here == there
 
 

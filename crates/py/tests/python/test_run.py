@@ -42,11 +42,16 @@ def small(**over):
 def test_results_equal_the_commands(cli, root, tmp_path, seed):
     args = ["run", QUICK, "--out", str(tmp_path / "out"), "--quiet"]
     if seed is not None:
-        args += ["--seed", str(seed)]
+        # With --per-job the command also writes jobs.csv; results.json stays the same.
+        args += ["--seed", str(seed), "--per-job"]
     cli(*args)
     want = (tmp_path / "out" / "results.json").read_text()
-    got = smpsched.run(root / QUICK, seed=seed, progress=False).to_json()
-    assert got == want
+    got = smpsched.run(root / QUICK, seed=seed, progress=False)
+    assert got.to_json() == want
+    if seed is None:
+        assert not (tmp_path / "out" / "jobs.csv").exists()
+    else:
+        assert got.jobs_csv() == (tmp_path / "out" / "jobs.csv").read_text()
 
 
 def test_text_and_dict_give_the_same_runs(tmp_path):
@@ -79,7 +84,7 @@ def test_frames_have_the_documented_columns():
     assert r.runs.height == 4
     assert r.processors.height == 4 * 4
     assert r.apps.height == 4 * 2
-    assert r.jobs.height == 4 * 2
+    assert r.jobs.height == 4 * (6 + 4)
     # The frames hold the JSON's numbers, not copies made up elsewhere.
     doc = json.loads(r.to_json())
     assert r.runs["elapsed_cycles"].to_list() == [x["elapsed_cycles"] for x in doc["runs"]]
@@ -87,8 +92,36 @@ def test_frames_have_the_documented_columns():
         a["context_switches"] for x in doc["runs"] for a in x["apps"]]
     split = r.processors.select(smpsched._frames.SPLIT).sum_horizontal()
     assert split.to_list() == [sum(p.values()) for x in doc["runs"] for p in x["processors"]]
-    assert r.jobs["jobs"].to_list() == [6, 4] * 4
+    assert r.apps["jobs"].to_list() == [6, 4] * 4
     assert r.runs["stopped"].dtype == pl.Utf8 and r.runs["stopped"].null_count() == 4
+
+
+def test_job_rows_add_up_to_each_applications_summary():
+    r = smpsched.run(small(), progress=False)
+    jobs = r.jobs
+    assert jobs["job"].to_list() == ([*range(6), *range(4)]) * 4
+    assert (jobs["response"] == jobs["exited"] - jobs["arrived"]).all()
+    assert (jobs["wait"] == jobs["first_run"] - jobs["arrived"]).all()
+    assert (jobs["held"] > 0).all()
+    per_app = (jobs.group_by(["point", "repetition", "app"], maintain_order=True)
+               .agg(pl.len().alias("jobs"), pl.col("response").mean().alias("mean_response"),
+                    pl.col("response").max().alias("max_response"),
+                    pl.col("wait").mean().alias("mean_wait")))
+    apps = r.apps.select("point", "repetition", "app", "jobs", "mean_response", "max_response",
+                         "mean_wait")
+    assert per_app["jobs"].to_list() == apps["jobs"].to_list()
+    assert per_app["max_response"].to_list() == apps["max_response"].to_list()
+    for col in ("mean_response", "mean_wait"):
+        assert per_app[col].to_list() == pytest.approx(apps[col].to_list(), rel=1e-12)
+    assert jobs["scheduler.policy"].unique(maintain_order=True).to_list() == ["batch", "priority"]
+
+
+def test_per_job_false_keeps_no_rows_and_the_same_results():
+    kept = smpsched.run(small(), progress=False)
+    lean = smpsched.run(small(), progress=False, per_job=False)
+    assert lean.to_json() == kept.to_json()
+    with pytest.raises(ValueError, match="per_job=True"):
+        lean.jobs
 
 
 def test_bad_field_in_a_file_names_file_line_and_field(tmp_path):
@@ -200,7 +233,7 @@ def test_ctrl_c_interrupts_a_reproduction_and_no_further_run_starts(root):
 
 def test_progress_reports_each_run():
     seen = []
-    out, stopped = smpsched._native.run_experiment(
+    out, stopped, _ = smpsched._native.run_experiment(
         "<dict>", smpsched.experiment_toml(small()), None, 0,
         lambda done, total, label: seen.append((done, total, label)))
     assert stopped is None and json.loads(out)["experiment"] == "small"

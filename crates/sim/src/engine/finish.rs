@@ -40,6 +40,11 @@ impl Simulation {
             .zip(&self.apps)
             .zip(&mut jobs)
             .map(|((task, a), jobs)| AppReport {
+                job_times: if self.keep_job_times {
+                    jobs.clone()
+                } else {
+                    Vec::new()
+                },
                 jobs: JobStats::of(jobs),
                 recorded: a
                     .recorded

@@ -173,6 +173,8 @@ pub struct Simulation {
     kernel_mem: Charge,
     /// What each processor ran, when a trace was asked for.
     trace: Option<Box<Trace>>,
+    /// Whether the report keeps every job's times (`AppReport::job_times`).
+    keep_job_times: bool,
     /// Jobs of open workloads not yet arrived, by arrival index.
     arrivals: Vec<Option<(TaskId, Box<dyn Program>)>>,
     /// The task whose completion ends the run ([`Simulation::end_when_done`]).
@@ -268,6 +270,7 @@ impl Simulation {
             end_time: None,
             ending: false,
             trace: None,
+            keep_job_times: false,
             runq_lock: Default::default(),
             kernel_mem: Charge::default(),
         })
@@ -320,6 +323,13 @@ impl Simulation {
     pub fn set_trace(&mut self, config: TraceConfig) {
         let n = self.procs.len();
         self.trace = Some(Box::new(Trace::new(config, n)));
+    }
+
+    /// Keeps every exited job's times in the report (`AppReport::job_times`), beside the
+    /// per-application summary: 32 bytes a job, so an open workload's millions of jobs are kept
+    /// only when asked.
+    pub fn keep_job_times(&mut self) {
+        self.keep_job_times = true;
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
