@@ -82,7 +82,10 @@ fn per_job_writes_one_row_per_job_and_changes_no_other_file() {
     std::fs::write(dir.join("exp.toml"), EXP).unwrap();
     let plain = run_to(&dir, "plain", &[]);
     let kept = run_to(&dir, "kept", &["--per-job", "--jobs", "1"]);
-    assert_eq!(plain, kept, "--per-job changed results.csv, results.json or the chart");
+    assert_eq!(
+        plain, kept,
+        "--per-job changed results.csv, results.json or the chart"
+    );
     assert!(!dir.join("plain/jobs.csv").exists());
     let (header, rows) = read_csv_strict(&dir.join("kept/jobs.csv"));
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
@@ -101,7 +104,10 @@ fn per_job_writes_one_row_per_job_and_changes_no_other_file() {
         // The summary in results.json is computed from the same times.
         let summary = &run["apps"][0]["jobs"];
         assert_eq!(summary["jobs"].as_u64(), Some(6));
-        assert_eq!(summary["max_response"].as_u64(), responses.iter().max().copied());
+        assert_eq!(
+            summary["max_response"].as_u64(),
+            responses.iter().max().copied()
+        );
         let mean = responses.iter().sum::<u64>() as f64 / 6.0;
         assert!((summary["mean_response"].as_f64().unwrap() - mean).abs() <= 1e-9 * mean);
     }

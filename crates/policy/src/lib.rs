@@ -12,3 +12,4 @@ pub mod mach;
 pub mod migration;
 pub mod mix;
 pub mod priority;
+pub mod run_queue;

@@ -12,16 +12,19 @@
 //!   affinity mask is not every worker goes to the local queue of a worker in its mask (the
 //!   posting worker's own when it is in the mask), so the mask is never violated; an item for
 //!   every worker goes to the global run queue.
-
-use std::collections::VecDeque;
+//!
+//! The levels, hint and count are `smpsched_policy::run_queue::RunQueue`, the same structure the
+//! simulator's Mach scheduler holds; here each one sits under its lock beside a count that is
+//! read without it.
 
 use crossbeam_utils::CachePadded;
+use smpsched_policy::run_queue::RunQueue;
 
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use crate::{check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake};
 
 /// The number of priority levels (Mach: 32; level 0 is the highest priority).
-pub const LEVELS: usize = 32;
+pub const LEVELS: usize = smpsched_policy::mach::LEVELS;
 
 /// The run queue level of a priority: priorities above 31 share the lowest level.
 #[inline]
@@ -29,36 +32,25 @@ pub fn level_of(priority: u8) -> usize {
     (priority as usize).min(LEVELS - 1)
 }
 
-struct Levels<T> {
-    queues: [VecDeque<T>; LEVELS],
-    hint: usize,
-    len: usize,
-}
-
-/// The levels are boxed so that the lock word and the count share one cache line.
-struct RunQueue<T> {
-    levels: Mutex<Box<Levels<T>>>,
+/// A run queue under its lock, with its count readable without the lock. The levels are boxed
+/// so that the lock word and the count share one cache line.
+struct Locked<T> {
+    levels: Mutex<Box<RunQueue<T>>>,
     count: AtomicUsize,
 }
 
-impl<T> RunQueue<T> {
-    fn new() -> RunQueue<T> {
-        RunQueue {
-            levels: Mutex::new(Box::new(Levels {
-                queues: std::array::from_fn(|_| VecDeque::new()),
-                hint: LEVELS,
-                len: 0,
-            })),
+impl<T> Locked<T> {
+    fn new() -> Locked<T> {
+        Locked {
+            levels: Mutex::new(Box::default()),
             count: AtomicUsize::new(0),
         }
     }
 
     fn push(&self, level: usize, item: T) {
         let mut g = lock(&self.levels);
-        g.queues[level].push_back(item);
-        g.hint = g.hint.min(level);
-        g.len += 1;
-        self.count.store(g.len, Ordering::Release);
+        g.push(item, level);
+        self.count.store(g.len(), Ordering::Release);
     }
 
     fn pop(&self) -> Option<T> {
@@ -66,25 +58,16 @@ impl<T> RunQueue<T> {
             return None;
         }
         let mut g = lock(&self.levels);
-        let mut l = g.hint;
-        while l < LEVELS {
-            if let Some(item) = g.queues[l].pop_front() {
-                g.hint = l;
-                g.len -= 1;
-                self.count.store(g.len, Ordering::Release);
-                return Some(item);
-            }
-            l += 1;
-        }
-        g.hint = LEVELS;
-        None
+        let (item, _) = g.pop()?;
+        self.count.store(g.len(), Ordering::Release);
+        Some(item)
     }
 }
 
 /// Per-worker local run queues before a shared global run queue, each with 32 levels.
 pub struct MachRunQueue<T> {
-    local: Box<[CachePadded<RunQueue<T>>]>,
-    global: CachePadded<RunQueue<T>>,
+    local: Box<[CachePadded<Locked<T>>]>,
+    global: CachePadded<Locked<T>>,
 }
 
 impl<T> MachRunQueue<T> {
@@ -93,15 +76,15 @@ impl<T> MachRunQueue<T> {
         check_workers(workers);
         MachRunQueue {
             local: (0..workers)
-                .map(|_| CachePadded::new(RunQueue::new()))
+                .map(|_| CachePadded::new(Locked::new()))
                 .collect(),
-            global: CachePadded::new(RunQueue::new()),
+            global: CachePadded::new(Locked::new()),
         }
     }
 
     /// The hint of the global run queue (`LEVELS` when it knows the queue is empty).
     pub fn global_hint(&self) -> usize {
-        lock(&self.global.levels).hint
+        lock(&self.global.levels).hint()
     }
 }
 

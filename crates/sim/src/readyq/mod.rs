@@ -9,16 +9,18 @@ pub mod ddq;
 pub mod ddq_layout;
 pub mod dual;
 pub mod fcfs;
-pub mod mach;
 pub mod multi_access;
 pub mod spin;
 
 pub use ddq::{DdqInsert, DdqRemove, GeorgeLayout, Inserted, Scheme, Tuning};
 pub use dual::{Ascend, Backoff, BackoffLock, DualAccess, DualLayout};
 pub use fcfs::{FcfsLayout, FcfsPost, FcfsTake};
-pub use mach::RunQueue;
 pub use multi_access::{CollectReply, Layout, Poll, Post, PutReply, TakeRequest};
 pub use spin::{Acquire, Pause, Spin, Step, TestMemory};
+
+/// Mach's run queue of threads (Black 1990, section 3.1): 32 levels with a hint and a count,
+/// the one implementation the real `MachRunQueue` also uses.
+pub type RunQueue = smpsched_policy::run_queue::RunQueue<crate::ids::ThreadId>;
 
 /// A ready-queue structure that lives in simulated memory, as `smpsched list` and `explain`
 /// show it: the workloads that operate it choose it by their parameters.

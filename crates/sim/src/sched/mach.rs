@@ -293,7 +293,7 @@ impl Scheduler for Mach {
         let global = &mut self.global[self.proc_set[pi]];
         let (t, level) = match self.local[pi].pop() {
             Some(found) => found,
-            None if cx.any_masked() => global.pop_where(|t| cx.allowed(t, p))?,
+            None if cx.any_masked() => global.pop_where(|&t| cx.allowed(t, p))?,
             None => global.pop()?,
         };
         self.queued[t.index()] = None;
@@ -392,7 +392,7 @@ impl Scheduler for Mach {
             Some(p) => &mut self.local[p],
             None => &mut self.global[q.set],
         };
-        Handoff::taken_if(rq.remove(t, q.level))
+        Handoff::taken_if(rq.remove(&t, q.level))
     }
 
     fn depress(&mut self, t: ThreadId, until: Option<Cycles>, cx: &SchedCtx) {

@@ -24,7 +24,7 @@ impl Mach {
         match cx.thread(u).state {
             ThreadState::Ready => {
                 if let Some(q) = self.queued[u.index()].filter(|q| q.local.is_none()) {
-                    if self.global[q.set].remove(u, q.level) {
+                    if self.global[q.set].remove(&u, q.level) {
                         let _ = self.queue(u, cx);
                     }
                 }
