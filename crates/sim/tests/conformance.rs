@@ -317,7 +317,8 @@ fn every_policy_serves_open_arrivals() {
 #[test]
 fn every_documented_default_is_the_default() {
     // Writing each parameter's documented default explicitly changes nothing: the run is the
-    // one the empty table gives. A default written as a sentence names the machine's slice.
+    // one the empty table gives. A default written as a sentence names the machine's slice or
+    // its clock tick.
     let m = machine(4);
     for info in POLICIES {
         let run = |table: toml::Table| {
@@ -338,12 +339,12 @@ fn every_documented_default_is_the_default() {
             let value = match toml::from_str::<toml::Table>(&format!("v = {}", param.default)) {
                 Ok(mut t) => t.remove("v").unwrap(),
                 Err(_) => {
-                    assert_eq!(
-                        param.default, "machine slice_cycles",
-                        "{}.{}",
-                        info.name, param.name
-                    );
-                    toml::Value::Integer(m.slice_cycles as i64)
+                    let cycles = match param.default {
+                        "the machine's slice" => m.slice_cycles,
+                        "one clock tick" => m.tick_cycles,
+                        other => panic!("{}.{}: default {other}", info.name, param.name),
+                    };
+                    toml::Value::Float(cycles as f64 / (m.clock_mhz * 1000.0))
                 }
             };
             let mut table = toml::Table::new();
@@ -385,10 +386,68 @@ fn a_bad_parameter_is_a_typed_error_naming_its_field() {
         ("mach", "quantum_ticks", toml::Value::Integer(0)),
         ("priority", "decay", toml::Value::Float(2.0)),
         ("round-robin", "quantum", toml::Value::Integer(0)),
+        ("round-robin", "slice_ms", toml::Value::Float(0.0)),
+        ("mach", "slice_ms", toml::Value::Float(f64::INFINITY)),
         ("affinity", "c", toml::Value::Float(f64::NAN)),
     ] {
         let info = smpsched_sim::sched::policy(policy).unwrap();
         let e = (info.make)(&one(field, value)).err().expect("refused");
         assert_eq!(e.field, field, "{policy}: {e}");
     }
+}
+
+/// The slice has one name and unit wherever a policy takes one (`slice_ms`); the old names
+/// still work, are listed as deprecated, and may not be written beside the new one.
+#[test]
+fn every_slice_is_slice_ms_and_the_old_names_still_work() {
+    use smpsched_sim::sched::params::deprecation;
+    let machine = MachineConfig::tango_12();
+    let shape = |policy: &str, text: &str| {
+        let t: toml::Table = toml::from_str(text).unwrap();
+        let info = smpsched_sim::sched::policy(policy).unwrap();
+        (info.make)(&t).map(|s| {
+            let shape = s.shape(&machine);
+            // Mach's quantum is counted in ticks, so its shape is unsliced with a nominal slice.
+            shape.slice.or(Some(shape.nominal_slice))
+        })
+    };
+    for info in policies() {
+        for p in info.params {
+            let old = deprecation("scheduler", p.name);
+            assert!(
+                old.is_none(),
+                "{}: {} is documented and deprecated",
+                info.name,
+                p.name
+            );
+            assert!(
+                !p.name.contains("quantum") && !p.name.starts_with("slice") || p.name == "slice_ms",
+                "{}: a slice named {}",
+                info.name,
+                p.name
+            );
+        }
+    }
+    // 0.4 ms at 25 MHz is 10,000 cycles, the same slice the deprecated `quantum` wrote.
+    for policy in ["round-robin", "priority", "per-core"] {
+        let new = shape(policy, "slice_ms = 0.4").unwrap();
+        assert_eq!(new, shape(policy, "quantum = 10000").unwrap(), "{policy}");
+        assert_eq!(new, Some(10_000), "{policy}");
+        let both = shape(policy, "slice_ms = 0.4\nquantum = 10000")
+            .err()
+            .unwrap();
+        assert_eq!(both.field, "slice_ms", "{policy}: {both}");
+        assert!(deprecation("scheduler", "quantum").is_some());
+    }
+    // Mach counts its quantum in clock ticks: slice_ms is rounded to whole ticks.
+    let tick_ms = machine.tick_cycles as f64 / (machine.clock_mhz * 1000.0);
+    let three = shape("mach", &format!("slice_ms = {}", 3.2 * tick_ms)).unwrap();
+    assert_eq!(three, shape("mach", "quantum_ticks = 3").unwrap());
+    assert_eq!(three, Some(3 * machine.tick_cycles));
+    assert_eq!(
+        shape("mach", "slice_ms = 0.001").unwrap(),
+        Some(machine.tick_cycles)
+    );
+    assert!(shape("mach", "slice_ms = 1\nquantum_ticks = 2").is_err());
+    assert!(deprecation("scheduler", "quantum_ticks").is_some());
 }

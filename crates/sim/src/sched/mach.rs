@@ -42,8 +42,12 @@ mod psets;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Quantum in clock ticks.
-    pub quantum_ticks: u32,
+    /// Time slice in milliseconds, rounded to whole clock ticks (at least one); one tick when
+    /// absent.
+    #[serde(deserialize_with = "super::params::de_slice_ms")]
+    pub slice_ms: Option<f64>,
+    /// Deprecated: the quantum in clock ticks (write `slice_ms`).
+    pub quantum_ticks: Option<u32>,
     /// Milliseconds of (load-weighted) usage per priority level.
     pub usage_per_level_ms: f64,
     /// Seconds between two starvation scans of the run queues.
@@ -64,7 +68,8 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
-            quantum_ticks: 1,
+            slice_ms: None,
+            quantum_ticks: None,
             usage_per_level_ms: 100.0,
             scan_seconds: 2,
             ipi: false,
@@ -123,12 +128,16 @@ pub struct Mach {
 impl Mach {
     /// A Mach scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        if params.quantum_ticks == 0 {
+        if params.quantum_ticks == Some(0) {
             return Err(super::ParamError::new(
                 "quantum_ticks",
                 "must be at least 1",
             ));
         }
+        super::params::one_slice(
+            params.slice_ms,
+            params.quantum_ticks.map(|_| "quantum_ticks"),
+        )?;
         super::params::check_range(
             "usage_per_level_ms",
             params.usage_per_level_ms,
@@ -216,6 +225,18 @@ impl Mach {
         )
     }
 
+    /// The quantum in clock ticks: `slice_ms` rounded to whole ticks (at least one), else the
+    /// deprecated `quantum_ticks`, else one tick.
+    fn quantum_ticks(&self, machine: &MachineConfig) -> u32 {
+        match self.params.slice_ms {
+            Some(ms) => {
+                let ticks = machine.ms(ms) as f64 / machine.tick_cycles.max(1) as f64;
+                ticks.round().clamp(1.0, f64::from(u32::MAX)) as u32
+            }
+            None => self.params.quantum_ticks.unwrap_or(1),
+        }
+    }
+
     /// The processor `t` is bound to: the one processor of its mask, if it has one.
     fn bound(t: ThreadId, cx: &SchedCtx) -> Option<usize> {
         let mut procs = cx.mask(t)?.processors();
@@ -271,7 +292,7 @@ impl Scheduler for Mach {
         // Quanta are counted down by clock ticks.
         let quantum = machine
             .tick_cycles
-            .saturating_mul(Cycles::from(self.params.quantum_ticks));
+            .saturating_mul(Cycles::from(self.quantum_ticks(machine)));
         Shape::new(machine)
             .unsliced(quantum)
             .tick(Some(machine.tick_cycles.max(1)))
@@ -298,7 +319,7 @@ impl Scheduler for Mach {
         };
         self.queued[t.index()] = None;
         self.cpus[pi] = Cpu {
-            ticks_left: self.params.quantum_ticks,
+            ticks_left: self.quantum_ticks(&cx.machine),
             first_quantum: true,
             dispatch_level: level,
         };
@@ -332,6 +353,7 @@ impl Scheduler for Mach {
                 }
             }
         }
+        let quantum = self.quantum_ticks(&cx.machine);
         for (p, running) in cx.running.iter().enumerate() {
             let Some(t) = *running else { continue };
             if p >= self.cpus.len() || t.index() >= self.usage.len() {
@@ -352,7 +374,7 @@ impl Scheduler for Mach {
             if preempt {
                 out.preempt.push(ProcId(p as u32));
             } else if expired {
-                self.cpus[p].ticks_left = self.params.quantum_ticks;
+                self.cpus[p].ticks_left = quantum;
                 self.cpus[p].first_quantum = false;
             }
         }
@@ -421,9 +443,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "Black 1990 section 3 (the Mach timesharing scheduler) and section 6 (processor sets)",
     params: &[
         ParamInfo {
-            name: "quantum_ticks",
-            default: "1",
-            doc: "quantum in clock ticks (machine tick_cycles)",
+            name: "slice_ms",
+            default: "one clock tick",
+            doc: "time slice in milliseconds, rounded to whole clock ticks (at least one)",
         },
         ParamInfo {
             name: "usage_per_level_ms",

@@ -5,6 +5,7 @@
 
 use serde::de::DeserializeOwned;
 
+use crate::config::MachineConfig;
 use crate::ids::Cycles;
 
 /// A bad policy parameter: the field (a key of the `[scheduler]` table; empty when no single
@@ -110,9 +111,9 @@ pub(crate) fn check_range(
 /// Longest time a policy's period may be, in milliseconds (one hour of simulated time).
 pub(crate) const MAX_PERIOD_MS: f64 = 3_600_000.0;
 
-/// Deserializes an optional quantum: like the machine's `slice_cycles`, at least one cycle (a
-/// zero quantum would preempt at every instant) and at most
-/// [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
+/// Deserializes the deprecated `quantum` (the slice in cycles; `slice_ms` replaces it): like the
+/// machine's `slice_cycles`, at least one cycle (a zero quantum would preempt at every instant)
+/// and at most [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
 pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Cycles>, D::Error> {
@@ -126,4 +127,73 @@ pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
         }
         q => Ok(q),
     }
+}
+
+/// Deserializes an optional time slice in milliseconds (`slice_ms`, the one name and unit of a
+/// slice wherever a user writes one): positive and at most [`MAX_PERIOD_MS`].
+pub(crate) fn de_slice_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let ms = <Option<f64> as serde::Deserialize>::deserialize(d)?;
+    match ms {
+        Some(v) if !(v.is_finite() && v > 0.0 && v <= MAX_PERIOD_MS) => {
+            Err(serde::de::Error::custom(format!(
+                "a slice must be more than 0 and at most {MAX_PERIOD_MS} ms, got {v}"
+            )))
+        }
+        ms => Ok(ms),
+    }
+}
+
+/// A policy's time slice in cycles: `slice_ms` at the machine's clock (at least one cycle), else
+/// the deprecated `quantum` in cycles, else `None` (the machine's slice).
+pub(crate) fn slice_cycles(
+    slice_ms: Option<f64>,
+    quantum: Option<Cycles>,
+    machine: &MachineConfig,
+) -> Option<Cycles> {
+    slice_ms.map(|ms| machine.ms(ms).max(1)).or(quantum)
+}
+
+/// Refuses a slice written under both its name and a deprecated one (`old`).
+pub(crate) fn one_slice(slice_ms: Option<f64>, old: Option<&str>) -> Result<(), ParamError> {
+    match (slice_ms, old) {
+        (Some(_), Some(old)) => Err(ParamError::new(
+            "slice_ms",
+            format!("write the slice once: `slice_ms`, or the deprecated `{old}`, not both"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A parameter name kept working, with a note to the user, after it was renamed.
+#[derive(Clone, Copy, Debug)]
+pub struct Deprecated {
+    /// The table it is written in (`scheduler` or `machine`).
+    pub table: &'static str,
+    /// The old name.
+    pub name: &'static str,
+    /// What to write instead.
+    pub instead: &'static str,
+}
+
+/// Every deprecated parameter name still accepted: the slice had four names and three units
+/// (issue 24); it is now `slice_ms` everywhere.
+pub const DEPRECATED: &[Deprecated] = &[
+    Deprecated {
+        table: "scheduler",
+        name: "quantum",
+        instead: "`slice_ms`, the time slice in milliseconds (`quantum` was in cycles)",
+    },
+    Deprecated {
+        table: "scheduler",
+        name: "quantum_ticks",
+        instead: "`slice_ms`, the time slice in milliseconds, which Mach rounds to whole clock \
+                  ticks (`quantum_ticks` counted ticks)",
+    },
+];
+
+/// The note for a deprecated parameter `name` written in `table`, if it is one.
+pub fn deprecation(table: &str, name: &str) -> Option<&'static Deprecated> {
+    DEPRECATED
+        .iter()
+        .find(|d| d.table == table && d.name == name)
 }

@@ -44,7 +44,10 @@ pub struct Params {
     pub push: bool,
     /// How much shorter a queue must be for a push.
     pub push_threshold: usize,
-    /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    /// Time slice in milliseconds; the machine's slice when absent.
+    #[serde(deserialize_with = "super::params::de_slice_ms", default)]
+    pub slice_ms: Option<f64>,
+    /// Deprecated: the time slice in cycles (write `slice_ms`).
     #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
@@ -58,6 +61,7 @@ impl Default for Params {
             balance_ms: 0.0,
             push: false,
             push_threshold: 2,
+            slice_ms: None,
             quantum: None,
         }
     }
@@ -81,6 +85,7 @@ pub struct PerCore {
 impl PerCore {
     /// A per-core scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, super::ParamError> {
+        super::params::one_slice(params.slice_ms, params.quantum.map(|_| "quantum"))?;
         // 0 for none.
         super::params::check_range(
             "balance_ms",
@@ -205,7 +210,8 @@ impl Scheduler for PerCore {
             .filter(|&ms| ms > 0.0)
             .map(|ms| machine.ms(ms).max(1))
             .min();
-        Shape::new(machine).slice(self.params.quantum).tick(tick)
+        let slice = super::params::slice_cycles(self.params.slice_ms, self.params.quantum, machine);
+        Shape::new(machine).slice(slice).tick(tick)
     }
 
     fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
@@ -378,9 +384,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "how much shorter a queue must be for a push",
         },
         ParamInfo {
-            name: "quantum",
-            default: "machine slice_cycles",
-            doc: "time slice in cycles",
+            name: "slice_ms",
+            default: "the machine's slice",
+            doc: "time slice in milliseconds",
         },
     ],
     processor_sets: false,

@@ -28,7 +28,10 @@ pub struct Params {
     pub decay: f64,
     /// Cycles between two decays.
     pub decay_interval: Cycles,
-    /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    /// Time slice in milliseconds; the machine's slice when absent.
+    #[serde(deserialize_with = "super::params::de_slice_ms", default)]
+    pub slice_ms: Option<f64>,
+    /// Deprecated: the time slice in cycles (write `slice_ms`).
     #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
     /// Count usage by clock-tick sampling, as Unix and Mach do: at each machine tick the thread
@@ -41,6 +44,7 @@ impl Default for Params {
         Params {
             decay: DEFAULT_DECAY,
             decay_interval: DEFAULT_DECAY_INTERVAL,
+            slice_ms: None,
             quantum: None,
             sampled: false,
         }
@@ -87,6 +91,7 @@ impl Priority {
     /// A priority scheduler with these parameters.
     pub fn new(params: Params) -> Result<Self, super::ParamError> {
         check_decay(params.decay, params.decay_interval)?;
+        super::params::one_slice(params.slice_ms, params.quantum.map(|_| "quantum"))?;
         Ok(Priority {
             params,
             usage: Vec::new(),
@@ -126,7 +131,11 @@ impl Scheduler for Priority {
             self.params.decay_interval
         };
         Shape::new(machine)
-            .slice(self.params.quantum)
+            .slice(super::params::slice_cycles(
+                self.params.slice_ms,
+                self.params.quantum,
+                machine,
+            ))
             .tick(Some(tick))
             .charging()
             .shared_queue()
@@ -219,9 +228,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
             doc: "cycles between two decays (250 ms at 25 MHz)",
         },
         ParamInfo {
-            name: "quantum",
-            default: "machine slice_cycles",
-            doc: "time slice in cycles",
+            name: "slice_ms",
+            default: "the machine's slice",
+            doc: "time slice in milliseconds",
         },
         ParamInfo {
             name: "sampled",

@@ -15,7 +15,10 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Quantum in cycles; the machine's `slice_cycles` when absent.
+    /// Time slice in milliseconds; the machine's slice when absent.
+    #[serde(deserialize_with = "super::params::de_slice_ms", default)]
+    pub slice_ms: Option<f64>,
+    /// Deprecated: the time slice in cycles (write `slice_ms`).
     #[serde(deserialize_with = "super::params::de_quantum", default)]
     pub quantum: Option<Cycles>,
 }
@@ -24,23 +27,28 @@ pub struct Params {
 #[derive(Debug, Default)]
 pub struct RoundRobin {
     queue: Fifo,
-    quantum: Option<Cycles>,
+    params: Params,
 }
 
 impl RoundRobin {
-    /// A round-robin scheduler with the given quantum (machine slice when `None`).
-    pub fn new(quantum: Option<Cycles>) -> Self {
-        RoundRobin {
+    /// A round-robin scheduler with these parameters.
+    pub fn new(params: Params) -> Result<Self, super::ParamError> {
+        super::params::one_slice(params.slice_ms, params.quantum.map(|_| "quantum"))?;
+        Ok(RoundRobin {
             queue: Fifo::default(),
-            quantum,
-        }
+            params,
+        })
     }
 }
 
 impl Scheduler for RoundRobin {
     fn shape(&self, machine: &MachineConfig) -> Shape {
         Shape::new(machine)
-            .slice(self.quantum)
+            .slice(super::params::slice_cycles(
+                self.params.slice_ms,
+                self.params.quantum,
+                machine,
+            ))
             .shared_queue()
             .depression(Depression::Parked)
     }
@@ -73,15 +81,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "Gupta et al. 1991 section 4 (the single run queue); DiBella et al. 1992 section 2 \
             (Global queue); Weibel (global run queue)",
     params: &[ParamInfo {
-        name: "quantum",
-        default: "machine slice_cycles",
-        doc: "time slice in cycles",
+        name: "slice_ms",
+        default: "the machine's slice",
+        doc: "time slice in milliseconds",
     }],
     processor_sets: false,
-    make: |t| {
-        Ok(Box::new(RoundRobin::new(
-            super::parse::<Params>(t)?.quantum,
-        )))
-    },
+    make: |t| Ok(Box::new(RoundRobin::new(super::parse(t)?)?)),
     build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };
