@@ -113,6 +113,36 @@ fn per_job_writes_one_row_per_job_and_changes_no_other_file() {
     }
 }
 
+#[test]
+fn a_deprecated_name_is_noted_with_its_line_and_runs_as_the_new_one() {
+    let dir = tempdir("deprecated");
+    // Round-robin alone (batch, swept in EXP, takes no slice).
+    let base = EXP.split("[sweep]").next().unwrap();
+    let with = |slice: &str| {
+        base.replace(
+            "policy = \"round-robin\"",
+            &format!("policy = \"round-robin\"\n{slice}"),
+        )
+    };
+    std::fs::write(dir.join("exp.toml"), with("quantum = 50000")).unwrap();
+    let o = smpsched(&["run", "exp.toml", "--out", "old", "--quiet"], &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("note: exp.toml:12: `scheduler.quantum` is deprecated; write `slice_ms`"),
+        "{err}"
+    );
+    std::fs::write(dir.join("exp.toml"), with("slice_ms = 2.0")).unwrap();
+    let o = smpsched(&["run", "exp.toml", "--out", "new", "--quiet"], &dir);
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("deprecated"));
+    let read = |d: &str| std::fs::read_to_string(dir.join(d).join("results.json")).unwrap();
+    assert_eq!(
+        read("old"),
+        read("new"),
+        "2 ms at 25 MHz is the 50,000 cycles of the old name"
+    );
+}
+
 fn bad(dir: &Path, text: &str) -> String {
     std::fs::write(dir.join("bad.toml"), text).unwrap();
     let o = smpsched(&["run", "bad.toml", "--quiet"], dir);

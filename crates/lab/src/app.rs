@@ -127,6 +127,9 @@ pub fn run(
 ) -> Result<(), LabError> {
     let (mut bundle, exp) = Bundle::load(&args.file, 1.0, args.seed)?;
     bundle.per_job = args.per_job;
+    for note in &exp.notes {
+        console.note(note);
+    }
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match &args.out {
         Some(dir) => Destination::Exactly {
@@ -273,6 +276,9 @@ pub fn reproduce(
             },
             &args.reports,
             &|exp| {
+                for note in &exp.notes {
+                    console.note(note);
+                }
                 if let Some(note) = plan_jobs(exp, args.jobs)
                     .note()
                     .filter(|_| remote.is_none())

@@ -112,6 +112,9 @@ pub struct Experiment {
     pub points: Vec<Point>,
     /// The `[reproduce]` section, for files that reproduce a table or figure of a paper.
     pub reproduce: Option<crate::repro_spec::Spec>,
+    /// Notes for the user that do not stop the runs: deprecated names the file writes, with
+    /// file, line and what to write instead ([`crate::deprecated`]).
+    pub notes: Vec<String>,
 }
 
 impl Experiment {
@@ -135,6 +138,7 @@ impl Experiment {
     /// Validates an experiment given as text, scaling the sizes `[reproduce] scale` lists.
     pub fn parse_scaled(path: &Path, text: String, scale: f64) -> Result<Experiment, InputError> {
         let (src, table) = Source::parse(path, text)?;
+        let notes = crate::deprecated::notes(&src, &table);
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e| de_error(&src, "", &e, &[]))?;
@@ -170,6 +174,7 @@ impl Experiment {
             seed: raw.seed,
             repetitions,
             points,
+            notes,
         })
     }
 

@@ -20,6 +20,7 @@
 pub mod app;
 pub mod budget;
 pub mod catalog;
+pub mod deprecated;
 pub mod error;
 pub mod experiment;
 pub mod format;

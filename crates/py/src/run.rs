@@ -18,8 +18,9 @@ use crate::wait::{run_released, Tally};
 const MAX_JOBS: usize = 1024;
 
 /// What a run of an experiment returns to Python: `results.json`'s text, why runs stopped at a
-/// bound (or None), and `jobs.csv`'s text when every job's times were kept (or None).
-pub type Outcome = (String, Option<String>, Option<String>);
+/// bound (or None), `jobs.csv`'s text when every job's times were kept (or None), and the
+/// notes on the file (deprecated names) for warnings.
+pub type Outcome = (String, Option<String>, Option<String>, Vec<String>);
 
 /// Runs the experiment at `path` (or given as `text`, `path` then naming it in messages) with
 /// `seed` overriding the file's, keeping every job's times when `per_job`. Raises
@@ -96,7 +97,7 @@ pub fn run_loaded(
     });
     let jobs_csv = jobs_csv.map_err(|e| to_py(py, e, &name))?;
     let stopped = stopped_error(&exp, &runs).map(|e| e.to_string());
-    Ok((json, stopped, jobs_csv))
+    Ok((json, stopped, jobs_csv, exp.notes.clone()))
 }
 
 /// The `ExperimentError` for a bad value of a keyword argument of the Python API.

@@ -158,7 +158,9 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
     finally:
         if cb is not None:
             cb.close()
-    json_text, stopped, jobs_csv = out
+    json_text, stopped, jobs_csv, notes = out
+    for note in notes:
+        warnings.warn(note.removeprefix("note: "), FutureWarning, stacklevel=2)
     if stopped is not None:
         warnings.warn(stopped, RuntimeWarning, stacklevel=2)
     return Result(json_text, stopped, jobs_csv)
@@ -166,7 +168,7 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
 
 def _run_on_cluster(path: str, text: Optional[str], seed: Optional[int], jobs: Optional[int],
                     address: Any, cb: Any,
-                    per_job: bool) -> "tuple[str, Optional[str], Optional[str]]":
+                    per_job: bool) -> "tuple[str, Optional[str], Optional[str], List[str]]":
     """``run`` with its runs made on a Ray cluster, then merged here in plan order."""
     from . import cluster as _cluster
 

@@ -116,6 +116,16 @@ def test_job_rows_add_up_to_each_applications_summary():
     assert jobs["scheduler.policy"].unique(maintain_order=True).to_list() == ["batch", "priority"]
 
 
+def test_a_deprecated_name_warns_and_runs_as_the_new_one():
+    old = small(scheduler={"policy": "round-robin", "quantum": 25000}, sweep={})
+    new = small(scheduler={"policy": "round-robin", "slice_ms": 1.0}, sweep={})
+    with pytest.warns(FutureWarning, match=r"scheduler\.quantum` is deprecated; write `slice_ms`"):
+        a = smpsched.run(old, progress=False)
+    b = smpsched.run(new, progress=False)
+    assert a.data["runs"][0]["elapsed_cycles"] == b.data["runs"][0]["elapsed_cycles"]
+    assert a.to_json() == b.to_json()
+
+
 def test_per_job_false_keeps_no_rows_and_the_same_results():
     kept = smpsched.run(small(), progress=False)
     lean = smpsched.run(small(), progress=False, per_job=False)
@@ -233,7 +243,7 @@ def test_ctrl_c_interrupts_a_reproduction_and_no_further_run_starts(root):
 
 def test_progress_reports_each_run():
     seen = []
-    out, stopped, _ = smpsched._native.run_experiment(
+    out, stopped, _, _ = smpsched._native.run_experiment(
         "<dict>", smpsched.experiment_toml(small()), None, 0,
         lambda done, total, label: seen.append((done, total, label)))
     assert stopped is None and json.loads(out)["experiment"] == "small"
