@@ -1,7 +1,7 @@
 //! Notes on deprecated parameter names (issue 24: the slice had four names and three units; it
-//! is `slice_ms` now). Wherever an experiment file writes a `[scheduler]` key, in its table, a
-//! sweep's dotted path or a point's or reproduction's `set` table, an old name the simulator
-//! still accepts ([`smpsched_sim::sched::params::DEPRECATED`]) gets a note naming the file, the
+//! is `slice_ms` now). Wherever an experiment file writes a `[scheduler]` or `[machine]` key, in
+//! its table, a sweep's dotted path or a point's or reproduction's `set` table, an old name still
+//! accepted ([`smpsched_sim::sched::params::DEPRECATED`]) gets a note naming the file, the
 //! line and the field, and what to write instead. The runs go on unchanged.
 
 use smpsched_sim::sched::params::deprecation;
@@ -87,15 +87,20 @@ mod tests {
                     \"scheduler.quantum_ticks\" = [1, 2]\n\
                     \"scheduler.slice_ms\" = [1.0]\n\
                     [[point]]\n\
-                    set = { scheduler = { quantum = 5 } }\n";
+                    set = { scheduler = { quantum = 5 } }\n\
+                    [[point]]\n\
+                    set = { \"machine.slice_cycles\" = 5, \"machine.slice_ms\" = 1 }\n";
         let (src, table) = Source::parse(std::path::Path::new("d.toml"), text.into()).unwrap();
         let notes = notes(&src, &table);
-        assert_eq!(notes.len(), 3, "{notes:#?}");
+        assert_eq!(notes.len(), 4, "{notes:#?}");
         assert!(notes[0]
             .starts_with("note: d.toml:4: `scheduler.quantum` is deprecated; write `slice_ms`"));
         assert!(
             notes[1].starts_with("note: d.toml:6: `sweep.scheduler.quantum_ticks` is deprecated")
         );
         assert!(notes[2].starts_with("note: d.toml:9: `point.set.scheduler.quantum` is deprecated"));
+        assert!(
+            notes[3].starts_with("note: d.toml:11: `point.set.machine.slice_cycles` is deprecated")
+        );
     }
 }

@@ -208,3 +208,24 @@ fn fields_lists_every_top_level_field_the_parser_takes() {
     let want = format!("expected one of {}", quoted.join(", "));
     assert!(err.to_string().ends_with(&want), "{err}\nwant: {want}");
 }
+
+#[test]
+fn the_machines_slice_is_slice_ms_and_slice_cycles_still_works() {
+    let with = |extra: &str| GOOD.replace("[machine]", &format!("[machine]\n{extra}"));
+    let e = parse(&with("slice_ms = 2.0")).unwrap();
+    assert!(e.points.iter().all(|p| p.machine.slice_cycles == 50_000));
+    assert!(e.notes.is_empty(), "{:?}", e.notes);
+    let old = parse(&with("slice_cycles = 50000")).unwrap();
+    assert_eq!(old.points[0].machine.slice_cycles, 50_000);
+    assert_eq!(old.notes.len(), 1, "{:?}", old.notes);
+    assert!(old.notes[0].contains("`machine.slice_cycles` is deprecated; write `slice_ms`"));
+    for bad in [
+        "slice_ms = 0",
+        "slice_ms = \"x\"",
+        "slice_ms = 1\nslice_cycles = 5",
+    ] {
+        let e = err(&with(bad));
+        assert_eq!(e.field, "machine.slice_ms", "{bad}: {e}");
+        assert!(e.line.is_some(), "{bad}: {e}");
+    }
+}

@@ -83,7 +83,7 @@ pub(crate) fn check_slice(
     let (slice, tick) = (shape.nominal_slice, shape.tick);
     let (what, cycles, default_field) = match tick {
         Some(t) if t < slice => ("tick", t, "machine.tick_cycles"),
-        _ => ("slice", slice, "machine.slice_cycles"),
+        _ => ("slice", slice, "machine.slice_ms"),
     };
     if cycles > dispatch {
         return Ok(());

@@ -196,10 +196,14 @@ fn resolve_machine(
         Ok(toml::Value::Table(t)) => t,
         _ => return Err(src.error("machine", "internal: preset did not serialize")),
     };
+    let slice_ms = take_slice_ms(src, &mut m, overrides)?;
     deep_merge(&mut merged, m);
-    let machine: MachineConfig = toml::Value::Table(merged)
+    let mut machine: MachineConfig = toml::Value::Table(merged)
         .try_into()
         .map_err(|e| de_error(src, "machine", &e, overrides))?;
+    if let Some(ms) = slice_ms {
+        machine.slice_cycles = machine.ms(ms).max(1);
+    }
     machine.validate().map_err(|e| {
         located(
             src,
@@ -210,6 +214,36 @@ fn resolve_machine(
     })?;
 
     Ok(machine)
+}
+
+/// `[machine] slice_ms`, the machine's default time slice in milliseconds (converted at its clock
+/// once the table is read), taken out of `m`; refused beside the deprecated `slice_cycles`.
+fn take_slice_ms(
+    src: &Source,
+    m: &mut toml::Table,
+    overrides: &[Override],
+) -> Result<Option<f64>, InputError> {
+    let Some(v) = m.remove("slice_ms") else {
+        return Ok(None);
+    };
+    let bad = |message: String| Err(located(src, "machine.slice_ms", message, overrides));
+    let ms = match v {
+        toml::Value::Float(f) => f,
+        toml::Value::Integer(i) => i as f64,
+        other => return bad(format!("must be a number of milliseconds, got {other}")),
+    };
+    let max = smpsched_sim::sched::params::MAX_SLICE_MS;
+    if !(ms.is_finite() && ms > 0.0 && ms <= max) {
+        return bad(format!(
+            "a slice must be more than 0 and at most {max} ms, got {ms}"
+        ));
+    }
+    if m.contains_key("slice_cycles") {
+        return bad(
+            "write the slice once: `slice_ms`, or the deprecated `slice_cycles`, not both".into(),
+        );
+    }
+    Ok(Some(ms))
 }
 
 /// The `[scheduler]` table: a registered policy, its parameters (checked by the policy) and

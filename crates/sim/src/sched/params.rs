@@ -111,6 +111,9 @@ pub(crate) fn check_range(
 /// Longest time a policy's period may be, in milliseconds (one hour of simulated time).
 pub(crate) const MAX_PERIOD_MS: f64 = 3_600_000.0;
 
+/// Longest time slice, in milliseconds, wherever a slice is written (`slice_ms`).
+pub const MAX_SLICE_MS: f64 = MAX_PERIOD_MS;
+
 /// Deserializes the deprecated `quantum` (the slice in cycles; `slice_ms` replaces it): like the
 /// machine's `slice_cycles`, at least one cycle (a zero quantum would preempt at every instant)
 /// and at most [`MAX_COST_CYCLES`](crate::config::MAX_COST_CYCLES).
@@ -134,9 +137,9 @@ pub(crate) fn de_quantum<'de, D: serde::Deserializer<'de>>(
 pub(crate) fn de_slice_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     let ms = <Option<f64> as serde::Deserialize>::deserialize(d)?;
     match ms {
-        Some(v) if !(v.is_finite() && v > 0.0 && v <= MAX_PERIOD_MS) => {
+        Some(v) if !(v.is_finite() && v > 0.0 && v <= MAX_SLICE_MS) => {
             Err(serde::de::Error::custom(format!(
-                "a slice must be more than 0 and at most {MAX_PERIOD_MS} ms, got {v}"
+                "a slice must be more than 0 and at most {MAX_SLICE_MS} ms, got {v}"
             )))
         }
         ms => Ok(ms),
@@ -178,6 +181,12 @@ pub struct Deprecated {
 /// Every deprecated parameter name still accepted: the slice had four names and three units
 /// (issue 24); it is now `slice_ms` everywhere.
 pub const DEPRECATED: &[Deprecated] = &[
+    Deprecated {
+        table: "machine",
+        name: "slice_cycles",
+        instead: "`slice_ms`, the machine's time slice in milliseconds (`slice_cycles` was in \
+                  cycles)",
+    },
     Deprecated {
         table: "scheduler",
         name: "quantum",
