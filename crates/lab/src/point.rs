@@ -88,7 +88,7 @@ impl Default for SimOptions<'_> {
 impl Point {
     /// Builds and runs the simulation of this point with `seed`, as `options` say.
     pub fn simulate(&self, seed: u64, options: SimOptions<'_>) -> Result<RunReport, SimError> {
-        let sched = (self.policy.build)(self.policy_params.clone())
+        let sched = (self.policy.make)(&self.policy_params.clone())
             .expect("policy parameters were validated when the experiment was loaded");
         let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
         sim.set_limits(self.limits);

@@ -289,7 +289,14 @@ fn resolve_scheduler(
             ))
         }
     };
-    let sched = (policy.build)(s.clone()).map_err(|e| de_error(src, "scheduler", &e, overrides))?;
+    // The policy parses its table once into its own parameters; an error names its field.
+    let sched = (policy.make)(&s).map_err(|e| {
+        let field = match e.field.as_str() {
+            "" => "scheduler".to_string(),
+            f => format!("scheduler.{f}"),
+        };
+        located(src, &field, e.message, overrides)
+    })?;
     crate::progress::check_slice(machine, sched.as_ref(), &s)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
 

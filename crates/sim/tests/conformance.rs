@@ -29,7 +29,7 @@ fn machine(p: u32) -> MachineConfig {
 }
 
 fn sim(info: &PolicyInfo, m: MachineConfig, seed: u64) -> Simulation {
-    let sched = (info.build)(toml::Table::new()).unwrap();
+    let sched = (info.make)(&toml::Table::new()).unwrap();
     Simulation::new(m, sched, seed).unwrap()
 }
 
@@ -227,7 +227,7 @@ fn a_handoff_runs_its_target_next_where_the_policy_gives_it_up() {
 #[test]
 fn a_depressed_thread_runs_only_when_nothing_else_is_ready() {
     for info in policies() {
-        let depression = (info.build)(toml::Table::new())
+        let depression = (info.make)(&toml::Table::new())
             .unwrap()
             .shape(&machine(1))
             .depression;
@@ -322,7 +322,7 @@ fn every_documented_default_is_the_default() {
     let m = machine(4);
     for info in POLICIES {
         let run = |table: toml::Table| {
-            let sched = (info.build)(table).unwrap_or_else(|e| panic!("{}: {e}", info.name));
+            let sched = (info.make)(&table).unwrap_or_else(|e| panic!("{}: {e}", info.name));
             let mut s = Simulation::new(m.clone(), sched, 3).unwrap();
             let task = s.add_task("a");
             for i in 0..6 {

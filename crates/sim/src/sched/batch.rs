@@ -55,5 +55,4 @@ pub const INFO: PolicyInfo = PolicyInfo {
         super::parse::<super::NoParams>(t)?;
         Ok(Box::new(Batch::default()))
     },
-    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

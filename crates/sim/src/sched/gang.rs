@@ -171,5 +171,4 @@ pub const INFO: PolicyInfo = PolicyInfo {
     ],
     processor_sets: false,
     make: |t| Ok(Box::new(Gang::new(super::parse(t)?)?)),
-    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

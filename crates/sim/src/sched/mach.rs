@@ -485,5 +485,4 @@ pub const INFO: PolicyInfo = PolicyInfo {
     ],
     processor_sets: true,
     make: |t| Ok(Box::new(Mach::new(super::parse(t)?)?)),
-    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

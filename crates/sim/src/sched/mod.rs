@@ -424,10 +424,6 @@ pub struct PolicyInfo {
     /// Builds the policy from its parameter table (without the `policy` key), parsing it once
     /// into the policy's own parameter struct; an error names the field ([`ParamError`]).
     pub make: fn(&toml::Table) -> Result<Box<dyn Scheduler>, ParamError>,
-    /// [`PolicyInfo::make`] with the error as `toml` gives it (deserialization errors as
-    /// they were; validation errors as `field: message`), for callers that locate a field
-    /// from a `toml` error.
-    pub build: fn(toml::Table) -> Result<Box<dyn Scheduler>, toml::de::Error>,
 }
 
 /// Every kernel scheduling policy, in the order `smpsched list` shows them.
@@ -457,7 +453,7 @@ mod tests {
     #[test]
     fn every_policy_builds_from_defaults_and_names_are_unique() {
         for (i, p) in POLICIES.iter().enumerate() {
-            assert!((p.build)(toml::Table::new()).is_ok(), "{}", p.name);
+            assert!((p.make)(&toml::Table::new()).is_ok(), "{}", p.name);
             assert!(POLICIES[..i].iter().all(|q| q.name != p.name));
             assert!(policy(p.name).is_some());
         }
@@ -467,10 +463,6 @@ mod tests {
     fn unknown_parameter_is_rejected() {
         let mut t = toml::Table::new();
         t.insert("quantumm".into(), toml::Value::Integer(3));
-        let err = (policy("round-robin").unwrap().build)(t.clone())
-            .err()
-            .unwrap();
-        assert!(err.to_string().contains("quantumm"), "{err}");
         let typed = (policy("round-robin").unwrap().make)(&t).err().unwrap();
         assert_eq!(typed.field, "quantumm");
         assert!(typed.message.starts_with("unknown field"), "{typed}");

@@ -16,8 +16,6 @@ pub struct ParamError {
     pub field: String,
     /// What is wrong.
     pub message: String,
-    /// The deserialization error as `toml` gave it, kept for [`toml::de::Error`] callers.
-    de: Option<Box<toml::de::Error>>,
 }
 
 impl ParamError {
@@ -26,7 +24,6 @@ impl ParamError {
         ParamError {
             field: field.to_string(),
             message: message.into(),
-            de: None,
         }
     }
 }
@@ -42,17 +39,6 @@ impl std::fmt::Display for ParamError {
 }
 
 impl std::error::Error for ParamError {}
-
-impl ParamError {
-    /// The error as `toml` gives it: a deserialization error as it was, a policy's own check
-    /// as `field: message` (the form [`PolicyInfo::build`](super::PolicyInfo::build) returns).
-    pub fn into_de(self) -> toml::de::Error {
-        match self.de {
-            Some(de) => *de,
-            None => serde::de::Error::custom(self.to_string()),
-        }
-    }
-}
 
 /// The parameters of a policy that has none: an empty table, any field refused.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -71,18 +57,10 @@ pub fn parse<P: DeserializeOwned>(table: &toml::Table) -> Result<P, ParamError> 
         let mut one = toml::Table::new();
         one.insert(key.clone(), value.clone());
         if let Err(e) = toml::Value::Table(one).try_into::<P>() {
-            return Err(ParamError {
-                field: key.clone(),
-                message: e.message().trim().to_string(),
-                de: Some(Box::new(whole)),
-            });
+            return Err(ParamError::new(key, e.message().trim()));
         }
     }
-    Err(ParamError {
-        field: String::new(),
-        message: whole.message().trim().to_string(),
-        de: Some(Box::new(whole)),
-    })
+    Err(ParamError::new("", whole.message().trim()))
 }
 
 /// Checks a policy's number parameter: finite and within `lo..=hi`, or the error

@@ -250,7 +250,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
     }],
     processor_sets: false,
     make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?)),
-    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };
 
 #[cfg(test)]

@@ -27,5 +27,4 @@ pub const INFO: PolicyInfo = PolicyInfo {
     }],
     processor_sets: false,
     make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?.telling())),
-    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -87,5 +87,4 @@ pub const INFO: PolicyInfo = PolicyInfo {
     }],
     processor_sets: false,
     make: |t| Ok(Box::new(RoundRobin::new(super::parse(t)?)?)),
-    build: |t| (INFO.make)(&t).map_err(super::ParamError::into_de),
 };

@@ -44,7 +44,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
         smpsched_sim::sched::parse::<smpsched_sim::sched::NoParams>(t)?;
         Ok(Box::new(FirstCome::default()))
     },
-    build: |t| (INFO.make)(&t).map_err(smpsched_sim::sched::ParamError::into_de),
 };
 
 #[test]
