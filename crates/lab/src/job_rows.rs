@@ -54,7 +54,7 @@ pub(crate) fn row_prefix(r: &RunRecord, cols: &[&str]) -> Vec<String> {
             .params
             .iter()
             .find(|(k, _)| k == c)
-            .map(|(_, v)| v.as_str());
+            .map(|(_, v)| v.label());
         prefix.push(v.unwrap_or("").to_string());
     }
     prefix

@@ -29,6 +29,7 @@ pub mod metric;
 pub mod outdir;
 pub mod output;
 pub mod papers;
+pub mod param_value;
 pub mod point;
 pub(crate) mod progress;
 pub mod record;

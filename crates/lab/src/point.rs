@@ -25,13 +25,13 @@ pub struct Point {
     /// Human-readable label (`policy=priority/processors=8`), unique within the experiment.
     pub label: String,
     /// The values this point sets, as (dotted path, value) in file order.
-    pub params: Vec<(String, String)>,
+    pub params: Vec<(String, crate::param_value::ParamValue)>,
     /// The machine.
     pub machine: MachineConfig,
     /// The kernel scheduling policy.
     pub policy: &'static PolicyInfo,
-    /// The policy's parameters.
-    pub policy_params: toml::Table,
+    /// The policy's settings: its `[scheduler]` table parsed and checked once, typed.
+    pub settings: std::sync::Arc<dyn smpsched_sim::sched::Settings>,
     /// The applications, in task order.
     pub apps: Vec<App>,
     /// Bounds on simulated time and events (`time_limit_cycles`, `event_limit`), defaults
@@ -88,9 +88,7 @@ impl Default for SimOptions<'_> {
 impl Point {
     /// Builds and runs the simulation of this point with `seed`, as `options` say.
     pub fn simulate(&self, seed: u64, options: SimOptions<'_>) -> Result<RunReport, SimError> {
-        let sched = (self.policy.make)(&self.policy_params.clone())
-            .expect("policy parameters were validated when the experiment was loaded");
-        let mut sim = Simulation::new(self.machine.clone(), sched, seed)?;
+        let mut sim = Simulation::new(self.machine.clone(), self.settings.build(), seed)?;
         sim.set_limits(self.limits);
         sim.set_idle_handoff(self.idle_handoff);
         if let Some(config) = options.trace {

@@ -350,7 +350,7 @@ fn check_plot_x(src: &Source, x: Option<&str>, points: &[Point]) -> Result<(), I
     let numeric = points
         .iter()
         .flat_map(|p| &p.params)
-        .any(|(k, v)| k == x && v.parse::<f64>().is_ok());
+        .any(|(k, v)| k == x && v.number().is_some());
     if !numeric {
         return Err(src.error(
             "reproduce.plot.x",

@@ -222,7 +222,7 @@ fn draw(
                     .params
                     .iter()
                     .find(|(k, _)| k == x)
-                    .and_then(|(_, v)| v.parse::<f64>().ok())
+                    .and_then(|(_, v)| v.number())
                 else {
                     continue;
                 };

@@ -12,9 +12,10 @@ use smpsched_workloads as workloads;
 
 use crate::budget;
 use crate::error::InputError;
+use crate::param_value::ParamValue;
 use crate::point::{App, Point};
 use crate::source::{split_de_error, Source};
-use crate::sweep::{deep_merge, value_label, Override};
+use crate::sweep::{deep_merge, Override};
 
 /// The top-level fields of an experiment file, in the order the guide lists them: one list for
 /// the file's schema (a test checks it against the parser's), the guide's table and the tests.
@@ -108,8 +109,7 @@ pub(crate) fn resolve(
     key.push('\n');
     canonical(&toml::Value::Table(doc.clone()), &mut key);
     let machine = resolve_machine(src, &mut doc, overrides)?;
-    let (policy, policy_params, idle_handoff) =
-        resolve_scheduler(src, &mut doc, &machine, overrides)?;
+    let (policy, settings, idle_handoff) = resolve_scheduler(src, &mut doc, &machine, overrides)?;
     let apps = resolve_apps(src, &mut doc, &machine, overrides, memory)?;
     crate::progress::check_needs(&machine, policy, &apps)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
@@ -147,11 +147,11 @@ pub(crate) fn resolve(
         label,
         params: overrides
             .iter()
-            .map(|o| (o.path.clone(), value_label(&o.value)))
+            .map(|o| (o.path.clone(), ParamValue::new(o.value.clone())))
             .collect(),
         machine,
         policy,
-        policy_params,
+        settings,
         apps,
         limits,
         idle_handoff,
@@ -253,7 +253,7 @@ fn resolve_scheduler(
     doc: &mut toml::Table,
     machine: &MachineConfig,
     overrides: &[Override],
-) -> Result<(&'static sched::PolicyInfo, toml::Table, bool), InputError> {
+) -> Result<(&'static sched::PolicyInfo, Arc<dyn sched::Settings>, bool), InputError> {
     // Scheduler: a registered policy and its parameters.
     let mut s = section(src, doc, "scheduler", overrides)?;
     let names: Vec<&str> = sched::POLICIES.iter().map(|p| p.name).collect();
@@ -289,18 +289,19 @@ fn resolve_scheduler(
             ))
         }
     };
-    // The policy parses its table once into its own parameters; an error names its field.
-    let sched = (policy.make)(&s).map_err(|e| {
+    // The policy parses its table once into its own parameters, kept typed for every run; an
+    // error names its field.
+    let settings = (policy.parse)(&s).map_err(|e| {
         let field = match e.field.as_str() {
             "" => "scheduler".to_string(),
             f => format!("scheduler.{f}"),
         };
         located(src, &field, e.message, overrides)
     })?;
-    crate::progress::check_slice(machine, sched.as_ref(), &s)
+    crate::progress::check_slice(machine, settings.build().as_ref(), &s)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
 
-    Ok((policy, s, idle_handoff))
+    Ok((policy, settings, idle_handoff))
 }
 
 /// The `[[workload]]` tables: one application each, with unique names, within the thread

@@ -58,7 +58,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
                 params: r
                     .params
                     .iter()
-                    .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                    .map(|(k, v)| (k.clone(), serde_json::Value::String(v.label().to_string())))
                     .collect(),
                 repetition: r.repetition,
                 seed: r.seed,

@@ -20,8 +20,10 @@ fn machine(p: u32, q: u64, sched: u64, switch: u64) -> MachineConfig {
 }
 
 fn run(policy_name: &str, m: MachineConfig, k: u32, w: u64) -> RunReport {
-    let sched: Box<dyn Scheduler> =
-        (policy(policy_name).unwrap().make)(&toml::Table::new()).unwrap();
+    let sched: Box<dyn Scheduler> = policy(policy_name)
+        .unwrap()
+        .make(&toml::Table::new())
+        .unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let task = sim.add_task("cpu");
     for _ in 0..k {
@@ -133,7 +135,7 @@ fn switches_per_slice_use_the_policys_quantum() {
     for name in ["round-robin", "priority"] {
         let mut t = toml::Table::new();
         t.insert("quantum".into(), toml::Value::Integer(q as i64));
-        let sched = (policy(name).unwrap().make)(&t).unwrap();
+        let sched = policy(name).unwrap().make(&t).unwrap();
         // The machine's slice is 10x the policy's quantum.
         let mut sim = Simulation::new(machine(2, 10 * q, 0, 500), sched, 1).unwrap();
         let task = sim.add_task("cpu");

@@ -29,7 +29,7 @@ fn machine(p: u32) -> MachineConfig {
 }
 
 fn sim(info: &PolicyInfo, m: MachineConfig, seed: u64) -> Simulation {
-    let sched = (info.make)(&toml::Table::new()).unwrap();
+    let sched = info.make(&toml::Table::new()).unwrap();
     Simulation::new(m, sched, seed).unwrap()
 }
 
@@ -227,7 +227,8 @@ fn a_handoff_runs_its_target_next_where_the_policy_gives_it_up() {
 #[test]
 fn a_depressed_thread_runs_only_when_nothing_else_is_ready() {
     for info in policies() {
-        let depression = (info.make)(&toml::Table::new())
+        let depression = info
+            .make(&toml::Table::new())
             .unwrap()
             .shape(&machine(1))
             .depression;
@@ -322,7 +323,9 @@ fn every_documented_default_is_the_default() {
     let m = machine(4);
     for info in POLICIES {
         let run = |table: toml::Table| {
-            let sched = (info.make)(&table).unwrap_or_else(|e| panic!("{}: {e}", info.name));
+            let sched = info
+                .make(&table)
+                .unwrap_or_else(|e| panic!("{}: {e}", info.name));
             let mut s = Simulation::new(m.clone(), sched, 3).unwrap();
             let task = s.add_task("a");
             for i in 0..6 {
@@ -370,13 +373,13 @@ fn a_bad_parameter_is_a_typed_error_naming_its_field() {
     };
     for info in policies() {
         let t = one("no_such_field", toml::Value::Boolean(true));
-        let e = (info.make)(&t).err().expect("an unknown field is refused");
+        let e = info.make(&t).err().expect("an unknown field is refused");
         assert_eq!(e.field, "no_such_field", "{}: {e}", info.name);
         assert!(e.message.starts_with("unknown field"), "{}: {e}", info.name);
         // Every parameter is a number or a flag: a string is the wrong type for each.
         for param in info.params {
             let t = one(param.name, toml::Value::String("x".into()));
-            let e = (info.make)(&t).err().expect("a wrong type is refused");
+            let e = info.make(&t).err().expect("a wrong type is refused");
             assert_eq!(e.field, param.name, "{}: {e}", info.name);
         }
     }
@@ -391,7 +394,7 @@ fn a_bad_parameter_is_a_typed_error_naming_its_field() {
         ("affinity", "c", toml::Value::Float(f64::NAN)),
     ] {
         let info = smpsched_sim::sched::policy(policy).unwrap();
-        let e = (info.make)(&one(field, value)).err().expect("refused");
+        let e = info.make(&one(field, value)).err().expect("refused");
         assert_eq!(e.field, field, "{policy}: {e}");
     }
 }
@@ -405,7 +408,7 @@ fn every_slice_is_slice_ms_and_the_old_names_still_work() {
     let shape = |policy: &str, text: &str| {
         let t: toml::Table = toml::from_str(text).unwrap();
         let info = smpsched_sim::sched::policy(policy).unwrap();
-        (info.make)(&t).map(|s| {
+        info.make(&t).map(|s| {
             let shape = s.shape(&machine);
             // Mach's quantum is counted in ticks, so its shape is unsliced with a nominal slice.
             shape.slice.or(Some(shape.nominal_slice))

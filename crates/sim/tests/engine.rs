@@ -14,7 +14,7 @@ fn machine(p: u32, switch: u64) -> MachineConfig {
 }
 
 fn sched(name: &str) -> Box<dyn Scheduler> {
-    (policy(name).unwrap().make)(&toml::Table::new()).unwrap()
+    policy(name).unwrap().make(&toml::Table::new()).unwrap()
 }
 
 /// Runs `k` CPU-bound threads of `w` cycles each on `p` processors.
@@ -220,7 +220,7 @@ fn sampled_priority_charges_whole_ticks_to_the_running_thread() {
     let run = |sampled: bool| {
         let mut t = toml::Table::new();
         t.insert("sampled".into(), toml::Value::Boolean(sampled));
-        let s = (policy("priority").unwrap().make)(&t).unwrap();
+        let s = policy("priority").unwrap().make(&t).unwrap();
         let mut m = machine(1, 0);
         m.tick_cycles = 100_000;
         m.slice_cycles = 30_000;

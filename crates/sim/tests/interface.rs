@@ -407,7 +407,9 @@ impl Scheduler for DeclaredCharge {
 fn a_charge_declared_absent_is_never_called_and_results_do_not_change() {
     let run = |charges: bool| {
         let calls = Rc::new(RefCell::new(0u64));
-        let inner = (smpsched_sim::sched::policy("round-robin").unwrap().make)(&Default::default())
+        let inner = smpsched_sim::sched::policy("round-robin")
+            .unwrap()
+            .make(&Default::default())
             .unwrap();
         let policy = DeclaredCharge {
             inner,
@@ -435,7 +437,9 @@ fn a_charge_declared_absent_is_never_called_and_results_do_not_change() {
 fn a_run_can_end_when_one_task_completes() {
     // Gupta et al. measure a mix until LU finishes: the others are measured up to that moment.
     let run = |end: bool| {
-        let sched = (smpsched_sim::sched::policy("round-robin").unwrap().make)(&Default::default())
+        let sched = smpsched_sim::sched::policy("round-robin")
+            .unwrap()
+            .make(&Default::default())
             .unwrap();
         let mut sim = Simulation::new(machine(2), sched, 1).unwrap();
         let short = sim.add_task("short");

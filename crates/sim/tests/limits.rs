@@ -13,7 +13,7 @@ fn machine(p: u32) -> MachineConfig {
 }
 
 fn sched(name: &str) -> Box<dyn Scheduler> {
-    (policy(name).unwrap().make)(&toml::Table::new()).unwrap()
+    policy(name).unwrap().make(&toml::Table::new()).unwrap()
 }
 
 fn stopped(

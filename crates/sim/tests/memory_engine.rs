@@ -30,7 +30,10 @@ fn cache_of(lines: u64) -> MemoryConfig {
 }
 
 fn sched(name: &str, params: &str) -> Box<dyn Scheduler> {
-    (policy(name).unwrap().make)(&toml::from_str(params).unwrap()).unwrap()
+    policy(name)
+        .unwrap()
+        .make(&toml::from_str(params).unwrap())
+        .unwrap()
 }
 
 fn sweep(r: Region, stride: u64, kind: AccessKind, passes: u32) -> Op {

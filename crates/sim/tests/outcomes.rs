@@ -23,7 +23,7 @@ fn machine(p: u32) -> MachineConfig {
 }
 
 fn sched(name: &str) -> Box<dyn Scheduler> {
-    (policy(name).unwrap().make)(&toml::Table::new()).unwrap()
+    policy(name).unwrap().make(&toml::Table::new()).unwrap()
 }
 
 /// Increments the word at `addr` `left` times with a load / compare-and-swap loop, counting the

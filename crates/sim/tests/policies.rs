@@ -18,7 +18,7 @@ fn machine(p: u32) -> MachineConfig {
 
 fn build(name: &str, params: &str, m: MachineConfig) -> Simulation {
     let table: toml::Table = toml::from_str(params).unwrap();
-    let sched = (policy(name).unwrap().make)(&table).unwrap();
+    let sched = policy(name).unwrap().make(&table).unwrap();
     Simulation::new(m, sched, 1).unwrap()
 }
 
@@ -742,6 +742,6 @@ fn per_core_global_queue_is_one_queue_behind_one_lock() {
     assert!(global.apps[0].migrations > local.apps[0].migrations);
     assert!(global.elapsed_cycles < local.elapsed_cycles);
     let table: toml::Table = toml::from_str("global = true").unwrap();
-    let err = (policy("per-core").unwrap().make)(&table).err().unwrap();
+    let err = policy("per-core").unwrap().make(&table).err().unwrap();
     assert!(err.to_string().contains("pull = false"), "{err}");
 }

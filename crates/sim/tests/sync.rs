@@ -21,7 +21,7 @@ fn machine(p: u32) -> MachineConfig {
 }
 
 fn sched(name: &str) -> Box<dyn Scheduler> {
-    (policy(name).unwrap().make)(&toml::Table::new()).unwrap()
+    policy(name).unwrap().make(&toml::Table::new()).unwrap()
 }
 
 /// Takes a lock, checks nobody else is inside, computes, leaves, computes outside; `iters` times.
@@ -492,7 +492,10 @@ fn a_blocking_waiter_hands_its_processor_to_the_events_owner_next() {
     let owner_done = |after: AfterSpin| {
         let mut m = MachineConfig::tango_12();
         m.processors = 1;
-        let sched = (policy("round-robin").unwrap().make)(&toml::Table::new()).unwrap();
+        let sched = policy("round-robin")
+            .unwrap()
+            .make(&toml::Table::new())
+            .unwrap();
         let mut sim = Simulation::new(m, sched, 1).unwrap();
         let app = sim.add_task("app");
         let event = sim.create_sync(

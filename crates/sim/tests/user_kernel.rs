@@ -13,7 +13,7 @@ fn rpi3_one_core() -> MachineConfig {
 
 fn run(m: MachineConfig, ops: Vec<Op>) -> RunReport {
     let table: toml::Table = toml::from_str("pull = false").unwrap();
-    let sched = (policy("per-core").unwrap().make)(&table).unwrap();
+    let sched = policy("per-core").unwrap().make(&table).unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let task = sim.add_task("t");
     sim.spawn(task, Box::new(Script::new(ops))).unwrap();

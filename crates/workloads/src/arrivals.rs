@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(w.threads(), 3);
         let m = smpsched_sim::MachineConfig::tango_12();
         let policy = smpsched_sim::sched::policy("batch").unwrap();
-        let mut sim = Simulation::new(m, (policy.make)(&toml::Table::new()).unwrap(), 1).unwrap();
+        let mut sim = Simulation::new(m, policy.make(&toml::Table::new()).unwrap(), 1).unwrap();
         let t = sim.add_task("trace");
         w.install(&mut sim, t).unwrap();
         let r = sim.run().unwrap();

@@ -416,7 +416,7 @@ mod tests {
 
     fn run(w: &GangServer) -> smpsched_sim::AppReport {
         let m = MachineConfig::multimax();
-        let s = (policy("mach").unwrap().make)(&toml::Table::new()).unwrap();
+        let s = policy("mach").unwrap().make(&toml::Table::new()).unwrap();
         let mut sim = Simulation::new(m, s, 1).unwrap();
         let task = sim.add_task("server");
         w.install(&mut sim, task).unwrap();

@@ -329,7 +329,10 @@ mod tests {
         let mut m = MachineConfig::tango_12();
         m.processors = processors;
         m.context_switch_cycles = 0;
-        let s = (policy("round-robin").unwrap().make)(&toml::Table::new()).unwrap();
+        let s = policy("round-robin")
+            .unwrap()
+            .make(&toml::Table::new())
+            .unwrap();
         let mut sim = Simulation::new(m, s, 1).unwrap();
         let t = sim.add_task("sweep");
         w.install(&mut sim, t).unwrap();

@@ -35,7 +35,7 @@ fn replicate(c: u32, rho: f64, s: f64, jobs: u64, seed: u64) -> f64 {
     m.context_switch_cycles = 0;
     m.sched_op_cycles = 0;
     m.memory = smpsched_sim::memory::MemoryConfig::none();
-    let fcfs = (policy("batch").unwrap().make)(&toml::Table::new()).unwrap();
+    let fcfs = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
     let mut sim = Simulation::new(m, fcfs, seed).unwrap();
     let task = sim.add_task("jobs");
     let params: toml::Table = toml::from_str(&format!(

@@ -13,7 +13,10 @@ fn run(kind: &str, params: &str, procs: u32, policy_name: &str) -> RunReport {
     let mut m = MachineConfig::tango_12();
     m.processors = procs;
     m.memory.atomic_cycles = 0;
-    let sched = (policy(policy_name).unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy(policy_name)
+        .unwrap()
+        .make(&toml::Table::new())
+        .unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let table: toml::Table = toml::from_str(params).unwrap();
     let w = (workload(kind).unwrap().build)(table).unwrap();
@@ -117,7 +120,10 @@ fn maxflow_and_matmul_obey_process_control() {
     let mut m = MachineConfig::tango_12();
     m.processors = 4;
     m.memory.atomic_cycles = 0;
-    let sched = (policy("process-control").unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy("process-control")
+        .unwrap()
+        .make(&toml::Table::new())
+        .unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let build = |kind: &str, params: &str| {
         let table: toml::Table = toml::from_str(params).unwrap();
@@ -203,7 +209,7 @@ fn lu_columns_back_to_back_conflict_in_a_set_associative_cache() {
         m.memory.atomic_cycles = 0;
         m.memory.associativity = 2;
         m.processors = 16;
-        let sched = (policy("batch").unwrap().make)(&toml::Table::new()).unwrap();
+        let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
         let mut sim = Simulation::new(m, sched, 1).unwrap();
         let params = format!("n = 128\nprocesses = 16\ncolumn_pad = {pad}");
         let w = (workload("lu").unwrap().build)(toml::from_str(&params).unwrap()).unwrap();

@@ -69,7 +69,10 @@ impl Scheduler for Watch {
 fn run(policy_name: &str) -> (i64, smpsched_sim::RunReport) {
     let mut m = MachineConfig::tango_12();
     m.memory = smpsched_sim::memory::MemoryConfig::none();
-    let inner = (policy(policy_name).unwrap().make)(&toml::Table::new()).unwrap();
+    let inner = policy(policy_name)
+        .unwrap()
+        .make(&toml::Table::new())
+        .unwrap();
     let worst = Rc::new(Cell::new(i64::MIN));
     let slice = m.slice_cycles;
     let watch = Watch {

@@ -7,7 +7,7 @@ use smpsched_workloads::workload;
 
 fn run(dedicated: bool) -> smpsched_sim::AppReport {
     let m = MachineConfig::multimax();
-    let sched = (policy("mach").unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy("mach").unwrap().make(&toml::Table::new()).unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let app: toml::Table = toml::from_str(&format!(
         "threads = 8\nphases = 50\nphase_cycles = 4000\ndedicated = {dedicated}"

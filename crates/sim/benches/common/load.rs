@@ -56,7 +56,10 @@ pub fn build_shaped(random: bool, processors: u32, threads: u64, ops: u32) -> Si
     let mut m = MachineConfig::tango_12();
     m.processors = processors;
     m.slice_cycles = 100_000;
-    let sched = (policy("round-robin").unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy("round-robin")
+        .unwrap()
+        .make(&toml::Table::new())
+        .unwrap();
     let mut sim = Simulation::new(m, sched, 1).unwrap();
     let task = sim.add_task("bench");
     for i in 0..threads {

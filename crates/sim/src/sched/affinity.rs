@@ -57,18 +57,14 @@ pub struct Affinity {
 
 impl Affinity {
     /// An affinity scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        // Gupta et al. try 0.1 to 0.5; past 1,000 the time away from a processor is all that
-        // counts, as it is already at a few units.
-        super::params::check_range("c", params.c, 0.0, 1000.0, "(a weight)")?;
-        super::priority::check_decay(params.decay, params.decay_interval)?;
-        Ok(Affinity {
+    pub fn new(params: Params) -> Self {
+        Affinity {
             params,
             ready: Vec::new(),
             usage: Vec::new(),
             left: Vec::new(),
             on: Vec::new(),
-        })
+        }
     }
 
     fn grow(&mut self, t: ThreadId, cx: &SchedCtx) {
@@ -190,6 +186,22 @@ impl Scheduler for Affinity {
     }
 }
 
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        // Gupta et al. try 0.1 to 0.5; past 1,000 the time away from a processor is all that
+        // counts, as it is already at a few units.
+        super::params::check_range("c", self.c, 0.0, 1000.0, "(a weight)")?;
+        super::priority::check_decay(self.decay, self.decay_interval)?;
+        Ok(())
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(Affinity::new(self.clone()))
+    }
+}
+
 /// Registry entry of `affinity`.
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "affinity",
@@ -218,5 +230,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    make: |t| Ok(Box::new(Affinity::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };

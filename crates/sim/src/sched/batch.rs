@@ -51,8 +51,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "Gupta et al. 1991 section 4 (batch)",
     params: &[],
     processor_sets: false,
-    make: |t| {
-        super::parse::<super::NoParams>(t)?;
-        Ok(Box::new(Batch::default()))
-    },
+    parse: super::no_params::<Batch>,
 };

@@ -16,7 +16,7 @@ use crate::config::MachineConfig;
 use crate::ids::{ProcId, ThreadId};
 
 /// Parameters of `gang`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// The gang slice in milliseconds (10 and 25 in the paper).
@@ -46,19 +46,12 @@ pub struct Gang {
 
 impl Gang {
     /// A gang scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        super::params::check_range(
-            "slice_ms",
-            params.slice_ms,
-            0.001,
-            super::params::MAX_PERIOD_MS,
-            "milliseconds",
-        )?;
-        Ok(Gang {
+    pub fn new(params: Params) -> Self {
+        Gang {
             params,
             current: 0,
             ready: Vec::new(),
-        })
+        }
     }
 
     /// The processor thread `t` always runs on: its rank modulo the processors, or, for a
@@ -146,6 +139,25 @@ impl Scheduler for Gang {
     }
 }
 
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        super::params::check_range(
+            "slice_ms",
+            self.slice_ms,
+            0.001,
+            super::params::MAX_PERIOD_MS,
+            "milliseconds",
+        )?;
+        Ok(())
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(Gang::new(self.clone()))
+    }
+}
+
 /// Registry entry of `gang`.
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gang",
@@ -170,5 +182,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    make: |t| Ok(Box::new(Gang::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };

@@ -39,7 +39,7 @@ use crate::readyq::RunQueue;
 mod psets;
 
 /// Parameters of `mach`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// Time slice in milliseconds, rounded to whole clock ticks (at least one); one tick when
@@ -127,37 +127,8 @@ pub struct Mach {
 
 impl Mach {
     /// A Mach scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        if params.quantum_ticks == Some(0) {
-            return Err(super::ParamError::new(
-                "quantum_ticks",
-                "must be at least 1",
-            ));
-        }
-        super::params::one_slice(
-            params.slice_ms,
-            params.quantum_ticks.map(|_| "quantum_ticks"),
-        )?;
-        super::params::check_range(
-            "usage_per_level_ms",
-            params.usage_per_level_ms,
-            0.001,
-            super::params::MAX_PERIOD_MS,
-            "milliseconds",
-        )?;
-        if params.scan_seconds == 0 {
-            return Err(super::ParamError::new("scan_seconds", "must be at least 1"));
-        }
-        for (name, us) in [
-            ("create_set_us", params.create_set_us),
-            ("assign_processor_us", params.assign_processor_us),
-            ("assign_thread_self_us", params.assign_thread_self_us),
-            ("assign_thread_other_us", params.assign_thread_other_us),
-        ] {
-            // At most a minute: an operation the kernel charges past that is no measurement.
-            super::params::check_range(name, us, 0.0, 60e6, "microseconds")?;
-        }
-        Ok(Mach {
+    pub fn new(params: Params) -> Self {
+        Mach {
             params,
             global: vec![RunQueue::default()],
             local: Vec::new(),
@@ -171,7 +142,7 @@ impl Mach {
             depressed_until: Vec::new(),
             seconds: 0,
             load: LOAD_ONE,
-        })
+        }
     }
 
     fn grow(&mut self, t: ThreadId, cx: &SchedCtx) {
@@ -426,6 +397,44 @@ impl Scheduler for Mach {
     }
 }
 
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        if self.quantum_ticks == Some(0) {
+            return Err(super::ParamError::new(
+                "quantum_ticks",
+                "must be at least 1",
+            ));
+        }
+        super::params::one_slice(self.slice_ms, self.quantum_ticks.map(|_| "quantum_ticks"))?;
+        super::params::check_range(
+            "usage_per_level_ms",
+            self.usage_per_level_ms,
+            0.001,
+            super::params::MAX_PERIOD_MS,
+            "milliseconds",
+        )?;
+        if self.scan_seconds == 0 {
+            return Err(super::ParamError::new("scan_seconds", "must be at least 1"));
+        }
+        for (name, us) in [
+            ("create_set_us", self.create_set_us),
+            ("assign_processor_us", self.assign_processor_us),
+            ("assign_thread_self_us", self.assign_thread_self_us),
+            ("assign_thread_other_us", self.assign_thread_other_us),
+        ] {
+            // At most a minute: an operation the kernel charges past that is no measurement.
+            super::params::check_range(name, us, 0.0, 60e6, "microseconds")?;
+        }
+        Ok(())
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(Mach::new(self.clone()))
+    }
+}
+
 /// Registry entry of `mach`.
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "mach",
@@ -484,5 +493,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: true,
-    make: |t| Ok(Box::new(Mach::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };

@@ -421,9 +421,24 @@ pub struct PolicyInfo {
     /// Whether it provides processor sets to programs' kernel requests (Black 1990, section 6):
     /// a workload that needs them is refused under a policy that does not.
     pub processor_sets: bool,
-    /// Builds the policy from its parameter table (without the `policy` key), parsing it once
-    /// into the policy's own parameter struct; an error names the field ([`ParamError`]).
-    pub make: fn(&toml::Table) -> Result<Box<dyn Scheduler>, ParamError>,
+    /// Parses and checks the policy's parameter table (without the `policy` key) once into the
+    /// policy's own parameter struct, its settings; an error names the field ([`ParamError`]).
+    pub parse: fn(&toml::Table) -> Result<std::sync::Arc<dyn Settings>, ParamError>,
+}
+
+impl PolicyInfo {
+    /// A scheduler from the policy's parameter table: [`PolicyInfo::parse`], then
+    /// [`Settings::build`].
+    pub fn make(&self, table: &toml::Table) -> Result<Box<dyn Scheduler>, ParamError> {
+        Ok((self.parse)(table)?.build())
+    }
+}
+
+/// A policy's settings: its `[scheduler]` table parsed and checked once (typed: the policy's own
+/// parameter struct), from which each run builds a fresh scheduler.
+pub trait Settings: std::fmt::Debug + Send + Sync {
+    /// A fresh scheduler with these settings.
+    fn build(&self) -> Box<dyn Scheduler>;
 }
 
 /// Every kernel scheduling policy, in the order `smpsched list` shows them.
@@ -444,7 +459,7 @@ pub fn policy(name: &str) -> Option<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name == name)
 }
 
-pub use params::{parse, NoParams, ParamError};
+pub use params::{no_params, parse, settings, NoParams, ParamError, PolicyParams};
 
 #[cfg(test)]
 mod tests {
@@ -453,7 +468,7 @@ mod tests {
     #[test]
     fn every_policy_builds_from_defaults_and_names_are_unique() {
         for (i, p) in POLICIES.iter().enumerate() {
-            assert!((p.make)(&toml::Table::new()).is_ok(), "{}", p.name);
+            assert!(p.make(&toml::Table::new()).is_ok(), "{}", p.name);
             assert!(POLICIES[..i].iter().all(|q| q.name != p.name));
             assert!(policy(p.name).is_some());
         }
@@ -463,7 +478,7 @@ mod tests {
     fn unknown_parameter_is_rejected() {
         let mut t = toml::Table::new();
         t.insert("quantumm".into(), toml::Value::Integer(3));
-        let typed = (policy("round-robin").unwrap().make)(&t).err().unwrap();
+        let typed = policy("round-robin").unwrap().make(&t).err().unwrap();
         assert_eq!(typed.field, "quantumm");
         assert!(typed.message.starts_with("unknown field"), "{typed}");
     }

@@ -3,7 +3,12 @@
 //! on its own), never by reading the text of `toml`'s message; and the range checks policies
 //! share.
 
+use std::marker::PhantomData;
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
+
+use super::{Scheduler, Settings};
 
 use crate::config::MachineConfig;
 use crate::ids::Cycles;
@@ -44,6 +49,46 @@ impl std::error::Error for ParamError {}
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoParams {}
+
+/// A policy's parameter struct: parsed from its `[scheduler]` table (every field has a default),
+/// checked once, then kept as the policy's [`Settings`] to build a scheduler for each run.
+pub trait PolicyParams: DeserializeOwned + Settings + 'static {
+    /// The checks the field types do not make (ranges, combinations); an error names its field.
+    fn check(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+}
+
+/// Parses and checks a policy's parameters into its settings (a policy's
+/// [`PolicyInfo::parse`](super::PolicyInfo::parse)).
+pub fn settings<P: PolicyParams>(table: &toml::Table) -> Result<Arc<dyn Settings>, ParamError> {
+    let params: P = parse(table)?;
+    params.check()?;
+    Ok(Arc::new(params))
+}
+
+/// The settings of a policy without parameters (any field refused): `S::default()` for each run.
+pub fn no_params<S: Scheduler + Default + 'static>(
+    table: &toml::Table,
+) -> Result<Arc<dyn Settings>, ParamError> {
+    parse::<NoParams>(table)?;
+    Ok(Arc::new(Plain::<S>(PhantomData)))
+}
+
+/// The settings of a policy without parameters.
+struct Plain<S>(PhantomData<fn() -> S>);
+
+impl<S> std::fmt::Debug for Plain<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no parameters")
+    }
+}
+
+impl<S: Scheduler + Default + 'static> Settings for Plain<S> {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(S::default())
+    }
+}
 
 /// Parses a policy's parameter table into its struct `P` (every field of which has a default).
 /// On failure the field is the first key that fails alone (an unknown name, a wrong type, a

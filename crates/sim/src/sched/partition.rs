@@ -19,7 +19,7 @@ use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::outcome::Notice;
 
 /// Parameters of `partition` (and of `process-control`).
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// Affinity weight within a partition (0: plain priority by usage; 0.5 in Figure 9).
@@ -68,13 +68,8 @@ pub struct Partition {
 
 impl Partition {
     /// A partitioned scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        // Validates c as the affinity policy does.
-        Affinity::new(affinity::Params {
-            c: params.c,
-            ..Default::default()
-        })?;
-        Ok(Partition {
+    pub fn new(params: Params) -> Self {
+        Partition {
             c: params.c,
             apps: Vec::new(),
             owner: Vec::new(),
@@ -83,7 +78,7 @@ impl Partition {
             divided_for: Vec::new(),
             next_decay: 0,
             told: None,
-        })
+        }
     }
 
     /// The same division, telling each application its processor count whenever it changes
@@ -113,8 +108,7 @@ impl Partition {
             let a = Affinity::new(affinity::Params {
                 c: self.c,
                 ..Default::default()
-            })
-            .expect("validated at construction");
+            });
             self.apps.push(a);
         }
         &mut self.apps[task]
@@ -233,6 +227,22 @@ impl Scheduler for Partition {
     }
 }
 
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        // Checks c as the affinity policy does.
+        super::PolicyParams::check(&affinity::Params {
+            c: self.c,
+            ..Default::default()
+        })
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(Partition::new(self.clone()))
+    }
+}
+
 /// Registry entry of `partition`.
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "partition",
@@ -249,7 +259,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "affinity weight within a partition (0: plain priority)",
     }],
     processor_sets: false,
-    make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };
 
 #[cfg(test)]

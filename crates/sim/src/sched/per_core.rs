@@ -25,7 +25,7 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `per-core`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// One queue shared by every processor instead of one each (Weibel's global run queue,
@@ -84,49 +84,15 @@ pub struct PerCore {
 
 impl PerCore {
     /// A per-core scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        super::params::one_slice(params.slice_ms, params.quantum.map(|_| "quantum"))?;
-        // 0 for none.
-        super::params::check_range(
-            "balance_ms",
-            params.balance_ms,
-            0.0,
-            super::params::MAX_PERIOD_MS,
-            "milliseconds (0: no periodic balancing)",
-        )?;
-        if params.global && (params.pull || params.push) {
-            return Err(super::ParamError::new(
-                "global",
-                "one shared queue has nothing to pull from or push to; set pull = false",
-            ));
-        }
-        super::params::check_range(
-            "pull_ms",
-            params.pull_ms,
-            0.0,
-            super::params::MAX_PERIOD_MS,
-            "milliseconds (0: an idle processor pulls at once)",
-        )?;
-        if params.pull_ms > 0.0 && !params.pull {
-            return Err(super::ParamError::new(
-                "pull_ms",
-                "a pull interval needs pull = true",
-            ));
-        }
-        if params.balance_ms > 0.0 && !params.pull {
-            return Err(super::ParamError::new(
-                "balance_ms",
-                "periodic balancing pulls work, so it needs pull = true",
-            ));
-        }
-        Ok(PerCore {
+    pub fn new(params: Params) -> Self {
+        PerCore {
             params,
             queues: Vec::new(),
             locks: Vec::new(),
             looked: Vec::new(),
             pull_due: Vec::new(),
             next_balance: 0,
-        })
+        }
     }
 
     fn size(&mut self, cx: &SchedCtx) {
@@ -339,6 +305,52 @@ impl Scheduler for PerCore {
     }
 }
 
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        super::params::one_slice(self.slice_ms, self.quantum.map(|_| "quantum"))?;
+        // 0 for none.
+        super::params::check_range(
+            "balance_ms",
+            self.balance_ms,
+            0.0,
+            super::params::MAX_PERIOD_MS,
+            "milliseconds (0: no periodic balancing)",
+        )?;
+        if self.global && (self.pull || self.push) {
+            return Err(super::ParamError::new(
+                "global",
+                "one shared queue has nothing to pull from or push to; set pull = false",
+            ));
+        }
+        super::params::check_range(
+            "pull_ms",
+            self.pull_ms,
+            0.0,
+            super::params::MAX_PERIOD_MS,
+            "milliseconds (0: an idle processor pulls at once)",
+        )?;
+        if self.pull_ms > 0.0 && !self.pull {
+            return Err(super::ParamError::new(
+                "pull_ms",
+                "a pull interval needs pull = true",
+            ));
+        }
+        if self.balance_ms > 0.0 && !self.pull {
+            return Err(super::ParamError::new(
+                "balance_ms",
+                "periodic balancing pulls work, so it needs pull = true",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(PerCore::new(self.clone()))
+    }
+}
+
 /// Registry entry of `per-core`.
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "per-core",
@@ -390,5 +402,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    make: |t| Ok(Box::new(PerCore::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };

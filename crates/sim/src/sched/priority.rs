@@ -21,7 +21,7 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `priority`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// Factor applied to recent usage at each decay (0 to 1).
@@ -48,6 +48,19 @@ impl Default for Params {
             quantum: None,
             sampled: false,
         }
+    }
+}
+
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        check_decay(self.decay, self.decay_interval)?;
+        super::params::one_slice(self.slice_ms, self.quantum.map(|_| "quantum"))
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(Priority::new(self.clone()))
     }
 }
 
@@ -89,17 +102,15 @@ pub struct Priority {
 
 impl Priority {
     /// A priority scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        check_decay(params.decay, params.decay_interval)?;
-        super::params::one_slice(params.slice_ms, params.quantum.map(|_| "quantum"))?;
-        Ok(Priority {
+    pub fn new(params: Params) -> Self {
+        Priority {
             params,
             usage: Vec::new(),
             queue: BTreeSet::new(),
             key: Vec::new(),
             seq: 0,
             next_decay: 0,
-        })
+        }
     }
 
     fn slot(&mut self, t: ThreadId) {
@@ -239,5 +250,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     processor_sets: false,
-    make: |t| Ok(Box::new(Priority::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };

@@ -6,8 +6,27 @@
 //! runnable workers match its processors. The application does the suspending; the kernel
 //! only divides and tells.
 
-use super::partition::Partition;
-use super::{ParamInfo, PolicyInfo};
+use serde::Deserialize;
+
+use super::partition::{Params, Partition};
+use super::{ParamInfo, PolicyInfo, PolicyParams, Scheduler, Settings};
+
+/// Parameters of `process-control`: those of `partition`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(transparent)]
+pub struct Telling(Params);
+
+impl PolicyParams for Telling {
+    fn check(&self) -> Result<(), super::ParamError> {
+        self.0.check()
+    }
+}
+
+impl Settings for Telling {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(Partition::new(self.0.clone()).telling())
+    }
+}
 
 /// Registry entry of `process-control`.
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -26,5 +45,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "affinity weight within a partition (0: plain priority)",
     }],
     processor_sets: false,
-    make: |t| Ok(Box::new(Partition::new(super::parse(t)?)?.telling())),
+    parse: super::settings::<Telling>,
 };

@@ -12,7 +12,7 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 
 /// Parameters of `round-robin`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Time slice in milliseconds; the machine's slice when absent.
@@ -31,13 +31,24 @@ pub struct RoundRobin {
 }
 
 impl RoundRobin {
-    /// A round-robin scheduler with these parameters.
-    pub fn new(params: Params) -> Result<Self, super::ParamError> {
-        super::params::one_slice(params.slice_ms, params.quantum.map(|_| "quantum"))?;
-        Ok(RoundRobin {
+    /// A round-robin scheduler with these (checked) parameters.
+    pub fn new(params: Params) -> Self {
+        RoundRobin {
             queue: Fifo::default(),
             params,
-        })
+        }
+    }
+}
+
+impl super::PolicyParams for Params {
+    fn check(&self) -> Result<(), super::ParamError> {
+        super::params::one_slice(self.slice_ms, self.quantum.map(|_| "quantum"))
+    }
+}
+
+impl super::Settings for Params {
+    fn build(&self) -> Box<dyn Scheduler> {
+        Box::new(RoundRobin::new(self.clone()))
     }
 }
 
@@ -86,5 +97,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "time slice in milliseconds",
     }],
     processor_sets: false,
-    make: |t| Ok(Box::new(RoundRobin::new(super::parse(t)?)?)),
+    parse: super::settings::<Params>,
 };

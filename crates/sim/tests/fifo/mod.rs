@@ -32,7 +32,7 @@ impl Scheduler for FirstCome {
     }
 }
 
-/// Its registration: the name experiment files use, its documentation, its constructor.
+/// Its registration: the name experiment files use, its documentation, its settings (none).
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
     summary: "first come, first served; no time slices",
@@ -40,10 +40,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     paper: "the experiment file guide's example",
     params: &[],
     processor_sets: false,
-    make: |t| {
-        smpsched_sim::sched::parse::<smpsched_sim::sched::NoParams>(t)?;
-        Ok(Box::new(FirstCome::default()))
-    },
+    parse: smpsched_sim::sched::no_params::<FirstCome>,
 };
 
 #[test]

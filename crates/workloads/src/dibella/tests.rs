@@ -26,7 +26,7 @@ fn params(s: &str, c: &str, schedulers: u32, clients: u32, requests: u64, load: 
 }
 
 fn run(w: &DiBella, seed: u64) -> (Rc<RefCell<Shared>>, RunReport) {
-    let sched = (policy("batch").unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
     let mut sim = Simulation::new(MachineConfig::sequent_symmetry(), sched, seed).unwrap();
     let task = sim.add_task("requests");
     let shared = w.install_shared(&mut sim, task).unwrap();
@@ -188,7 +188,7 @@ fn an_incompatible_pair_is_refused_naming_both_and_the_compatible_clients() {
 #[test]
 fn too_many_processes_for_the_machine_is_an_error() {
     let w = params("sequential", "random", 8, 9, 10, Load::Synchronous);
-    let sched = (policy("batch").unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
     let mut sim = Simulation::new(MachineConfig::sequent_symmetry(), sched, 1).unwrap();
     let task = sim.add_task("requests");
     let e = w.install_shared(&mut sim, task).err().unwrap().to_string();

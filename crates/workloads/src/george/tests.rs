@@ -13,7 +13,7 @@ fn build(info: &crate::WorkloadInfo, src: &str) -> Result<Box<dyn Workload>, tom
 }
 
 fn run(w: &dyn Workload, processors: u32, seed: u64) -> RunReport {
-    let sched = (policy("batch").unwrap().make)(&toml::Table::new()).unwrap();
+    let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
     let mut m = MachineConfig::bbn_gp1000();
     m.processors = processors;
     let mut sim = Simulation::new(m, sched, seed).unwrap();

@@ -30,7 +30,7 @@ fn simulate(text: &str, sched: &str) -> Result<RunReport, SimError> {
         file: "t.json".into(),
         spec: Some(read("t.json", text).unwrap()),
     };
-    let s = (policy(sched).unwrap().make)(&toml::Table::new()).unwrap();
+    let s = policy(sched).unwrap().make(&toml::Table::new()).unwrap();
     let mut sim = Simulation::new(machine(), s, 1).unwrap();
     let task = sim.add_task("rt");
     w.install(&mut sim, task)?;
@@ -209,7 +209,7 @@ proptest! {
         };
         if let Ok(spec) = read("t.json", &spoiled) {
             let w = RtApp { file: "t.json".into(), spec: Some(spec) };
-            let s = (policy("round-robin").unwrap().make)(&toml::Table::new()).unwrap();
+            let s = policy("round-robin").unwrap().make(&toml::Table::new()).unwrap();
             let mut sim = Simulation::new(machine(), s, 1).unwrap();
             let task = sim.add_task("rt");
             if w.install(&mut sim, task).is_ok() {

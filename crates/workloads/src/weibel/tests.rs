@@ -15,7 +15,7 @@ fn build(kind: &str, params: &str) -> Box<dyn Workload> {
 fn run(kind: &str, params: &str, sched: &str, seed: u64) -> RunReport {
     let w = build(kind, params);
     let table: toml::Table = toml::from_str(sched).unwrap();
-    let sched = (policy("per-core").unwrap().make)(&table).unwrap();
+    let sched = policy("per-core").unwrap().make(&table).unwrap();
     let mut sim = Simulation::new(MachineConfig::rpi3(), sched, seed).unwrap();
     let task = sim.add_task(kind);
     w.install(&mut sim, task).unwrap();
