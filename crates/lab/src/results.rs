@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::error::LabError;
 use crate::experiment::Experiment;
-use crate::metric;
+use crate::metric::{self, TermColumn};
 use crate::output::{self, Staging};
 use crate::runner::{RunRecord, Stopped};
 use crate::svg::{stacked_bars, SeriesStyle, StackedBar, StackedBars};
@@ -71,32 +71,6 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
     s
 }
 
-/// The measure columns of `results.csv`, after the run's and the point's columns.
-const CSV_MEASURES: [&str; 22] = [
-    "app",
-    "elapsed_cycles",
-    "completion_cycles",
-    "useful",
-    "stall",
-    "spin",
-    "idle",
-    "switch",
-    "kernel",
-    "utilization",
-    "machine_share",
-    "context_switches",
-    "switches_per_slice_per_proc",
-    "migrations",
-    "same_processor_rate",
-    "median_intervening",
-    "jobs",
-    "mean_response",
-    "p95_response",
-    "p99_response",
-    "stopped",
-    "events",
-];
-
 /// The CSV table of an experiment's runs: one row per run and application, and one row per run
 /// for the whole machine (`app` = `*`, with the per-application columns empty). Every row has
 /// the header's width (the `csv` writer refuses anything else). `stopped` says why a run did
@@ -114,7 +88,9 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
     let fail = |e: csv::Error| LabError::Internal(format!("results.csv: {e}"));
     let mut header: Vec<&str> = vec!["point", "repetition", "seed"];
     header.extend(&param_cols);
-    header.extend(CSV_MEASURES);
+    let cols = metric::views::csv_columns();
+    header.push("app");
+    header.extend(cols.iter().map(|c| c.header));
     w.write_record(&header).map_err(fail)?;
     for r in runs {
         let mut prefix = vec![
@@ -130,49 +106,14 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
                 .map(|(_, v)| v.as_str());
             prefix.push(v.unwrap_or("").to_string());
         }
-        let rep = &r.report;
-        let stopped = r
-            .stopped
-            .as_ref()
-            .map_or_else(String::new, Stopped::describe);
-        let split = |t: &smpsched_sim::TimeSplit| {
-            [t.useful, t.stall, t.spin, t.idle, t.switch, t.kernel].map(|c| c.to_string())
-        };
         let mut row = prefix.clone();
-        row.extend([
-            "*".to_string(),
-            rep.elapsed_cycles.to_string(),
-            rep.elapsed_cycles.to_string(),
-        ]);
-        row.extend(split(&rep.total));
-        row.extend([rep.utilization.to_string(), 1.0f64.to_string()]);
-        row.extend(["", "", "", "", "", "", "", "", ""].map(String::from));
-        row.extend([stopped.clone(), rep.events.to_string()]);
+        row.push("*".to_string());
+        row.extend(cols.iter().map(|c| (c.cell)(r, None)));
         w.write_record(&row).map_err(fail)?;
-        for a in &rep.apps {
+        for a in &r.report.apps {
             let mut row = prefix.clone();
-            row.extend([
-                a.name.clone(),
-                rep.elapsed_cycles.to_string(),
-                a.completion_cycles.to_string(),
-            ]);
-            row.extend(split(&a.time));
-            row.extend([
-                a.utilization.to_string(),
-                a.machine_share.to_string(),
-                a.context_switches.to_string(),
-                a.switches_per_slice_per_proc.to_string(),
-                a.migrations.to_string(),
-                a.same_processor_rate.to_string(),
-                a.median_intervening
-                    .map_or_else(String::new, |m| m.to_string()),
-                a.jobs.jobs.to_string(),
-                a.jobs.mean_response.to_string(),
-                a.jobs.p95_response.to_string(),
-                a.jobs.p99_response.to_string(),
-                stopped.clone(),
-                String::new(),
-            ]);
+            row.push(a.name.clone());
+            row.extend(cols.iter().map(|c| (c.cell)(r, Some(a))));
             w.write_record(&row).map_err(fail)?;
         }
     }
@@ -415,68 +356,43 @@ pub fn app_split_chart(
     .map_err(|e| LabError::Internal(format!("plot: {e}")))
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
-}
-
-/// A readable table of the means per point: elapsed time, machine utilization and the time
-/// split, then each application's utilization, machine share and completion time.
+/// A readable table of the means per point: the terminal columns of the measure table, the
+/// machine's (elapsed time, utilization, the time split), then each application's.
 pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
-    let mut rows: Vec<Vec<String>> = vec![vec![
-        "point".into(),
-        "elapsed Mcyc".into(),
-        "util %".into(),
-        "stall %".into(),
-        "spin %".into(),
-        "idle %".into(),
-        "switch %".into(),
-        "kernel %".into(),
-    ]];
-    let mut app_rows: Vec<Vec<String>> = vec![vec![
-        "point".into(),
-        "app".into(),
-        "util %".into(),
-        "share %".into(),
-        "done Mcyc".into(),
-        "switch/slice/cpu".into(),
-        "resp Mcyc".into(),
-        "p95 Mcyc".into(),
-    ]];
+    let (machine, apps) = (
+        metric::views::terminal_columns(false),
+        metric::views::terminal_columns(true),
+    );
+    let header = |first: &[&str], cols: &[TermColumn]| -> Vec<String> {
+        let names = cols.iter().map(|c| c.header);
+        first
+            .iter()
+            .copied()
+            .chain(names)
+            .map(String::from)
+            .collect()
+    };
+    let mut rows = vec![header(&["point"], &machine)];
+    let mut app_rows = vec![header(&["point", "app"], &apps)];
     for point in &exp.points {
         let rs: Vec<&RunRecord> = runs.iter().filter(|r| r.point == point.label).collect();
         if rs.is_empty() {
             continue;
         }
-        let n = rs.len() as f64;
-        let mean = |f: &dyn Fn(&RunRecord) -> f64| rs.iter().map(|r| f(r)).sum::<f64>() / n;
-        let frac = |f: &dyn Fn(&smpsched_sim::TimeSplit) -> u64| {
-            mean(&|r: &RunRecord| {
-                let t = &r.report.total;
-                f(t) as f64 / t.total().max(1) as f64
-            })
+        let mean = |c: &TermColumn, app: Option<usize>| {
+            let sum: f64 = rs
+                .iter()
+                .map(|r| (c.read)(&r.report, app.and_then(|i| r.report.apps.get(i))))
+                .sum();
+            c.format.show(sum / rs.len() as f64)
         };
-        rows.push(vec![
-            point.label.clone(),
-            format!("{:.3}", mean(&|r| r.report.elapsed_cycles as f64) / 1e6),
-            pct(mean(&|r| r.report.utilization)),
-            pct(frac(&|t| t.stall)),
-            pct(frac(&|t| t.spin)),
-            pct(frac(&|t| t.idle)),
-            pct(frac(&|t| t.switch)),
-            pct(frac(&|t| t.kernel)),
-        ]);
+        let mut row = vec![point.label.clone()];
+        row.extend(machine.iter().map(|c| mean(c, None)));
+        rows.push(row);
         for (i, app) in point.apps.iter().enumerate() {
-            let a = |f: &dyn Fn(&smpsched_sim::AppReport) -> f64| mean(&|r| f(&r.report.apps[i]));
-            app_rows.push(vec![
-                point.label.clone(),
-                app.name.clone(),
-                pct(a(&|x| x.utilization)),
-                pct(a(&|x| x.machine_share)),
-                format!("{:.3}", a(&|x| x.completion_cycles as f64) / 1e6),
-                format!("{:.2}", a(&|x| x.switches_per_slice_per_proc)),
-                format!("{:.3}", a(&|x| x.jobs.mean_response) / 1e6),
-                format!("{:.3}", a(&|x| x.jobs.p95_response as f64) / 1e6),
-            ]);
+            let mut row = vec![point.label.clone(), app.name.clone()];
+            row.extend(apps.iter().map(|c| mean(c, Some(i))));
+            app_rows.push(row);
         }
     }
     let mut out = format!(
