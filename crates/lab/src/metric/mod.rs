@@ -69,6 +69,8 @@ pub enum Unit {
     Ticks,
     /// Text.
     Text,
+    /// The unit of the values the programs recorded.
+    Recorded,
     /// The unit of the measure it applies to.
     Same,
 }
@@ -83,10 +85,11 @@ impl Unit {
             Unit::Percent => "%",
             Unit::Fraction => "fraction",
             Unit::Count => "count",
-            Unit::Rate => "per slice per processor",
+            Unit::Rate => "/slice/cpu",
             Unit::Millions => "millions",
             Unit::Ticks => "ticks",
             Unit::Text => "text",
+            Unit::Recorded => "as recorded",
             Unit::Same => "as MEASURE",
         }
     }
@@ -207,7 +210,13 @@ impl Measure {
 
     /// A measure of what an application's programs recorded, written `NAME:APP:RECORDED`.
     pub const fn recorded(name: &'static str, doc: &'static str, f: fn(&Recorded) -> f64) -> Self {
-        Measure::new(name, Args::AppName, Unit::Same, doc, Compute::Recorded(f))
+        Measure::new(
+            name,
+            Args::AppName,
+            Unit::Recorded,
+            doc,
+            Compute::Recorded(f),
+        )
     }
 
     /// The standard deviation of another measure, written `NAME:MEASURE`.

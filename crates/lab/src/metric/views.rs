@@ -69,15 +69,16 @@ pub fn guide_csv_columns() -> String {
     out
 }
 
-/// The measures section of `smpsched list`: each measure's name and unit.
+/// The measures section of `smpsched list`: each measure's name, unit and the first clause of
+/// its meaning.
 pub fn listing() -> String {
     let mut out = String::from(
-        "Measures (claims, `metric`, `sd:MEASURE`; `smpsched explain` is for the rest):\n",
+        "Measures (claims, expected values and [reproduce] metric; the guide says more):\n",
     );
     for m in MEASURES.iter().filter(|m| m.is_measure()) {
         let _ = writeln!(
             out,
-            "  {:<24} {:<10} {}",
+            "  {:<24} {:<11} {}",
             m.written(),
             m.unit.label(),
             first_clause(m.doc)
