@@ -9,6 +9,7 @@ use smpsched_sim::MachineConfig;
 use smpsched_workloads::WORKLOADS;
 
 use crate::error::LabError;
+use crate::repro_spec::PlotKind;
 
 /// An experiment file found on disk, with the name and description it declares.
 #[derive(Clone, Debug)]
@@ -113,6 +114,11 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
     let _ = writeln!(out, "\nMachine presets ([machine] preset = ...):");
     for p in MachineConfig::PRESETS {
         let _ = writeln!(out, "  {:<16} {}", p.name, p.summary);
+    }
+    let _ = write!(out, "\n{}", crate::metric::views::listing());
+    let _ = writeln!(out, "\nPlot kinds ([reproduce] plot = {{ kind = ... }}):");
+    for k in PlotKind::ALL {
+        let _ = writeln!(out, "  {:<16} {}", k.name(), k.doc());
     }
     let _ = writeln!(
         out,

@@ -11,10 +11,11 @@
 //! - spec: `point` (a validated point), `sweep`, `progress`, `resolve` (a point's tables),
 //!   `repro_spec` (the `[reproduce]` section), `experiment` (a file into its points);
 //! - exec: `record` (one run's outcome), `runner` ([`RunOptions`]), `shard` (runs made
-//!   elsewhere, merged back), `metric` (the measures);
-//! - render and store: `svg`, `output` and `outdir`, `results`, `traces`, `reproduce` (claims,
-//!   tolerances, reports as data, Markdown and terminal), `reproduction` (one file),
-//!   `papers` (one paper on disk), `catalog` (`list`, `explain`);
+//!   elsewhere, merged back), `metric` (the measure table and what is generated from it);
+//! - render and store: `svg`, `output` and `outdir`, `results` (JSON, CSV, charts, the terminal
+//!   table, the outbox), `traces`, `reproduce` (claims, tolerances, reports as data, Markdown
+//!   and terminal), `reproduction` (one file), `papers` (one paper on disk), `catalog` (`list`,
+//!   `explain`);
 //! - `app`: the commands the CLI calls.
 
 pub mod app;
@@ -24,7 +25,6 @@ pub mod deprecated;
 pub mod error;
 pub mod experiment;
 pub mod format;
-pub mod job_rows;
 pub mod metric;
 pub mod outdir;
 pub mod output;

@@ -5,7 +5,7 @@
 //! [reproduce]
 //! paper = "black90"
 //! title = "Table 2: time per synchronization"
-//! metric = "us_per_op"              # the measure compared by default (see `metric::METRICS`)
+//! metric = "us_per_op"              # the measure compared by default (see `metric::MEASURES`)
 //! tolerance = "50%"                 # default tolerance: "10%" relative, "±2" absolute
 //! scale = ["workload.0.syncs"]      # integer sizes that --scale multiplies
 //! notes = ["why a number differs"]
@@ -87,6 +87,32 @@ impl PlotKind {
         PlotKind::Stacked,
         PlotKind::Apps,
     ];
+
+    /// What the plot draws (the guide's and `smpsched list`'s text).
+    pub fn doc(self) -> &'static str {
+        match self {
+            PlotKind::Line => {
+                "the metric against the swept parameter `x`, one line per remaining label, \
+                 `log_y` for a logarithmic axis"
+            }
+            PlotKind::Bars => "ours beside the paper's for each expected point",
+            PlotKind::Stacked => "where the machine's time went, per point",
+            PlotKind::Apps => {
+                "Gupta's bars: each application's held time split into useful work, cache-miss \
+                 stall and synchronization, per point, beside the paper's bar wherever the file \
+                 expects an `app_util:APP` value"
+            }
+        }
+    }
+
+    /// The guide's table of plot kinds (Markdown), generated from [`PlotKind::ALL`].
+    pub fn guide_table() -> String {
+        let mut out = String::from("| plot kind | what it draws |\n|---|---|\n");
+        for k in PlotKind::ALL {
+            out.push_str(&format!("| `\"{}\"` | {} |\n", k.name(), k.doc()));
+        }
+        out
+    }
 
     /// The name an experiment file writes.
     pub fn name(self) -> &'static str {

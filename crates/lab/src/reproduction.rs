@@ -7,7 +7,7 @@
 //! [reproduce]
 //! paper = "black90"
 //! title = "Table 2: time per synchronization"
-//! metric = "us_per_op"              # the measure compared by default (see `metric::METRICS`)
+//! metric = "us_per_op"              # the measure compared by default (see `metric::MEASURES`)
 //! tolerance = "50%"                 # default tolerance: "10%" relative, "±2" absolute
 //! scale = ["workload.0.syncs"]      # integer sizes that --scale multiplies
 //! notes = ["why a number differs"]

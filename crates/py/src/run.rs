@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use smpsched_lab::runner::RunMemo;
-use smpsched_lab::{
-    job_rows, results, run_experiment as run_lab, stopped_error, Experiment, RunOptions,
-};
+use smpsched_lab::{results, run_experiment as run_lab, stopped_error, Experiment, RunOptions};
 
 use crate::errors::{input_error, to_py};
 use crate::wait::{run_released, Tally};
@@ -92,7 +90,7 @@ pub fn run_loaded(
     })?
     .map_err(|e| to_py(py, e, &name))?;
     let (json, jobs_csv) = py.allow_threads(|| {
-        let jobs_csv = per_job.then(|| job_rows::to_csv(&runs)).transpose();
+        let jobs_csv = per_job.then(|| results::jobs::to_csv(&runs)).transpose();
         (results::to_json(&exp, &runs), jobs_csv)
     });
     let jobs_csv = jobs_csv.map_err(|e| to_py(py, e, &name))?;

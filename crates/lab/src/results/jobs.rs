@@ -1,4 +1,4 @@
-//! `jobs.csv`: one row per job (design.md, "Metrics": every thread a job, from its arrival
+//! `jobs.csv`: one row per job (every thread a job, from its arrival
 //! through its first dispatch to its exit), for runs asked to keep every job's times
 //! (`RunOptions::per_job`, `smpsched run --per-job`, the Python package's `Result.jobs`).
 //! `results.json` and `results.csv` keep the per-application summary; this file is the data

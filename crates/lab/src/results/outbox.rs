@@ -1,0 +1,137 @@
+//! Where an experiment's results go: a destination checked before any run starts, and the
+//! result files written together into a fresh folder and renamed into place whole.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::LabError;
+use crate::experiment::Experiment;
+use crate::output::{self, Staging};
+use crate::runner::RunRecord;
+
+/// Where `smpsched run` puts an experiment's results.
+#[derive(Clone, Debug)]
+pub enum Destination {
+    /// A fresh folder `seedS-HASH` under this one (`results/NAME` by default), with `latest`
+    /// pointing at it: earlier results are kept.
+    Under(PathBuf),
+    /// Exactly this folder (`--out DIR`): it must be absent or empty, unless `replace` is set
+    /// (`--force`), when earlier results there are replaced whole.
+    Exactly {
+        /// The folder.
+        dir: PathBuf,
+        /// Replace earlier results there.
+        replace: bool,
+    },
+}
+
+/// A destination checked, and a staging folder made in it, before any run starts.
+pub struct Outbox {
+    staging: Staging,
+    dest: Destination,
+    /// The experiment file, never inside a folder `--force` replaces.
+    experiment: PathBuf,
+    /// Held while the run goes on: a second run into the same `--out` is refused.
+    _lock: Option<crate::outdir::Lock>,
+}
+
+/// What [`Outbox::deliver`] wrote.
+#[derive(Debug)]
+pub struct Delivered {
+    /// The results folder.
+    pub dir: PathBuf,
+    /// `latest` beside it, for a [`Destination::Under`].
+    pub latest: Option<PathBuf>,
+    /// The files in it.
+    pub files: Vec<PathBuf>,
+}
+
+/// The option named in errors about the default results folder.
+const DEFAULT_PLACE: &str = "results folder (the default; name another with --out)";
+
+impl Outbox {
+    /// Checks that results can be written at `dest` (creating folders as needed): an unusable
+    /// place, an `--out` folder holding earlier results without `--force`, a folder `--force`
+    /// may not replace (see [`crate::outdir`]) or a place another run is writing into is bad
+    /// input naming the path. `experiment` is the experiment file.
+    pub fn prepare(dest: Destination, experiment: &Path) -> Result<Outbox, LabError> {
+        let (parent, named, what, lock) = match &dest {
+            Destination::Under(dir) => {
+                let latest = dir.join("latest");
+                if latest.exists() && !crate::outdir::is_link(&latest) {
+                    return Err(output::unusable(
+                        &latest,
+                        DEFAULT_PLACE,
+                        "it is no link smpsched made (a folder or file is in its place); move \
+                         it away so that `latest` can point at the newest results",
+                    ));
+                }
+                (dir.clone(), dir.clone(), DEFAULT_PLACE, None)
+            }
+            Destination::Exactly { dir, replace } => {
+                crate::outdir::check_place(dir, "--out")?;
+                if dir.exists() && !dir.is_dir() {
+                    return Err(output::unusable(
+                        dir,
+                        "--out",
+                        "it exists and is not a folder",
+                    ));
+                }
+                if !replace && !output::is_absent_or_empty(dir) {
+                    return Err(output::unusable(
+                        dir,
+                        "--out",
+                        "it holds earlier results; name a new folder, leave out --out (each \
+                         run then gets a folder of its own under results/), or add --force to \
+                         replace them",
+                    ));
+                }
+                if *replace {
+                    crate::outdir::check_replaceable(dir, experiment, "--out")?;
+                }
+                let parent = match dir.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                let lock = crate::outdir::Lock::take(dir, "--out")?;
+                (parent, dir.clone(), "--out", Some(lock))
+            }
+        };
+        let staging = Staging::new(&parent, what, &named)?;
+        Ok(Outbox {
+            staging,
+            dest,
+            experiment: experiment.to_path_buf(),
+            _lock: lock,
+        })
+    }
+
+    /// Writes the results of `runs` and renames them into place whole. An `--out` folder is
+    /// checked again at that moment: without `--force` it must still be absent or empty, with
+    /// it still a results folder.
+    pub fn deliver(self, exp: &Experiment, runs: &[RunRecord]) -> Result<Delivered, LabError> {
+        let files = super::result_files(exp, runs)?;
+        self.staging.write_all(&files)?;
+        self.staging.mark()?;
+        let (dir, latest) = match &self.dest {
+            Destination::Under(parent) => {
+                let name = format!(
+                    "seed{}-{:012x}",
+                    exp.seed,
+                    output::content_hash(&files) >> 16
+                );
+                let dir = self.staging.commit(&name)?;
+                (dir, Some(output::set_latest(parent, &name)?))
+            }
+            Destination::Exactly { dir, replace } => {
+                if *replace && !output::is_absent_or_empty(dir) {
+                    crate::outdir::check_replaceable(dir, &self.experiment, "--out")?;
+                    (self.staging.replace(dir)?, None)
+                } else {
+                    (self.staging.rename_into(dir, "--out")?, None)
+                }
+            }
+        };
+        let files = files.iter().map(|(n, _)| dir.join(n)).collect();
+        Ok(Delivered { dir, latest, files })
+    }
+}

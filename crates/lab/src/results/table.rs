@@ -1,0 +1,96 @@
+//! The readable table `smpsched run` prints: means per point of the terminal columns of the
+//! measure table, the machine's and each application's.
+
+use crate::experiment::Experiment;
+use crate::metric::{self, TermColumn};
+use crate::runner::RunRecord;
+
+/// A readable table of the means per point: the terminal columns of the measure table, the
+/// machine's (elapsed time, utilization, the time split), then each application's.
+pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
+    let (machine, apps) = (
+        metric::views::terminal_columns(false),
+        metric::views::terminal_columns(true),
+    );
+    let header = |first: &[&str], cols: &[TermColumn]| -> Vec<String> {
+        let names = cols.iter().map(|c| c.header);
+        first
+            .iter()
+            .copied()
+            .chain(names)
+            .map(String::from)
+            .collect()
+    };
+    let mut rows = vec![header(&["point"], &machine)];
+    let mut app_rows = vec![header(&["point", "app"], &apps)];
+    for point in &exp.points {
+        let rs: Vec<&RunRecord> = runs.iter().filter(|r| r.point == point.label).collect();
+        if rs.is_empty() {
+            continue;
+        }
+        let mean = |c: &TermColumn, app: Option<usize>| {
+            let sum: f64 = rs
+                .iter()
+                .map(|r| (c.read)(&r.report, app.and_then(|i| r.report.apps.get(i))))
+                .sum();
+            c.format.show(sum / rs.len() as f64)
+        };
+        let mut row = vec![point.label.clone()];
+        row.extend(machine.iter().map(|c| mean(c, None)));
+        rows.push(row);
+        for (i, app) in point.apps.iter().enumerate() {
+            let mut row = vec![point.label.clone(), app.name.clone()];
+            row.extend(apps.iter().map(|c| mean(c, Some(i))));
+            app_rows.push(row);
+        }
+    }
+    let mut out = format!(
+        "{} — {} point(s) x {} repetition(s), means\n\n",
+        exp.name,
+        exp.points.len(),
+        exp.repetitions
+    );
+    out.push_str(&format_table(&rows));
+    out.push('\n');
+    out.push_str(&format_table(&app_rows));
+    out
+}
+
+/// Aligns rows into columns: the first column left-aligned, the others right-aligned.
+pub fn format_table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[c] - cell.chars().count();
+            if c == 0 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if i == 0 {
+            let total: usize = widths.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+            out.push_str(&"-".repeat(total));
+            out.push('\n');
+        }
+    }
+    out
+}
