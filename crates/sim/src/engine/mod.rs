@@ -420,6 +420,7 @@ impl Simulation {
                     self.create_thread(task, program, ThreadAttrs::default());
                 }
             }
+            self.apply_kicks_if_any();
             if self.poll_idle {
                 if self.idle.is_empty() {
                     // Every processor is busy: nobody to offer the change to.

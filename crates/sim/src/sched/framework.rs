@@ -1,12 +1,13 @@
 //! The framework between the engine and a policy: the engine holds a `Policy`, which calls
 //! the policy's hooks and does the work every policy would otherwise repeat — the shape asked
 //! once, depression parking for the policies that leave it to the framework (Black 1990,
-//! section 5.1), and the shared-queue shortcut until a thread with a mask is queued.
+//! section 5.1), the shared-queue shortcut until a thread with a mask is queued, and the
+//! collection of the processors a policy kicks (sched_ext's `scx_bpf_kick_cpu`).
 
 use super::depress::Depressed;
 use super::{
-    Actions, Depression, Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Shape, Stop, Target,
-    Touch,
+    Actions, Depression, Enqueue, Handoff, Kick, QuantumEnd, SchedCtx, Scheduler, Shape, Stop,
+    Target, Touch,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -21,6 +22,8 @@ pub(crate) struct Policy {
     parked: Depressed,
     /// Whether any thread was queued after some thread had an affinity mask.
     masked: bool,
+    /// Processors the policy kicked, for the engine to apply ([`Shape::kicks`]).
+    pub(crate) kicks: Vec<Kick>,
 }
 
 impl Policy {
@@ -32,7 +35,22 @@ impl Policy {
             shape,
             parked: Depressed::default(),
             masked: false,
+            kicks: Vec::new(),
         }
+    }
+
+    /// Collects the processors the policy kicked during the hook just called.
+    #[inline]
+    fn collect_kicks(&mut self) {
+        if self.shape.kicks {
+            self.inner.take_kicks(&mut self.kicks);
+        }
+    }
+
+    /// Whether kicks wait for the engine.
+    #[inline]
+    pub(crate) fn has_kicks(&self) -> bool {
+        !self.kicks.is_empty()
     }
 
     fn parks(&self) -> bool {
@@ -56,7 +74,9 @@ impl Policy {
             self.parked.park(t);
             return Target::Any;
         }
-        self.inner.enqueue(t, why, cx)
+        let target = self.inner.enqueue(t, why, cx);
+        self.collect_kicks();
+        target
     }
 
     /// Gives the policy back the parked threads whose depression has ended.
@@ -72,6 +92,7 @@ impl Policy {
     pub(crate) fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.expire(cx);
         let t = self.inner.pick_next(p, cx);
+        self.collect_kicks();
         if t.is_some() || self.parked.is_empty() {
             return t;
         }
@@ -90,7 +111,9 @@ impl Policy {
     /// parked thread.
     pub(crate) fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         self.expire(cx);
-        match self.inner.quantum_expired(t, p, cx) {
+        let end = self.inner.quantum_expired(t, p, cx);
+        self.collect_kicks();
+        match end {
             QuantumEnd::Renew
                 if self.parks()
                     && !self.parked.is_empty()
@@ -125,11 +148,13 @@ impl Policy {
     /// [`Scheduler::stopped`].
     pub(crate) fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
         self.inner.stopped(t, why, cx);
+        self.collect_kicks();
     }
 
     /// [`Scheduler::tick`].
     pub(crate) fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.inner.tick(cx, out);
+        self.collect_kicks();
     }
 
     /// [`Scheduler::request`].
