@@ -149,6 +149,14 @@ pub const METRICS: &[(&str, &str)] = &[
         "largest value the application's programs recorded as NAME",
     ),
     (
+        "recorded_p50:APP:NAME",
+        "median of the values recorded as NAME, for a measure the simulator keeps whole (wake_lat_us)",
+    ),
+    (
+        "recorded_p99:APP:NAME",
+        "99th percentile of the values recorded as NAME, as recorded_p50",
+    ),
+    (
         "recorded_count:APP:NAME",
         "how many values the application's programs recorded as NAME",
     ),
@@ -202,6 +210,8 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
             return match kind {
                 "recorded_mean" => Some(rec.mean()),
                 "recorded_max" => Some(rec.max),
+                "recorded_p50" => rec.p50,
+                "recorded_p99" => rec.p99,
                 _ => Some(rec.count as f64),
             };
         }

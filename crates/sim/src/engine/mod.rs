@@ -118,6 +118,8 @@ struct AppAcc {
     intervening: crate::metrics::Histogram,
     /// Measures the task's programs recorded ([`Op::Record`](crate::Op::Record)).
     recorded: std::collections::BTreeMap<&'static str, Recorded>,
+    /// Whether the task's threads keep per-thread measures ([`Simulation::measure_threads`]).
+    per_thread: bool,
 }
 
 /// A simulation under construction or running: build it with [`Simulation::new`],
@@ -320,6 +322,15 @@ impl Simulation {
     pub fn set_trace(&mut self, config: TraceConfig) {
         let n = self.procs.len();
         self.trace = Some(Box::new(Trace::new(config, n)));
+    }
+
+    /// Keeps per-thread measures for the threads of `task` created from now on: dispatches,
+    /// runtime and the wake-to-run latency of every wake-up (`AppReport::per_thread`, and the
+    /// application's recorded `wake_lat_us` with its median and 99th percentile).
+    pub fn measure_threads(&mut self, task: TaskId) {
+        if let Some(a) = self.apps.get_mut(task.index()) {
+            a.per_thread = true;
+        }
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run

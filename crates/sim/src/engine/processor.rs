@@ -378,6 +378,11 @@ impl Simulation {
         let quantum = self.sched.shape.slice;
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
+        if self.apps[self.cx.threads[ti].info.task.index()].per_thread {
+            if let Some(l) = self.cx.cold[ti].ledger.as_deref_mut() {
+                l.ran(started);
+            }
+        }
         let fresh = match quantum {
             Some(q) => started.saturating_add(q.max(1)),
             None => Cycles::MAX,
@@ -490,6 +495,12 @@ impl Simulation {
 
     pub(super) fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
         self.cx.threads[t.index()].info.state = ThreadState::Ready;
+        let task = self.cx.threads[t.index()].info.task;
+        if why == Enqueue::Woken && self.apps[task.index()].per_thread {
+            if let Some(l) = self.cx.cold[t.index()].ledger.as_deref_mut() {
+                l.woken_at = Some(self.cx.now);
+            }
+        }
         if why == Enqueue::Woken {
             if let Some(tr) = self.trace.as_deref_mut() {
                 tr.mark(self.cx.now, t, None, Mark::Woken);
