@@ -130,7 +130,7 @@ mod tests {
         let r = report(3, &mut l, 77, |c| c as f64);
         assert_eq!(
             (r.rank, r.dispatches, r.wakeups, r.runtime_cycles),
-            (3, 3, 2, 77)
+            (3, 4, 2, 77)
         );
         assert_eq!(r.wake_lat_mean_us, 20.0);
         assert_eq!((r.wake_lat_p50_us, r.wake_lat_p99_us), (10.0, 30.0));
