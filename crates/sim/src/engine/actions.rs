@@ -91,13 +91,14 @@ impl Simulation {
         self.poll_idle = true;
     }
 
-    /// Applies the processors the policy kicked, as soon as the hook that kicked returns ([`Kick`](crate::sched::Kick)): an idle one is
+    /// Applies the processors the policy kicked, collected after the event or the dispatch
+    /// whose hook kicked ([`Kick`](crate::sched::Kick)): an idle one is
     /// offered work first at the next offering, a running one kicked with `preempt` is
     /// interrupted (it notices at its next event). A processor between threads (a switch under
     /// way) picks anyway when its charge ends, so a kick to it needs nothing.
     #[inline]
     pub(super) fn apply_kicks_if_any(&mut self) {
-        if self.sched.has_kicks() {
+        if self.sched.shape.kicks && self.sched.collect_kicks() {
             self.apply_kicks();
         }
     }

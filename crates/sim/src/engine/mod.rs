@@ -152,6 +152,8 @@ pub struct Simulation {
     tick_actions: Actions,
     /// Processors the policy placed threads on, offered work first.
     offer_first: Vec<usize>,
+    /// Whether some task keeps per-thread measures ([`Simulation::measure_threads`]).
+    measured: bool,
     /// The words programs operate on ([`Op::Word`](crate::Op::Word)), by address; absent
     /// means 0. Only looked up, never iterated.
     words: std::collections::HashMap<u64, u64>,
@@ -258,6 +260,7 @@ impl Simulation {
             limits: Limits::NONE,
             tick_actions: Actions::default(),
             offer_first: Vec::new(),
+            measured: false,
             words: std::collections::HashMap::new(),
             notices: Vec::new(),
             touches: Vec::new(),
@@ -330,6 +333,7 @@ impl Simulation {
     pub fn measure_threads(&mut self, task: TaskId) {
         if let Some(a) = self.apps.get_mut(task.index()) {
             a.per_thread = true;
+            self.measured = true;
         }
     }
 

@@ -39,17 +39,10 @@ impl Policy {
         }
     }
 
-    /// Collects the processors the policy kicked during the hook just called.
-    #[inline]
-    fn collect_kicks(&mut self) {
-        if self.shape.kicks {
-            self.inner.take_kicks(&mut self.kicks);
-        }
-    }
-
-    /// Whether kicks wait for the engine.
-    #[inline]
-    pub(crate) fn has_kicks(&self) -> bool {
+    /// Collects the processors the policy kicked since last asked (for a policy whose shape
+    /// says it kicks): `true` if some wait in `kicks` for the engine.
+    pub(crate) fn collect_kicks(&mut self) -> bool {
+        self.inner.take_kicks(&mut self.kicks);
         !self.kicks.is_empty()
     }
 
@@ -68,15 +61,14 @@ impl Policy {
     }
 
     /// Queues `t` (or parks it, if depressed).
+    #[inline]
     pub(crate) fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
         self.masked |= cx.any_masked();
         if self.parks() && self.parked.is_depressed(t, cx.now) {
             self.parked.park(t);
             return Target::Any;
         }
-        let target = self.inner.enqueue(t, why, cx);
-        self.collect_kicks();
-        target
+        self.inner.enqueue(t, why, cx)
     }
 
     /// Gives the policy back the parked threads whose depression has ended.
@@ -89,10 +81,10 @@ impl Policy {
     }
 
     /// The policy's pick for `p`, else the longest-parked depressed thread allowed there.
+    #[inline]
     pub(crate) fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.expire(cx);
         let t = self.inner.pick_next(p, cx);
-        self.collect_kicks();
         if t.is_some() || self.parked.is_empty() {
             return t;
         }
@@ -111,9 +103,7 @@ impl Policy {
     /// parked thread.
     pub(crate) fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
         self.expire(cx);
-        let end = self.inner.quantum_expired(t, p, cx);
-        self.collect_kicks();
-        match end {
+        match self.inner.quantum_expired(t, p, cx) {
             QuantumEnd::Renew
                 if self.parks()
                     && !self.parked.is_empty()
@@ -148,13 +138,11 @@ impl Policy {
     /// [`Scheduler::stopped`].
     pub(crate) fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
         self.inner.stopped(t, why, cx);
-        self.collect_kicks();
     }
 
     /// [`Scheduler::tick`].
     pub(crate) fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.inner.tick(cx, out);
-        self.collect_kicks();
     }
 
     /// [`Scheduler::request`].

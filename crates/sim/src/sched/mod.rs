@@ -309,8 +309,8 @@ impl Shape {
         }
     }
 
-    /// The policy kicks processors: the framework collects its [`Scheduler::take_kicks`] after
-    /// each hook and the engine applies them.
+    /// The policy kicks processors: the engine collects its [`Scheduler::take_kicks`] after
+    /// each event and each offer of work, and applies them.
     pub fn kicking(self) -> Self {
         Shape {
             kicks: true,
@@ -419,8 +419,8 @@ pub trait Scheduler {
     /// top of the machine's `sched_op_cycles`.
     fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx, _out: &mut Vec<Touch>) {}
 
-    /// Moves the processors the policy kicked since it was last asked onto `out` (called after
-    /// each hook, only when the shape says [`Shape::kicks`]).
+    /// Moves the processors the policy kicked since it was last asked onto `out` (asked after
+    /// each event and each offer of work, only when the shape says [`Shape::kicks`]).
     fn take_kicks(&mut self, _out: &mut Vec<Kick>) {}
 }
 
