@@ -239,6 +239,10 @@ fn per_thread_measures_are_kept_and_deterministic_under_the_scx_policies() {
             assert!(t.wake_lat_p50_us <= t.wake_lat_p99_us, "{sched}: {t:?}");
         }
         let all = &a.apps[0].recorded["wake_lat_us"];
-        assert_eq!(all.count, pt.iter().map(|t| t.wakeups).sum::<u64>(), "{sched}");
+        assert_eq!(
+            all.count,
+            pt.iter().map(|t| t.wakeups).sum::<u64>(),
+            "{sched}"
+        );
     }
 }
