@@ -11,8 +11,12 @@
 #   SCX_ARGS     more scxsim flags (default --no-rbc: no scheduler overhead measured on this
 #                host's PMU, so the counts do not depend on the machine; "" keeps scxsim's default)
 #   SMPSCHED     the smpsched binary (default target/release/smpsched, built if missing)
-#   SMP_POLICY   smpsched's policy (default round-robin; scx-simple once it exists)
-#   SMP_PRESET   smpsched's machine preset (default tango-12: 10 ms slice, 25 MHz)
+#   SMP_POLICY   smpsched's policy (default scx-simple)
+#   SMP_PRESET   smpsched's machine preset (default tango-12: 10 ms slice, 25 MHz; scx-simple's
+#                slice is SCX_SLICE_DFL, 20 ms, whatever the preset)
+#   IDEAL        1: no switch or scheduling cost on either side (scxsim --no-overhead --no-noise;
+#                smpsched's context_switch_cycles, sched_op_cycles, kernel.timer, kernel.wake and
+#                kernel.block 0), so counts and runtimes compare the policies alone (default 0)
 #   LOADS        "TASKS:CPUS ..." (default "256:16 1024:64")
 #   DURATION     simulated seconds (default 10)
 #   RUN_US PERIOD_US  each task's run and period in microseconds (default 500 and 10000: 80% load)
@@ -31,7 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 SCX_SCHED=${SCX_SCHED:-simple}
 SCX_ARGS=${SCX_ARGS---no-rbc}
-SMP_POLICY=${SMP_POLICY:-round-robin}
+SMP_POLICY=${SMP_POLICY:-scx-simple}
+IDEAL=${IDEAL:-0}
 SMP_PRESET=${SMP_PRESET:-tango-12}
 LOADS=${LOADS:-"256:16 1024:64"}
 DURATION=${DURATION:-10}
@@ -41,6 +46,11 @@ MODE=${MODE:-timer}
 COUNTS=${COUNTS:-1}
 REPS=${REPS:-3}
 OUT=${OUT:-$(mktemp -d /tmp/peers.XXXXXX)}
+SMP_COSTS=
+if [ "$IDEAL" = 1 ]; then
+    SCX_ARGS="$SCX_ARGS --no-overhead --no-noise"
+    SMP_COSTS=$'context_switch_cycles = 0\nsched_op_cycles = 0\nkernel.timer = 0\nkernel.wake = 0\nkernel.block = 0'
+fi
 mkdir -p "$OUT"
 
 [ -x /usr/bin/time ] || { echo "needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
@@ -55,25 +65,28 @@ if [ -n "${SCX_SIM:-}" ] && [ ! -x "$SCX_SIM" ]; then
     exit 1
 fi
 
-# timed LOG CMD... -> "WALL_S PEAK_KB" on stdout, the least wall time and the largest peak
-# resident memory of REPS runs; the command's own output goes to LOG. Before each run, $pre
+# timed LOG CMD... -> "WALL_S PEAK_KB USER_S" on stdout, the least wall time, the largest peak
+# resident memory and the least processor time (user + system) of REPS runs (on a shared machine the
+# processor time is the steadier figure); the command's own output goes to LOG. Before each run, $pre
 # (if set) is run: smpsched will not write into an --out folder that exists.
 timed() {
     local log=$1; shift
     local i best=
     for ((i = 0; i < REPS; i++)); do
         [ -n "${pre:-}" ] && $pre
-        /usr/bin/time -f 'TIME %e %M' -o "$log.time" "$@" > "$log" 2>&1 || {
+        /usr/bin/time -f 'TIME %e %M %U %S' -o "$log.time" "$@" > "$log" 2>&1 || {
             echo "failed: $* (see $log)" >&2; tail -5 "$log" >&2; return 1; }
         best=$(awk -v best="$best" '/^TIME/ {
-            if (best == "") { print $2, $3; exit }
-            split(best, b, " "); w = ($2 < b[1] ? $2 : b[1]); m = ($3 > b[2] ? $3 : b[2]); print w, m }' "$log.time")
+            c = $4 + $5
+            if (best == "") { print $2, $3, c; exit }
+            split(best, b, " "); w = ($2 < b[1] ? $2 : b[1]); m = ($3 > b[2] ? $3 : b[2]); u = (c < b[3] ? c : b[3]); print w, m, u }' "$log.time")
     done
     echo "$best"
 }
 
-# smpsched: dispatches = the app's context_switches (each is a thread put on a processor);
-# per-task runtime = the app's useful time / threads (no per-thread figure yet: min and max n/a).
+# smpsched: dispatches = the sum of the threads' dispatches (results.json's per_thread, kept for
+# rt-app applications); per-task runtime = each thread's runtime_cycles (cycles it held a
+# processor), mean, min and max over the threads.
 smp_row() {
     local tasks=$1 cpus=$2 json=$3 dir=$OUT/smp-$tasks-$cpus
     rm -rf "$dir"; mkdir -p "$dir"; cp "$json" "$dir/load.json"
@@ -85,6 +98,7 @@ seed = 1
 [machine]
 preset = "$SMP_PRESET"
 processors = $cpus
+$SMP_COSTS
 
 [scheduler]
 policy = "$SMP_POLICY"
@@ -94,15 +108,16 @@ kind = "rt-app"
 name = "rt"
 file = "load.json"
 EOF
-    local wm; wm=$(pre="rm -rf $dir/out" timed "$dir/run.log" "$SMPSCHED" run "$dir/load.toml" --out "$dir/out") || { echo "n/a n/a n/a n/a n/a n/a"; return; }
+    local wm; wm=$(pre="rm -rf $dir/out" timed "$dir/run.log" "$SMPSCHED" run "$dir/load.toml" --out "$dir/out") || { echo "n/a n/a n/a n/a n/a n/a n/a"; return; }
     python3 - "$dir/out/results.json" "$DURATION" "$wm" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
 app = r["apps"][0]
 hz = r["elapsed_cycles"] / float(sys.argv[2])          # cycles per simulated second
-wall, kb = sys.argv[3].split()
-mean_ms = app["time"]["useful"] / app["threads"] / hz * 1e3
-print(wall, kb, app["context_switches"], f"{mean_ms:.2f}", "n/a", "n/a")
+wall, kb, user = sys.argv[3].split()
+ms = [t["runtime_cycles"] / hz * 1e3 for t in app["per_thread"]]
+disp = sum(t["dispatches"] for t in app["per_thread"])
+print(wall, kb, user, disp, f"{sum(ms) / len(ms):.2f}", f"{min(ms):.2f}", f"{max(ms):.2f}")
 EOF
 }
 
@@ -111,9 +126,9 @@ EOF
 # sum of SCHED to its next PREEMPT / YIELD / SLEEP / COMPLETE (as Trace::total_runtime counts it).
 scx_row() {
     local tasks=$1 cpus=$2 json=$3 dir=$OUT/scx-$tasks-$cpus
-    if [ -z "${SCX_SIM:-}" ]; then echo "n/a n/a n/a n/a n/a n/a"; return; fi
+    if [ -z "${SCX_SIM:-}" ]; then echo "n/a n/a n/a n/a n/a n/a n/a"; return; fi
     rm -rf "$dir"; mkdir -p "$dir"
-    local wm; wm=$(timed "$dir/run.log" "$SCX_SIM" -s "$SCX_SCHED" -c "$cpus" $SCX_ARGS "$json") || { echo "n/a n/a n/a n/a n/a n/a"; return; }
+    local wm; wm=$(timed "$dir/run.log" "$SCX_SIM" -s "$SCX_SCHED" -c "$cpus" $SCX_ARGS "$json") || { echo "n/a n/a n/a n/a n/a n/a n/a"; return; }
     if [ "$COUNTS" != 1 ]; then echo "$wm n/a n/a n/a n/a"; return; fi
     "$SCX_SIM" -s "$SCX_SCHED" -c "$cpus" $SCX_ARGS --dump-trace "$json" 2>&1 >/dev/null | awk -v wm="$wm" '
         /^\[/ {
@@ -134,7 +149,7 @@ scx_row() {
         }'
 }
 
-printf '%-9s %-20s %8s %9s %10s %12s %9s %9s %9s\n' load simulator "wall s" "peak MB" dispatches "disp/wall s" "run ms" "min ms" "max ms"
+printf '%-9s %-20s %7s %7s %8s %10s %12s %12s %9s %9s %9s\n' load simulator "wall s" "cpu s" "peak MB" dispatches "disp/wall s" "disp/cpu s" "run ms" "min ms" "max ms"
 for load in $LOADS; do
     tasks=${load%%:*}; cpus=${load##*:}
     json=$OUT/periodic-$tasks-$MODE.json
@@ -142,11 +157,12 @@ for load in $LOADS; do
     for sim in smpsched scx; do
         if [ $sim = smpsched ]; then row=$(smp_row "$tasks" "$cpus" "$json"); name="smpsched/$SMP_POLICY"
         else row=$(scx_row "$tasks" "$cpus" "$json"); name="scx/$SCX_SCHED"; fi
-        read -r wall kb disp mean mn mx <<< "$row"
-        mb=n/a; rate=n/a
+        read -r wall kb user disp mean mn mx <<< "$row"
+        mb=n/a; rate=n/a; urate=n/a
         [ "$kb" != n/a ] && mb=$(awk -v k="$kb" 'BEGIN{printf "%.1f", k/1024}')
         [ "$disp" != n/a ] && [ "$wall" != n/a ] && rate=$(awk -v d="$disp" -v w="$wall" 'BEGIN{printf "%.0f", (w > 0 ? d / w : 0)}')
-        printf '%-9s %-20s %8s %9s %10s %12s %9s %9s %9s\n' "$tasks/$cpus" "$name" "$wall" "$mb" "$disp" "$rate" "$mean" "$mn" "$mx"
+        [ "$disp" != n/a ] && [ "$user" != n/a ] && urate=$(awk -v d="$disp" -v w="$user" 'BEGIN{printf "%.0f", (w > 0 ? d / w : 0)}')
+        printf '%-9s %-20s %7s %7s %8s %10s %12s %12s %9s %9s %9s\n' "$tasks/$cpus" "$name" "$wall" "$user" "$mb" "$disp" "$rate" "$urate" "$mean" "$mn" "$mx"
     done
 done
-echo "(files and logs in $OUT; run ms = per-task runtime over the run, mean over tasks; $MODE mode, ${RUN_US} us every ${PERIOD_US} us, ${DURATION} s)"
+echo "(files and logs in $OUT; run ms = per-task runtime over the run, mean over tasks; $MODE mode, ${RUN_US} us every ${PERIOD_US} us, ${DURATION} s; IDEAL=$IDEAL)"

@@ -146,6 +146,11 @@ pub struct AppReport {
     /// none were).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub recorded: std::collections::BTreeMap<String, Recorded>,
+    /// Each thread's dispatches, runtime and wake-to-run latency, for an application whose
+    /// threads are measured ([`Simulation::measure_threads`](crate::Simulation::measure_threads);
+    /// absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_thread: Vec<crate::per_thread::ThreadReport>,
 }
 
 /// A measure a program recorded ([`Op::Record`](crate::Op::Record)): how many values, their
@@ -160,6 +165,12 @@ pub struct Recorded {
     pub min: f64,
     /// The largest.
     pub max: f64,
+    /// The median, for a measure the engine keeps whole (`wake_lat_us`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50: Option<f64>,
+    /// The 99th percentile, as `p50`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99: Option<f64>,
 }
 
 impl Recorded {
@@ -184,6 +195,8 @@ impl Default for Recorded {
             sum: 0.0,
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
+            p50: None,
+            p99: None,
         }
     }
 }

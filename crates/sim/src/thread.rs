@@ -78,6 +78,8 @@ pub(crate) struct ThreadCold {
     pub(crate) mem: Option<Box<BulkAccess>>,
     /// The synchronization wait in progress, if any, flagged by [`ThreadInfo::waiting`].
     pub(crate) wait: Option<Waiting>,
+    /// Its per-thread measures, when its task asked for them.
+    pub(crate) ledger: Option<Box<crate::per_thread::ThreadLedger>>,
 }
 
 /// Attributes a thread is created with (see [`Simulation::spawn_with`](crate::Simulation::spawn_with)).

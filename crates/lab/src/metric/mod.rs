@@ -104,7 +104,7 @@ pub enum Compute {
     /// From the named application's report.
     App(fn(&MachineConfig, &AppReport) -> Option<f64>),
     /// From what the named application's programs recorded under the named name.
-    Recorded(fn(&Recorded) -> f64),
+    Recorded(fn(&Recorded) -> Option<f64>),
     /// The sample standard deviation of another measure over the point's runs.
     Deviation,
     /// Not a measure: a column of `results.csv` only.
@@ -209,7 +209,11 @@ impl Measure {
     }
 
     /// A measure of what an application's programs recorded, written `NAME:APP:RECORDED`.
-    pub const fn recorded(name: &'static str, doc: &'static str, f: fn(&Recorded) -> f64) -> Self {
+    pub const fn recorded(
+        name: &'static str,
+        doc: &'static str,
+        f: fn(&Recorded) -> Option<f64>,
+    ) -> Self {
         Measure::new(
             name,
             Args::AppName,

@@ -402,17 +402,28 @@ pub const MEASURES: &[Measure] = &[
         "recorded_mean",
         "mean of the values the application's programs recorded as \
          NAME (`Op::Record`)",
-        |rec| rec.mean(),
+        |rec| Some(rec.mean()),
     ),
     Measure::recorded(
         "recorded_max",
         "largest value the application's programs recorded as NAME",
-        |rec| rec.max,
+        |rec| Some(rec.max),
+    ),
+    Measure::recorded(
+        "recorded_p50",
+        "median of the values recorded as NAME, for a measure the simulator keeps whole \
+         (wake_lat_us)",
+        |rec| rec.p50,
+    ),
+    Measure::recorded(
+        "recorded_p99",
+        "99th percentile of the values recorded as NAME, as recorded_p50",
+        |rec| rec.p99,
     ),
     Measure::recorded(
         "recorded_count",
         "how many values the application's programs recorded as NAME",
-        |rec| rec.count as f64,
+        |rec| Some(rec.count as f64),
     ),
     Measure::deviation(
         "sd",

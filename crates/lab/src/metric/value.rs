@@ -35,7 +35,7 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         let i = point.apps.iter().position(|a| a.name == app)?;
         let a = r.apps.get(i)?;
         return match (m.compute, what) {
-            (Compute::Recorded(f), Some(what)) => Some(f(a.recorded.get(what)?)),
+            (Compute::Recorded(f), Some(what)) => f(a.recorded.get(what)?),
             (Compute::App(f), None) => f(&point.machine, a),
             _ => None,
         };

@@ -1,7 +1,8 @@
 //! What a policy asks of the engine, applied: its tick and the actions it returns (processors
 //! to preempt, idle processors to offer work, notices to applications), interrupts of a
-//! running processor, placement of a thread made ready, and the offering of idle processors
-//! (those the policy placed threads on first, then the others lowest number first).
+//! running processor, placement of a thread made ready, the processors a policy kicked, and the
+//! offering of idle processors (those the policy placed threads on or kicked first, then the
+//! others lowest number first).
 //!
 //! Invariant: an interrupted processor notices `need_resched` at its next event, never inside
 //! another processor's step; only the event loop's tick preempts at once.
@@ -90,9 +91,39 @@ impl Simulation {
         self.poll_idle = true;
     }
 
+    /// Applies the processors the policy kicked, collected after the event or the dispatch
+    /// whose hook kicked ([`Kick`](crate::sched::Kick)): an idle one is
+    /// offered work first at the next offering, a running one kicked with `preempt` is
+    /// interrupted (it notices at its next event). A processor between threads (a switch under
+    /// way) picks anyway when its charge ends, so a kick to it needs nothing.
+    #[inline]
+    pub(super) fn apply_kicks_if_any(&mut self) {
+        if self.sched.shape.kicks && self.sched.collect_kicks() {
+            self.apply_kicks();
+        }
+    }
+
+    fn apply_kicks(&mut self) {
+        let mut kicks = std::mem::take(&mut self.sched.kicks);
+        for k in kicks.drain(..) {
+            let p = k.cpu.index();
+            if p >= self.procs.len() {
+                continue;
+            }
+            if self.idle.contains(p) {
+                self.offer_first.push(p);
+                self.poll_idle = true;
+            } else if k.preempt {
+                self.interrupt(p);
+            }
+        }
+        self.sched.kicks = kicks;
+    }
+
     /// Offers work to idle processors — those the policy placed threads on first, then the
     /// others lowest number first — until the policy has none left.
     pub(super) fn poll_idle_processors(&mut self) -> Result<(), SimError> {
+        self.apply_kicks_if_any();
         while self.poll_idle {
             self.poll_idle = false;
             let mut first = std::mem::take(&mut self.offer_first);
@@ -102,6 +133,7 @@ impl Simulation {
                     if let Dispatch::Immediate = self.dispatch(p, None, None) {
                         self.advance(p)?;
                     }
+                    self.apply_kicks_if_any();
                 }
             }
             first.clear();
@@ -117,6 +149,7 @@ impl Simulation {
                     Dispatch::Idle | Dispatch::Overhead => {}
                     Dispatch::Immediate => self.advance(p)?,
                 }
+                self.apply_kicks_if_any();
             }
         }
         Ok(())

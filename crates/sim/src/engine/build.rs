@@ -167,6 +167,9 @@ impl Simulation {
             notices_seen: 0,
             mem: None,
             wait: None,
+            ledger: self.apps[task.index()]
+                .per_thread
+                .then(Box::<crate::per_thread::ThreadLedger>::default),
         });
         let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);

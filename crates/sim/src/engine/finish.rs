@@ -5,10 +5,39 @@
 use super::Simulation;
 use crate::ids::Cycles;
 use crate::jobs::{JobStats, JobTimes};
-use crate::metrics::{ratio, AppReport, RunReport, TimeSplit};
+use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
+use crate::per_thread::ThreadReport;
 use crate::sync::SyncStats;
 
 impl Simulation {
+    /// Each application's per-thread reports (empty where not measured) and the recorded
+    /// `wake_lat_us` over all its threads' wake-ups.
+    fn per_thread(&mut self) -> (Vec<Vec<ThreadReport>>, Vec<Option<Recorded>>) {
+        use crate::per_thread::{app_latency, merge, report, ThreadLedger};
+        let n = self.cx.tasks.len();
+        let mut reports: Vec<Vec<ThreadReport>> = vec![Vec::new(); n];
+        let mut all: Vec<ThreadLedger> = vec![ThreadLedger::default(); n];
+        let machine = &self.cx.machine;
+        for (slot, cold) in self.cx.threads.iter().zip(&mut self.cx.cold) {
+            let Some(ledger) = cold.ledger.as_deref_mut() else {
+                continue;
+            };
+            let k = slot.info.task.index();
+            merge(&mut all[k], ledger);
+            let r = report(slot.info.rank, ledger, slot.info.cpu_cycles, |c| {
+                machine.to_us(c)
+            });
+            reports[k].push(r);
+            // Its latencies are in the report and the merge: free them before the next.
+            cold.ledger = None;
+        }
+        let lat = all
+            .iter_mut()
+            .map(|l| app_latency(l, |c| machine.to_us(c)))
+            .collect();
+        (reports, lat)
+    }
+
     /// Settles every processor at the current time and builds the run's report.
     pub(super) fn finish(mut self) -> RunReport {
         for p in 0..self.procs.len() {
@@ -33,13 +62,15 @@ impl Simulation {
                 });
             }
         }
+        let (per_thread, latencies) = self.per_thread();
         let apps = self
             .cx
             .tasks
             .iter()
             .zip(&self.apps)
             .zip(&mut jobs)
-            .map(|((task, a), jobs)| AppReport {
+            .zip(per_thread.into_iter().zip(latencies))
+            .map(|(((task, a), jobs), (per_thread, wake_lat))| AppReport {
                 job_times: if self.keep_job_times {
                     jobs.clone()
                 } else {
@@ -50,7 +81,9 @@ impl Simulation {
                     .recorded
                     .iter()
                     .map(|(k, v)| (k.to_string(), *v))
+                    .chain(wake_lat.map(|r| ("wake_lat_us".to_string(), r)))
                     .collect(),
+                per_thread,
                 name: task.name.clone(),
                 threads: task.threads,
                 completion_cycles: a.completion,

@@ -118,6 +118,8 @@ struct AppAcc {
     intervening: crate::metrics::Histogram,
     /// Measures the task's programs recorded ([`Op::Record`](crate::Op::Record)).
     recorded: std::collections::BTreeMap<&'static str, Recorded>,
+    /// Whether the task's threads keep per-thread measures ([`Simulation::measure_threads`]).
+    per_thread: bool,
 }
 
 /// A simulation under construction or running: build it with [`Simulation::new`],
@@ -150,6 +152,8 @@ pub struct Simulation {
     tick_actions: Actions,
     /// Processors the policy placed threads on, offered work first.
     offer_first: Vec<usize>,
+    /// Whether some task keeps per-thread measures ([`Simulation::measure_threads`]).
+    measured: bool,
     /// The words programs operate on ([`Op::Word`](crate::Op::Word)), by address; absent
     /// means 0. Only looked up, never iterated.
     words: std::collections::HashMap<u64, u64>,
@@ -258,6 +262,7 @@ impl Simulation {
             limits: Limits::NONE,
             tick_actions: Actions::default(),
             offer_first: Vec::new(),
+            measured: false,
             words: std::collections::HashMap::new(),
             notices: Vec::new(),
             touches: Vec::new(),
@@ -330,6 +335,16 @@ impl Simulation {
     /// only when asked.
     pub fn keep_job_times(&mut self) {
         self.keep_job_times = true;
+    }
+
+    /// Keeps per-thread measures for the threads of `task` created from now on: dispatches,
+    /// runtime and the wake-to-run latency of every wake-up (`AppReport::per_thread`, and the
+    /// application's recorded `wake_lat_us` with its median and 99th percentile).
+    pub fn measure_threads(&mut self, task: TaskId) {
+        if let Some(a) = self.apps.get_mut(task.index()) {
+            a.per_thread = true;
+            self.measured = true;
+        }
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
@@ -430,6 +445,7 @@ impl Simulation {
                     self.create_thread(task, program, ThreadAttrs::default());
                 }
             }
+            self.apply_kicks_if_any();
             if self.poll_idle {
                 if self.idle.is_empty() {
                     // Every processor is busy: nobody to offer the change to.

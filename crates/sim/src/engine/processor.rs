@@ -332,6 +332,7 @@ impl Simulation {
         let info = &mut self.cx.threads[ti].info;
         info.state = ThreadState::Running(pid);
         let app = &mut self.apps[info.task.index()];
+        let measured = app.per_thread;
         if let Some(tr) = self.trace.as_deref_mut() {
             if let Some(from) = info.last_proc.filter(|&l| l != pid) {
                 tr.mark(self.cx.now, t, Some(pid), Mark::Migrated { from });
@@ -378,6 +379,9 @@ impl Simulation {
         let quantum = self.sched.shape.slice;
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
+        if measured {
+            self.note_ran(ti, started);
+        }
         let fresh = match quantum {
             Some(q) => started.saturating_add(q.max(1)),
             None => Cycles::MAX,
@@ -453,6 +457,15 @@ impl Simulation {
         }
     }
 
+    /// A measured thread runs from `at` ([`crate::per_thread`]); out of the dispatch path.
+    #[cold]
+    #[inline(never)]
+    fn note_ran(&mut self, ti: usize, at: Cycles) {
+        if let Some(l) = self.cx.cold[ti].ledger.as_deref_mut() {
+            l.ran(at);
+        }
+    }
+
     /// Takes `t` off processor `p` (the caller decides where it goes).
     pub(super) fn leave(&mut self, p: usize, t: ThreadId) {
         debug_assert_eq!(self.procs[p].thread, Some(t));
@@ -491,6 +504,11 @@ impl Simulation {
     pub(super) fn make_ready(&mut self, t: ThreadId, why: Enqueue) {
         self.cx.threads[t.index()].info.state = ThreadState::Ready;
         if why == Enqueue::Woken {
+            if self.measured {
+                if let Some(l) = self.cx.cold[t.index()].ledger.as_deref_mut() {
+                    l.woken_at = Some(self.cx.now);
+                }
+            }
             if let Some(tr) = self.trace.as_deref_mut() {
                 tr.mark(self.cx.now, t, None, Mark::Woken);
             }

@@ -1,12 +1,13 @@
 //! The framework between the engine and a policy: the engine holds a `Policy`, which calls
 //! the policy's hooks and does the work every policy would otherwise repeat — the shape asked
 //! once, depression parking for the policies that leave it to the framework (Black 1990,
-//! section 5.1), and the shared-queue shortcut until a thread with a mask is queued.
+//! section 5.1), the shared-queue shortcut until a thread with a mask is queued, and the
+//! collection of the processors a policy kicks (sched_ext's `scx_bpf_kick_cpu`).
 
 use super::depress::Depressed;
 use super::{
-    Actions, Depression, Enqueue, Handoff, QuantumEnd, SchedCtx, Scheduler, Shape, Stop, Target,
-    Touch,
+    Actions, Depression, Enqueue, Handoff, Kick, QuantumEnd, SchedCtx, Scheduler, Shape, Stop,
+    Target, Touch,
 };
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
@@ -21,6 +22,8 @@ pub(crate) struct Policy {
     parked: Depressed,
     /// Whether any thread was queued after some thread had an affinity mask.
     masked: bool,
+    /// Processors the policy kicked, for the engine to apply ([`Shape::kicks`]).
+    pub(crate) kicks: Vec<Kick>,
 }
 
 impl Policy {
@@ -32,7 +35,15 @@ impl Policy {
             shape,
             parked: Depressed::default(),
             masked: false,
+            kicks: Vec::new(),
         }
+    }
+
+    /// Collects the processors the policy kicked since last asked (for a policy whose shape
+    /// says it kicks): `true` if some wait in `kicks` for the engine.
+    pub(crate) fn collect_kicks(&mut self) -> bool {
+        self.inner.take_kicks(&mut self.kicks);
+        !self.kicks.is_empty()
     }
 
     fn parks(&self) -> bool {
@@ -50,6 +61,7 @@ impl Policy {
     }
 
     /// Queues `t` (or parks it, if depressed).
+    #[inline]
     pub(crate) fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
         self.masked |= cx.any_masked();
         if self.parks() && self.parked.is_depressed(t, cx.now) {
@@ -69,6 +81,7 @@ impl Policy {
     }
 
     /// The policy's pick for `p`, else the longest-parked depressed thread allowed there.
+    #[inline]
     pub(crate) fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.expire(cx);
         let t = self.inner.pick_next(p, cx);

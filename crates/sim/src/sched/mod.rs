@@ -24,6 +24,7 @@ pub mod priority;
 pub mod process_control;
 pub mod queues;
 pub mod round_robin;
+pub mod scx;
 
 /// Why a thread is being put on the ready queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +191,19 @@ pub struct Actions {
     pub notify: Vec<(TaskId, Notice)>,
 }
 
+/// A policy's request that the engine look at processor `cpu` outside placement (sched_ext's
+/// `scx_bpf_kick_cpu`): an idle one is offered work at once; a running one, with `preempt`,
+/// is interrupted so that it picks again. Policies that kick declare it in [`Shape::kicking`]
+/// and hand their requests over in [`Scheduler::take_kicks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kick {
+    /// The processor kicked.
+    pub cpu: ProcId,
+    /// Whether a running processor gives up its thread (`SCX_KICK_PREEMPT`); else only an
+    /// idle one is woken (`SCX_KICK_IDLE`).
+    pub preempt: bool,
+}
+
 /// How a policy treats a thread that asks for strong discouragement ([`Op::Hint`]'s `Strong`,
 /// Black 1990, section 5.1).
 ///
@@ -231,6 +245,8 @@ pub struct Shape {
     pub shared_queue: bool,
     /// How strong discouragement is done.
     pub depression: Depression,
+    /// Whether the policy kicks processors ([`Kick`], [`Scheduler::take_kicks`]).
+    pub kicks: bool,
 }
 
 impl Shape {
@@ -245,6 +261,7 @@ impl Shape {
             charges: false,
             shared_queue: false,
             depression: Depression::Ignored,
+            kicks: false,
         }
     }
 
@@ -288,6 +305,15 @@ impl Shape {
     pub fn shared_queue(self) -> Self {
         Shape {
             shared_queue: true,
+            ..self
+        }
+    }
+
+    /// The policy kicks processors: the engine collects its [`Scheduler::take_kicks`] after
+    /// each event and each offer of work, and applies them.
+    pub fn kicking(self) -> Self {
+        Shape {
+            kicks: true,
             ..self
         }
     }
@@ -392,6 +418,10 @@ pub trait Scheduler {
     /// The engine charges them through the memory model one after another, as kernel time, on
     /// top of the machine's `sched_op_cycles`.
     fn dispatch_touches(&self, _p: ProcId, _cx: &SchedCtx, _out: &mut Vec<Touch>) {}
+
+    /// Moves the processors the policy kicked since it was last asked onto `out` (asked after
+    /// each event and each offer of work, only when the shape says [`Shape::kicks`]).
+    fn take_kicks(&mut self, _out: &mut Vec<Kick>) {}
 }
 
 /// One parameter of a policy, for `smpsched explain`.
@@ -452,6 +482,8 @@ pub const POLICIES: &[PolicyInfo] = &[
     per_core::INFO,
     partition::INFO,
     process_control::INFO,
+    scx::simple::INFO,
+    scx::central::INFO,
 ];
 
 /// The registered policy of that name.

@@ -82,6 +82,8 @@ impl Workload for RtApp {
     }
 
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
+        // The figures scx_simulator's users read: per-thread dispatches, runtime, wake-ups.
+        sim.measure_threads(task);
         let spec = self.spec().clone();
         let procs = sim.machine().processors;
         for t in &spec.tasks {
@@ -203,7 +205,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   barrier, suspend, resume, yield, fork, mem and iorun (writes through the \
                   memory model). Times in microseconds; `run` in calibrated loops when \
                   global.calibration is a number of ns per loop. Timer wake-ups record their \
-                  latency as `wu_lat_us` (recorded_mean:APP:wu_lat_us). SCHED_DEADLINE, \
+                  latency as `wu_lat_us` (recorded_mean:APP:wu_lat_us); every wake-up's \
+                  wake-to-run latency is `wake_lat_us` (recorded_mean, recorded_p50, \
+                  recorded_p99), and each thread's dispatches, runtime and latencies are in \
+                  the results' per_thread. SCHED_DEADLINE, \
                   util_min/max, membind_nodes and taskgroups are refused by name; a timer is \
                   each thread's own (rt-app's `unique` timers).",
     paper: "rt-app (Linux scheduler tests, LISA, scx_simulator); not one of the papers",

@@ -219,3 +219,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn per_thread_measures_are_kept_and_deterministic_under_the_scx_policies() {
+    // Three instances of a task running 1 ms every 10 ms, ten times: each thread sleeps on
+    // its timer between runs, so it has a wake-up for each period after the first.
+    let text = r#"{ "tasks": { "p": { "instance": 3, "loop": 10, "run": 1000,
+                   "timer": { "ref": "t", "period": 10000 } } } }"#;
+    for sched in ["round-robin", "scx-simple", "scx-central"] {
+        let a = simulate(text, sched).unwrap();
+        let b = simulate(text, sched).unwrap();
+        assert_eq!(format!("{:?}", a.apps), format!("{:?}", b.apps), "{sched}");
+        let pt = &a.apps[0].per_thread;
+        assert_eq!(pt.len(), 3, "{sched}");
+        for t in pt {
+            assert!((9..=10).contains(&t.wakeups), "{sched}: {t:?}");
+            assert!(t.dispatches > t.wakeups, "{sched}: {t:?}");
+            assert!(t.runtime_cycles >= 10 * 1000 * 100, "{sched}: {t:?}");
+            assert!(t.wake_lat_p50_us <= t.wake_lat_p99_us, "{sched}: {t:?}");
+        }
+        let all = &a.apps[0].recorded["wake_lat_us"];
+        assert_eq!(
+            all.count,
+            pt.iter().map(|t| t.wakeups).sum::<u64>(),
+            "{sched}"
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! sched_ext's dispatch queues (DSQs): the global one (`SCX_DSQ_GLOBAL`), one local queue per
+//! processor (`SCX_DSQ_LOCAL`, what the processor runs next) and custom ones a policy creates by
+//! id; each is first-in first-out or ordered by virtual time (`scx_bpf_dsq_insert_vtime`), never
+//! both, as in the kernel's `ext.c`.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use crate::ids::{ProcId, ThreadId};
+use crate::sched::SchedCtx;
+
+/// Which dispatch queue an insertion or a move names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DsqId {
+    /// `SCX_DSQ_GLOBAL`: one FIFO every processor consumes when its local queue is empty.
+    Global,
+    /// `SCX_DSQ_LOCAL`: the local queue of the processor the operation runs on (in
+    /// `select_cpu`, the processor it returns).
+    Local,
+    /// `SCX_DSQ_LOCAL_ON | cpu`: the local queue of `cpu`.
+    LocalOn(ProcId),
+    /// A queue the policy created with this id.
+    Custom(u64),
+}
+
+/// One dispatch queue: FIFO, or ordered by virtual time (ties in insertion order).
+#[derive(Clone, Debug, Default)]
+pub struct Dsq {
+    fifo: VecDeque<ThreadId>,
+    /// (vtime, insertion number, thread), smallest first.
+    vtime: BTreeSet<(u64, u64, ThreadId)>,
+    seq: u64,
+}
+
+impl Dsq {
+    /// Queues `t` at the tail (FIFO order).
+    pub fn push(&mut self, t: ThreadId) {
+        debug_assert!(self.vtime.is_empty(), "a DSQ is FIFO or vtime-ordered");
+        self.fifo.push_back(t);
+    }
+
+    /// Queues `t` at the head (`SCX_ENQ_HEAD`).
+    pub fn push_head(&mut self, t: ThreadId) {
+        debug_assert!(self.vtime.is_empty(), "a DSQ is FIFO or vtime-ordered");
+        self.fifo.push_front(t);
+    }
+
+    /// Queues `t` in virtual-time order at `vtime`.
+    pub fn push_vtime(&mut self, t: ThreadId, vtime: u64) {
+        debug_assert!(self.fifo.is_empty(), "a DSQ is FIFO or vtime-ordered");
+        self.seq += 1;
+        self.vtime.insert((vtime, self.seq, t));
+    }
+
+    /// The first thread (by order) that may run on `p`, removed.
+    pub fn pop_for(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        if !self.fifo.is_empty() {
+            if !cx.any_masked() {
+                return self.fifo.pop_front();
+            }
+            let i = self.fifo.iter().position(|&t| cx.allowed(t, p))?;
+            return self.fifo.remove(i);
+        }
+        let key = *self.vtime.iter().find(|&&(_, _, t)| cx.allowed(t, p))?;
+        self.vtime.remove(&key);
+        Some(key.2)
+    }
+
+    /// The first thread in order, removed, whatever its mask.
+    pub fn pop(&mut self) -> Option<ThreadId> {
+        self.fifo
+            .pop_front()
+            .or_else(|| self.vtime.pop_first().map(|k| k.2))
+    }
+
+    /// Whether some queued thread may run on `p`.
+    pub fn has_for(&self, p: ProcId, cx: &SchedCtx) -> bool {
+        if !cx.any_masked() {
+            return !self.is_empty();
+        }
+        self.fifo.iter().any(|&t| cx.allowed(t, p))
+            || self.vtime.iter().any(|&(_, _, t)| cx.allowed(t, p))
+    }
+
+    /// Removes `t`; `true` if it was queued here.
+    pub fn remove(&mut self, t: ThreadId) -> bool {
+        if let Some(i) = self.fifo.iter().position(|&x| x == t) {
+            return self.fifo.remove(i).is_some();
+        }
+        match self.vtime.iter().find(|&&(_, _, x)| x == t).copied() {
+            Some(key) => self.vtime.remove(&key),
+            None => false,
+        }
+    }
+
+    /// How many threads are queued (`scx_bpf_dsq_nr_queued`).
+    pub fn len(&self) -> usize {
+        self.fifo.len() + self.vtime.len()
+    }
+
+    /// Whether no thread is queued.
+    pub fn is_empty(&self) -> bool {
+        self.fifo.is_empty() && self.vtime.is_empty()
+    }
+}
+
+/// Every dispatch queue of a run: global, local per processor, custom by id.
+#[derive(Clone, Debug, Default)]
+pub struct Dsqs {
+    /// `SCX_DSQ_GLOBAL`.
+    pub global: Dsq,
+    /// One local queue per processor, indexed by `ProcId`.
+    pub local: Vec<Dsq>,
+    /// The policy's own queues by id (`scx_bpf_create_dsq`), in id order.
+    pub custom: BTreeMap<u64, Dsq>,
+}
+
+impl Dsqs {
+    /// Sizes the local queues for `processors`.
+    pub fn size(&mut self, processors: usize) {
+        if self.local.len() < processors {
+            self.local.resize_with(processors, Dsq::default);
+        }
+    }
+
+    /// The queue `id` names, seen from processor `here` (`None`: a custom id never created).
+    pub fn get_mut(&mut self, id: DsqId, here: ProcId) -> Option<&mut Dsq> {
+        match id {
+            DsqId::Global => Some(&mut self.global),
+            DsqId::Local => self.local.get_mut(here.index()),
+            DsqId::LocalOn(p) => self.local.get_mut(p.index()),
+            DsqId::Custom(n) => self.custom.get_mut(&n),
+        }
+    }
+
+    /// The queue `id` names, read-only.
+    pub fn get(&self, id: DsqId, here: ProcId) -> Option<&Dsq> {
+        match id {
+            DsqId::Global => Some(&self.global),
+            DsqId::Local => self.local.get(here.index()),
+            DsqId::LocalOn(p) => self.local.get(p.index()),
+            DsqId::Custom(n) => self.custom.get(&n),
+        }
+    }
+
+    /// Takes `t` off whichever queue holds it; `true` if one did.
+    pub fn remove(&mut self, t: ThreadId) -> bool {
+        self.global.remove(t)
+            || self.local.iter_mut().any(|q| q.remove(t))
+            || self.custom.values_mut().any(|q| q.remove(t))
+    }
+}
