@@ -153,6 +153,7 @@ impl Simulation {
                 program,
                 remaining: 0,
                 epoch: 0,
+                polling: false,
             },
         });
         self.rngs
@@ -167,6 +168,7 @@ impl Simulation {
             notices_seen: 0,
             mem: None,
             wait: None,
+            poll: None,
         });
         let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);
