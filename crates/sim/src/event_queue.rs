@@ -125,6 +125,29 @@ impl EventQueue {
         self.len += 1;
     }
 
+    /// Queues `payload` to fire at `time` as if it had been queued earlier: before the first
+    /// event already queued for `time` whose payload `later` says was queued after it (after
+    /// every event of `time` otherwise). For an event whose scheduling was deferred (a parked
+    /// poller's), so that it keeps its place among simultaneous events.
+    ///
+    /// # Panics
+    /// If `time` is before the last event popped.
+    pub fn push_before(&mut self, time: Cycles, payload: u64, later: impl Fn(u64) -> bool) {
+        assert!(
+            time >= self.last,
+            "event at {time} scheduled before {}",
+            self.last
+        );
+        let (level, digit) = place(self.last, time);
+        let slot = &mut self.slots[level * SLOTS + digit];
+        let at = (slot.head..slot.events.len())
+            .find(|&i| slot.events[i].0 == time && later(slot.events[i].1))
+            .unwrap_or(slot.events.len());
+        slot.events.insert(at, (time, payload));
+        self.occupied[level] |= 1 << digit;
+        self.len += 1;
+    }
+
     #[inline]
     fn put(&mut self, time: Cycles, payload: u64) {
         let (level, digit) = place(self.last, time);
@@ -213,6 +236,22 @@ mod tests {
         assert_eq!(q.len(), 6);
         let order: Vec<u64> = drain(&mut q).into_iter().map(|e| e.1).collect();
         assert_eq!(order, [4, 1, 2, 3, 5, 6]);
+        assert_eq!(q.len(), 0);
+    }
+
+    #[test]
+    fn a_deferred_event_goes_before_the_later_ones_of_its_cycle() {
+        let mut q = EventQueue::default();
+        // Payloads 10 and up stand for events scheduled after the deferred one.
+        for payload in [1, 11, 2, 12] {
+            q.push(100, payload);
+        }
+        q.push(5000, 13);
+        q.push_before(100, 7, |e| e >= 10);
+        q.push_before(5000, 8, |e| e >= 10);
+        q.push_before(300, 9, |e| e >= 10);
+        let order: Vec<u64> = drain(&mut q).into_iter().map(|e| e.1).collect();
+        assert_eq!(order, [1, 7, 11, 2, 12, 9, 8, 13]);
         assert_eq!(q.len(), 0);
     }
 

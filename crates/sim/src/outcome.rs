@@ -113,6 +113,14 @@ pub enum Outcome {
         /// Whether a test-and-set or compare-and-swap succeeded (always true for the others).
         success: bool,
     },
+    /// An [`Op::Poll`](crate::Op::Poll) ended: the last value read (0 from the engine; a
+    /// test memory may stop at the first poll) and the pauses made in all.
+    Polled {
+        /// The value the last load read.
+        old: u64,
+        /// Pauses made in the acquisition so far.
+        pauses: u32,
+    },
     /// The kernel's reply to a request.
     Kernel(Reply),
     /// The thread an [`Op::Spawn`](crate::Op::Spawn) created.

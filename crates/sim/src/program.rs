@@ -45,6 +45,21 @@ pub enum Op {
         /// What to do.
         op: WordOp,
     },
+    /// Poll the word at `addr` until it reads 0, as a test-and-test-and-set waiter does: pause
+    /// (`pause.nth(pauses)` cycles of computation, then the next), load the word, and again
+    /// while it reads non-zero. The outcome is [`Outcome::Polled`](crate::Outcome::Polled).
+    /// Each load goes through the memory model as an [`Op::Word`] load would; while the line
+    /// stays in the poller's cache every load is a hit of fixed cost, so the engine waits for
+    /// the line's invalidation without an event per poll and resumes at the first poll after
+    /// it: the same cycles, the same charges.
+    Poll {
+        /// The address, in an allocated region.
+        addr: u64,
+        /// How the waiter paces its loads.
+        pause: crate::readyq::Pause,
+        /// Pauses already made in this acquisition (the index of the next).
+        pauses: u32,
+    },
     /// A request to the kernel; the reply is in [`ThreadCtx::outcome`] at the next operation.
     Kernel(Request),
     /// One atomic read-modify-write at `addr` (serializes with other atomics on its line).

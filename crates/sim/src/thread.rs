@@ -80,6 +80,8 @@ pub(crate) struct ThreadCold {
     pub(crate) wait: Option<Waiting>,
     /// Its per-thread measures, when its task asked for them.
     pub(crate) ledger: Option<Box<crate::per_thread::ThreadLedger>>,
+    /// The poll in progress, if any, flagged by [`ThreadExec::polling`].
+    pub(crate) poll: Option<Box<crate::engine::Polling>>,
 }
 
 /// Attributes a thread is created with (see [`Simulation::spawn_with`](crate::Simulation::spawn_with)).
@@ -136,6 +138,9 @@ pub(crate) struct ThreadExec {
     pub(crate) remaining: Cycles,
     /// Bumped when a pending wake-up of the thread is cancelled (stale events are dropped).
     pub(crate) epoch: u32,
+    /// Whether the thread polls a word ([`Op::Poll`](crate::Op::Poll); its cold record's
+    /// `poll`). Here rather than in [`ThreadInfo`], where it would grow the slot.
+    pub(crate) polling: bool,
 }
 
 impl ThreadSlot {

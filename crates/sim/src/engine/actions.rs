@@ -55,6 +55,7 @@ impl Simulation {
         if p >= self.procs.len() || self.procs[p].thread.is_none() {
             return;
         }
+        self.unpark(p);
         self.procs[p].need_resched = true;
         if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
             self.settle(p);
@@ -70,6 +71,7 @@ impl Simulation {
         if self.procs[p].thread.is_none() {
             return Ok(());
         }
+        self.unpark(p);
         self.procs[p].need_resched = true;
         if matches!(self.procs[p].seg, Seg::Compute | Seg::Spin) {
             self.settle(p);

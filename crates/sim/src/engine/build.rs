@@ -153,6 +153,7 @@ impl Simulation {
                 program,
                 remaining: 0,
                 epoch: 0,
+                polling: false,
             },
         });
         self.rngs
@@ -170,6 +171,7 @@ impl Simulation {
             ledger: self.apps[task.index()]
                 .per_thread
                 .then(Box::<crate::per_thread::ThreadLedger>::default),
+            poll: None,
         });
         let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);

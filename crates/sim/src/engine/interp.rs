@@ -97,6 +97,12 @@ impl Simulation {
             if zero > MAX_ZERO_TIME_STEPS {
                 return Err(SimError::NoProgress(t));
             }
+            if self.cx.threads[ti].exec.polling {
+                if let Some(step) = self.poll_step(p, t) {
+                    return Ok(step);
+                }
+                continue;
+            }
             match self.next_op(pid, t) {
                 Op::Compute(n) => self.cx.threads[ti].exec.remaining = n,
                 op => {
@@ -187,6 +193,16 @@ impl Simulation {
                 }
                 let charge = self.word(p, t, addr, op);
                 return Ok(Some(self.start_mem(p, t, charge)));
+            }
+            Op::Poll {
+                addr,
+                pause,
+                pauses,
+            } => {
+                if !self.memory.is_allocated(addr) {
+                    return Err(SimError::BadAddress { thread: t, addr });
+                }
+                self.start_poll(ti, addr, pause, pauses);
             }
             Op::Spawn(spawner) => {
                 let info = &self.cx.threads[ti].info;

@@ -187,6 +187,13 @@ pub struct Simulation {
     end_time: Option<Cycles>,
     /// Set when `end_task` completed: the run ends at the next check.
     ending: bool,
+    /// When the event being handled was scheduled (0 when unknown): a parked poller's load at
+    /// this very cycle came first if it was scheduled earlier (`poll`).
+    event_pushed: Cycles,
+    /// Processors whose parked poller's line was invalidated (kept to reuse the allocation).
+    woken: Vec<u32>,
+    /// Pollers parked so far (their order, `poll`).
+    parks: u64,
 }
 
 mod actions;
@@ -195,11 +202,13 @@ mod error;
 mod finish;
 mod idle;
 mod interp;
+mod poll;
 mod processor;
 mod requests;
 mod waiting;
 
 pub use error::SimError;
+pub(crate) use poll::Polling;
 use processor::{Proc, Seg};
 
 impl Simulation {
@@ -226,6 +235,7 @@ impl Simulation {
                 departing: None,
                 seg: Seg::Idle,
                 seg_start: 0,
+                pushed: 0,
                 quantum_end: Cycles::MAX,
                 epoch: 0,
                 time: TimeSplit::default(),
@@ -274,6 +284,9 @@ impl Simulation {
             end_task: None,
             end_time: None,
             ending: false,
+            event_pushed: 0,
+            woken: Vec::new(),
+            parks: 0,
             trace: None,
             keep_job_times: false,
             runq_lock: Default::default(),
@@ -379,12 +392,15 @@ impl Simulation {
                 if let Some(end) = self.end_time {
                     // Nothing left to happen before the end: the rest is idle until then.
                     self.cx.now = end.max(self.cx.now);
+                    self.event_pushed = Cycles::MAX;
                     break;
                 }
                 return Err(self.deadlock());
             };
             if self.end_time.is_some_and(|end| time > end) {
                 self.cx.now = self.end_time.unwrap_or(time).max(self.cx.now);
+                // Every event up to the end was handled, a parked poller's loads included.
+                self.event_pushed = Cycles::MAX;
                 break;
             }
             // A time that saturated near `Cycles::MAX` is past every bound.
@@ -415,11 +431,13 @@ impl Simulation {
             debug_assert!(time >= self.cx.now);
             self.cx.now = time;
             self.events += 1;
+            self.event_pushed = 0;
             match EventKind::unpack(kind) {
                 EventKind::Proc { p, epoch } => {
                     self.pending_work -= 1;
                     let pi = p as usize;
                     if self.procs[pi].epoch == epoch {
+                        self.event_pushed = self.procs[pi].pushed;
                         self.settle(pi);
                         self.advance(pi)?;
                     }
@@ -453,6 +471,9 @@ impl Simulation {
                 } else {
                     self.poll_idle_processors()?;
                 }
+            }
+            if self.memory.has_woken() {
+                self.wake_pollers();
             }
             // Only ticks are left, and no thread can run or be woken: a deadlock. A thread that
             // is ready may wait for a later tick (a gang waits for its slice), so only once no

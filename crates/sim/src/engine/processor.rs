@@ -33,6 +33,9 @@ pub(super) enum Seg {
     Compute,
     /// Busy-waiting on a synchronization object (interruptible).
     Spin,
+    /// A parked poller: pauses and cache-hit loads of a word, charged as useful time, with no
+    /// end event until the word's line is invalidated (`poll`).
+    Poll,
     /// Fixed charges in order (e.g. kernel then switch), not interruptible.
     Fixed([(Category, Cycles); 4]),
 }
@@ -46,6 +49,8 @@ pub(super) struct Proc {
     pub(super) departing: Option<Departure>,
     pub(super) seg: Seg,
     pub(super) seg_start: Cycles,
+    /// When the current segment's end event was scheduled.
+    pub(super) pushed: Cycles,
     pub(super) quantum_end: Cycles,
     pub(super) epoch: u32,
     pub(super) time: TimeSplit,
@@ -104,6 +109,11 @@ impl Simulation {
                 self.cx.threads[t.index()].exec.remaining -= e;
                 self.charge_thread(t, Category::Useful, e);
             }
+            Seg::Poll => {
+                proc.time.useful += e;
+                let t = who.expect("polling processor has a thread");
+                self.charge_thread(t, Category::Useful, e);
+            }
             Seg::Spin => {
                 proc.time.spin += e;
                 let t = who.expect("spinning processor has a thread");
@@ -160,6 +170,10 @@ impl Simulation {
     /// Starts a segment on `p` that ends at `end` (never, if `end` is `Cycles::MAX`).
     #[inline(always)]
     pub(super) fn start_seg(&mut self, p: usize, seg: Seg, end: Cycles) {
+        if self.memory.has_woken() {
+            // The pollers an access just woke were scheduled before it (`poll`).
+            self.wake_pollers();
+        }
         let proc = &mut self.procs[p];
         proc.seg = seg;
         proc.seg_start = self.cx.now;
@@ -167,6 +181,7 @@ impl Simulation {
         proc.epoch = proc.epoch.wrapping_add(1);
         let epoch = proc.epoch;
         if end != Cycles::MAX {
+            proc.pushed = self.cx.now;
             self.push(end, EventKind::Proc { p: p as u32, epoch });
         }
     }

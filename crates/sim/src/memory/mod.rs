@@ -16,7 +16,8 @@
 //! configuration), `cache` (one processor's cache, the second level's structure too),
 //! `lineindex` (line-to-slot hash index), `directory` (coherence state per line), `numa`
 //! (placement and node latencies), `region` (address space), `bulk` (bulk walking), `system`
-//! (the memory system and single references / atomics), `stats` (charges and statistics).
+//! (the memory system and single references / atomics), `stats` (charges and statistics),
+//! `watch` (a parked poller's line, and word of its invalidation).
 
 #![warn(missing_docs)]
 
@@ -31,6 +32,7 @@ mod numa;
 mod region;
 mod stats;
 mod system;
+mod watch;
 
 #[cfg(test)]
 mod bus_tests;

@@ -89,6 +89,10 @@ pub struct MemorySystem {
     bus_busy_until: Cycles,
     pub(crate) stats: Vec<MemoryStats>,
     scratch: Vec<u32>,
+    /// Per processor, the line a parked poller watches ([`super::watch::NONE`]: none).
+    pub(crate) watched: Vec<u64>,
+    /// Processors whose watched line left their cache, in the order it happened.
+    pub(crate) woken: Vec<u32>,
 }
 
 /// Bytes a cache slot may take at most in any store (tag, state, LRU stamp or links, and its
@@ -142,6 +146,8 @@ impl MemorySystem {
             bus_busy_until: 0,
             stats: vec![MemoryStats::default(); processors as usize],
             scratch: Vec::new(),
+            watched: vec![super::watch::NONE; processors as usize],
+            woken: Vec::new(),
         })
     }
 
@@ -273,6 +279,7 @@ impl MemorySystem {
         let Self { caches, dir, .. } = self;
         caches[pi].for_each_line(|line| dir.entry_mut(line).drop_holder(p.0));
         caches[pi].clear();
+        self.lost(pi);
     }
 
     /// How many lines of `region` are resident in `p`'s cache — the footprint left there, which
@@ -450,6 +457,8 @@ impl MemorySystem {
             stats,
             scratch,
             words,
+            watched,
+            woken,
             ..
         } = self;
         let entry = dir.entry_mut(line);
@@ -460,6 +469,10 @@ impl MemorySystem {
             for &q in scratch.iter() {
                 caches[q as usize].remove(line);
                 stats[q as usize].invalidated += 1;
+                if watched[q as usize] == line {
+                    watched[q as usize] = super::watch::NONE;
+                    woken.push(q);
+                }
             }
             ch.invalidations += scratch.len() as u64;
             LineState::Modified
@@ -492,6 +505,10 @@ impl MemorySystem {
             cache.set_state(slot, state);
         } else if let Some(victim) = cache.insert(line, state) {
             dir.entry_mut(victim).drop_holder(pid);
+            if watched[p] == victim {
+                watched[p] = super::watch::NONE;
+                woken.push(pid);
+            }
         }
         ch.misses += 1;
         if let Some(l2) = &mut self.l2 {

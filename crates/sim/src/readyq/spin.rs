@@ -126,12 +126,12 @@ enum AcqState {
     Start,
     TestAndSet,
     Pause,
-    Read,
+    Poll,
 }
 
 /// Acquiring a spin lock on the word at `addr`: a test-and-set; while it fails, pause and either
-/// read the word until it is 0, then test-and-set again (test-and-test-and-set), or
-/// test-and-set again (test-and-set), as the pause's [`Spin`] says.
+/// read the word until it is 0 ([`Op::Poll`]), then test-and-set again (test-and-test-and-set),
+/// or test-and-set again (test-and-set), as the pause's [`Spin`] says.
 #[derive(Clone, Debug)]
 pub struct Acquire {
     addr: u64,
@@ -174,25 +174,39 @@ impl Acquire {
                     return Step::Done(());
                 }
                 self.failed += 1;
-                self.pause()
+                match self.pause.spin {
+                    Spin::TestAndSet => self.pause(),
+                    Spin::TestAndTestAndSet => self.poll(),
+                }
             }
-            AcqState::Pause if self.pause.spin == Spin::TestAndSet => {
+            AcqState::Pause => {
                 self.state = AcqState::TestAndSet;
                 Step::Op(word(self.addr, WordOp::TestAndSet))
             }
-            AcqState::Pause => {
-                self.state = AcqState::Read;
-                Step::Op(word(self.addr, WordOp::Load))
-            }
-            AcqState::Read => {
-                if word_outcome(outcome).0 == 0 {
+            AcqState::Poll => {
+                let (old, pauses) = match outcome {
+                    Some(&Outcome::Polled { old, pauses }) => (old, pauses),
+                    _ => (u64::MAX, self.pauses),
+                };
+                self.pauses = pauses;
+                if old == 0 {
                     self.state = AcqState::TestAndSet;
                     Step::Op(word(self.addr, WordOp::TestAndSet))
                 } else {
-                    self.pause()
+                    self.poll()
                 }
             }
         }
+    }
+
+    /// Reads the held word, pausing before each read, until it reads 0 (one [`Op::Poll`]).
+    fn poll(&mut self) -> Step<()> {
+        self.state = AcqState::Poll;
+        Step::Op(Op::Poll {
+            addr: self.addr,
+            pause: self.pause,
+            pauses: self.pauses,
+        })
     }
 }
 
@@ -290,6 +304,11 @@ impl TestMemory {
     /// outcome.
     pub fn apply(&mut self, op: &Op) -> Option<Outcome> {
         match *op {
+            // One pause and one load: the protocol polls again while the word is not 0.
+            Op::Poll { addr, pauses, .. } => Some(Outcome::Polled {
+                old: self.get(addr),
+                pauses: pauses.saturating_add(1),
+            }),
             Op::Word { addr, op } => {
                 let w = self.words.entry(addr).or_insert(0);
                 let (new, success) = op.apply(*w);

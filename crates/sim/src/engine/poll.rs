@@ -1,0 +1,255 @@
+//! Polling a word until it reads 0 ([`Op::Poll`](crate::Op::Poll)): the read loop of the
+//! test-and-test-and-set spin lock DiBella et al. 1992 build every queue lock on (section 2.1).
+//! The engine runs it as the program would (a pause as computation, then a load through the
+//! memory model), and parks the poller once a load hits with the word non-zero: while the line
+//! stays in its cache every load hits, costs the fixed hit time and makes no bus traffic, so
+//! the poller is stepped no more until the line leaves its cache (another processor's write
+//! invalidates it) or something interrupts it. It is then brought up to date at once: the hits
+//! it made are counted as [`MemorySystem::access`](crate::memory::MemorySystem::access) would
+//! have counted them, its time is charged as useful as the pauses and hits would have been, and
+//! it resumes in the pause or the load it is in, its next load missing.
+//!
+//! Exactness: the same cycles, charges and outcomes as stepping every poll, and the same order
+//! of simultaneous events. A poller is woken at the access that invalidates its line, before
+//! that access schedules anything; a load of the poller's at that very cycle counts as made
+//! when stepping would have scheduled it before the event being handled; and the poller's next
+//! event is queued where stepping would have queued it among the events of its cycle
+//! ([`EventQueue::push_before`](crate::event_queue::EventQueue::push_before)), pollers woken
+//! together in the order their chains of events would have had. Two events scheduled at the
+//! same cycle by different processors are ordered by what each processor last did, one level
+//! deep; a tie beyond that can still order them differently (at scale 0.1, 8 of the 294
+//! values of `reproduce dibella92` moved, by at most 0.12%). A processor is parked only under
+//! no quantum (a slice's end would need an event). `tests/poll.rs` checks the stepped and the
+//! polled runs equal on two to sixteen processors.
+
+use super::processor::{Seg, Step};
+use super::{EventKind, Simulation};
+use crate::ids::{Cycles, ProcId, ThreadId};
+use crate::metrics::Category;
+use crate::outcome::{Outcome, WordOp};
+use crate::readyq::Pause;
+
+/// A thread's poll in progress.
+#[derive(Clone, Debug)]
+pub(crate) struct Polling {
+    addr: u64,
+    pause: Pause,
+    /// Pauses made so far (the index of the next).
+    n: u32,
+    /// Whether the load comes next (else the pause).
+    load_next: bool,
+    /// While parked: where.
+    parked: Option<Park>,
+}
+
+impl Simulation {
+    /// Starts thread `ti`'s poll of `addr`, paced by `pause`, `pauses` pauses made so far.
+    pub(super) fn start_poll(&mut self, ti: usize, addr: u64, pause: Pause, pauses: u32) {
+        self.cx.cold[ti].poll = Some(Box::new(Polling {
+            addr,
+            pause,
+            n: pauses,
+            load_next: false,
+            parked: None,
+        }));
+        self.cx.threads[ti].exec.polling = true;
+    }
+
+    /// One step of thread `t`'s poll on `p`: `None` when a pause was set as the thread's
+    /// compute (the interpreter runs it), else the step of the load it issued.
+    pub(super) fn poll_step(&mut self, p: usize, t: ThreadId) -> Option<Step> {
+        let ti = t.index();
+        let pl = self.cx.cold[ti]
+            .poll
+            .as_mut()
+            .expect("a polling thread has a poll");
+        if !pl.load_next {
+            let c = pl.pause.nth(pl.n);
+            pl.n = pl.n.saturating_add(1);
+            pl.load_next = true;
+            self.cx.threads[ti].exec.remaining = c;
+            return None;
+        }
+        pl.load_next = false;
+        let addr = pl.addr;
+        let charge = self.word(p, t, addr, WordOp::Load);
+        let old = self.words.get(&addr).copied().unwrap_or(0);
+        if old == 0 {
+            let pauses = self.cx.cold[ti].poll.take().map_or(0, |pl| pl.n);
+            self.cx.threads[ti].exec.polling = false;
+            self.set_outcome(ti, Outcome::Polled { old, pauses });
+            return Some(self.start_mem(p, t, charge));
+        }
+        let hit = charge.stall == 0 && charge.misses == 0;
+        if hit
+            && self.procs[p].quantum_end == Cycles::MAX
+            && self.memory.watch(ProcId(p as u32), addr)
+        {
+            let task = self.cx.threads[ti].info.task.index();
+            self.apps[task].mem += charge;
+            self.parks += 1;
+            let park = Park {
+                load: self.cx.now,
+                pushed: self.procs[p].pushed,
+                hit: charge.total(),
+                seq: self.parks,
+            };
+            if let Some(pl) = self.cx.cold[ti].poll.as_mut() {
+                pl.parked = Some(park);
+            }
+            self.start_seg(p, Seg::Poll, Cycles::MAX);
+            return Some(Step::Busy);
+        }
+        Some(self.start_mem(p, t, charge))
+    }
+
+    /// Wakes the parked pollers whose line was invalidated. Their next events are scheduled in
+    /// the order stepping would have had them at one cycle: by when each would have been
+    /// scheduled, then by when the event that scheduled it was, and so on back (pollers whose
+    /// pauses fell into step keep the order they had), then by when they parked.
+    pub(super) fn wake_pollers(&mut self) {
+        let mut woken = std::mem::take(&mut self.woken);
+        self.memory.take_woken(&mut woken);
+        if woken.len() > 1 {
+            let mut keyed: Vec<(WakeOrder, u32)> = woken
+                .iter()
+                .map(|&p| {
+                    let r = self.resume_of(p as usize);
+                    (
+                        r.map_or((0, Vec::new(), 0), |r| (r.end, r.pushes, r.seq)),
+                        p,
+                    )
+                })
+                .collect();
+            keyed.sort();
+            woken.clear();
+            woken.extend(keyed.into_iter().map(|(_, p)| p));
+        }
+        for &p in &woken {
+            self.unpark(p as usize);
+        }
+        self.woken = woken;
+    }
+
+    /// Where processor `p`'s parked poller (if it has one) stands now, without changing it.
+    fn resume_of(&self, p: usize) -> Option<Resume> {
+        let t = self.procs[p].thread?;
+        let pl = self.cx.cold[t.index()].poll.as_deref()?;
+        let park = pl.parked?;
+        Some(park.resume(pl, self.cx.now, self.event_pushed))
+    }
+
+    /// Brings processor `p`'s parked poller (if it has one) up to now: counts the loads it made
+    /// (a load at this very cycle counts when it would have been scheduled before the event
+    /// being handled), charges its time, and starts the segment it is in: the rest of a load,
+    /// or the rest of a pause (ending at the next load, which will miss).
+    pub(super) fn unpark(&mut self, p: usize) {
+        let Some(r) = self.resume_of(p) else {
+            return;
+        };
+        let ti = self.procs[p].thread.expect("a parked poller runs").index();
+        let pid = ProcId(p as u32);
+        self.memory.unwatch(pid);
+        self.settle(p);
+        let pl = self.cx.cold[ti].poll.as_deref_mut().expect("still polling");
+        pl.parked = None;
+        pl.n = r.n;
+        pl.load_next = r.in_pause;
+        if r.loads > 0 {
+            let c = self.memory.record_hits(pid, r.loads);
+            let task = self.cx.threads[ti].info.task.index();
+            self.apps[task].mem += c;
+        }
+        let now = self.cx.now;
+        let seg = if r.in_pause {
+            self.cx.threads[ti].exec.remaining = r.end - now;
+            Seg::Compute
+        } else {
+            Seg::fixed(&[(Category::Useful, r.end - now)])
+        };
+        self.start_seg(p, seg, Cycles::MAX);
+        // Scheduled where stepping would have scheduled it: among the events of its cycle,
+        // before those scheduled after it.
+        let pushed = r.pushes[0];
+        let proc = &mut self.procs[p];
+        proc.pushed = pushed;
+        let kind = EventKind::Proc {
+            p: p as u32,
+            epoch: proc.epoch,
+        };
+        self.pending_work += 1;
+        let procs = &self.procs;
+        self.agenda
+            .push_before(r.end, kind.pack(), |e| match EventKind::unpack(e) {
+                EventKind::Proc { p, epoch } => {
+                    let q = &procs[p as usize];
+                    q.epoch == epoch && q.pushed > pushed
+                }
+                _ => false,
+            });
+    }
+}
+
+/// Where a woken poller's next event goes among others': its time, when stepping would have
+/// scheduled it and each event before it (latest first), when it parked.
+type WakeOrder = (Cycles, Vec<Cycles>, u64);
+
+/// A parked poller: when its last (hit) load began and when the event that began it was
+/// scheduled, the hit time, and its place in the order pollers parked.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Park {
+    load: Cycles,
+    pushed: Cycles,
+    hit: Cycles,
+    seq: u64,
+}
+
+/// Where a parked poller stands at a time: the hit loads made since it parked, the index of its
+/// next pause, whether it is in a pause (else in a load) and when that ends, and when stepping
+/// would have scheduled that end's event, the event before, and so on back to the park (latest
+/// first).
+struct Resume {
+    loads: u64,
+    n: u32,
+    in_pause: bool,
+    end: Cycles,
+    pushes: Vec<Cycles>,
+    seq: u64,
+}
+
+impl Park {
+    /// Where the poller `pl` parked so stands at `now`, while handling an event scheduled at
+    /// `pushed`: a load at `now` came first if it would have been scheduled before that.
+    fn resume(self, pl: &Polling, now: Cycles, pushed: Cycles) -> Resume {
+        let (mut load, mut n, mut loads) = (self.load, pl.n, 0u64);
+        let mut pushes = vec![self.pushed];
+        // Whether stepping's event at `at`, scheduled at `by`, was handled before now's.
+        let fired = |at: Cycles, by: Cycles| at < now || (at == now && by < pushed);
+        let (in_pause, end) = loop {
+            // The load's end, scheduled as it began; then the pause's end, as it began.
+            let start = load + self.hit;
+            pushes.push(load);
+            if !fired(start, load) {
+                break (false, start);
+            }
+            let next = start + pl.pause.nth(n);
+            n = n.saturating_add(1);
+            pushes.push(start);
+            if !fired(next, start) {
+                break (true, next);
+            }
+            load = next;
+            loads += 1;
+        };
+        pushes.reverse();
+        let seq = self.seq;
+        Resume {
+            loads,
+            n,
+            in_pause,
+            end,
+            pushes,
+            seq,
+        }
+    }
+}
