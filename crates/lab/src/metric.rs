@@ -36,6 +36,22 @@ pub const METRICS: &[(&str, &str)] = &[
         "times a waiter blocked on a synchronization object",
     ),
     (
+        "blocks_per_slice",
+        "blocks on any synchronization object per time slice per processor",
+    ),
+    (
+        "lock_blocks_per_slice",
+        "blocks on locks alone per time slice per processor (the switches contended locks forced)",
+    ),
+    (
+        "lock_waits",
+        "% of lock acquisitions that had to spin or block",
+    ),
+    (
+        "lock_spin_grants",
+        "% of the lock acquisitions that waited which spinning settled, without blocking",
+    ),
+    (
         "same_proc",
         "mean over the applications of app_same_proc: % of redispatches on the thread's last processor",
     ),
@@ -194,6 +210,10 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
     let m = &point.machine;
     let machine_time = (r.elapsed_cycles as f64 * m.processors as f64).max(1.0);
     let pct = |c: u64| 100.0 * c as f64 / machine_time;
+    let per_slice = |n: u64| {
+        let slots = r.slices * m.processors as f64;
+        (slots > 0.0).then(|| n as f64 / slots)
+    };
     if let Some((kind, app, what)) = split_app(name) {
         let i = point.apps.iter().position(|a| a.name == app)?;
         let a = r.apps.get(i)?;
@@ -243,6 +263,15 @@ fn one(name: &str, point: &Point, r: &RunReport) -> Option<f64> {
         "kernel" => pct(r.total.kernel),
         "switches_per_slice" => r.apps.iter().map(|a| a.switches_per_slice_per_proc).sum(),
         "blocks" => r.sync.blocks as f64,
+        "blocks_per_slice" => per_slice(r.sync.blocks)?,
+        "lock_blocks_per_slice" => per_slice(r.locks.blocks)?,
+        "lock_waits" if r.locks.immediate + r.locks.contended > 0 => {
+            let all = r.locks.immediate + r.locks.contended;
+            100.0 * r.locks.contended as f64 / all as f64
+        }
+        "lock_spin_grants" if r.locks.contended > 0 => {
+            100.0 * r.locks.spin_grants as f64 / r.locks.contended as f64
+        }
         "same_proc" if !r.apps.is_empty() => {
             let sum: f64 = r.apps.iter().map(|a| a.same_processor_rate).sum();
             100.0 * sum / r.apps.len() as f64
