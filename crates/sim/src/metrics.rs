@@ -343,6 +343,14 @@ pub struct RunReport {
     pub apps: Vec<AppReport>,
     /// Synchronization counters summed over every object (`max_backoffs` is the maximum).
     pub sync: SyncStats,
+    /// The same counters summed over the locks alone, apart from semaphores, events, barriers
+    /// and ports (Gupta's Figure 4: how many of the blocks were on contended locks).
+    #[serde(default)]
+    pub locks: SyncStats,
+    /// Time slices elapsed: the elapsed time over the policy's nominal slice (the unit of the
+    /// per-slice rates, such as `switches_per_slice_per_proc`).
+    #[serde(default)]
+    pub slices: f64,
     /// Memory-model counters summed over every processor.
     pub memory: MemoryStats,
     /// What each processor ran, when a trace was asked for

@@ -161,6 +161,46 @@ fn spin_limit_zero_never_spins_and_infinite_never_blocks() {
     assert!(r.total.spin > 0 && r.sync.blocks > 0);
 }
 
+#[test]
+fn the_locks_counters_count_locks_alone() {
+    // Only a lock: the lock counters are the whole run's, and the slices are elapsed time over
+    // the 20,000-cycle slice.
+    let (r, ..) = lock_run("round-robin", WaitPolicy::BLOCK, 4, 8, 1);
+    assert!(r.locks.blocks > 0, "contention expected");
+    assert_eq!(r.locks, r.sync);
+    assert!((r.slices - r.elapsed_cycles as f64 / 20_000.0).abs() < 1e-9);
+    // Only a semaphore: its waiters block, and no lock counts them.
+    let mut sim = Simulation::new(machine(2), sched("priority"), 1).unwrap();
+    let sem = sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK);
+    let task = sim.add_task("pc");
+    let got = Rc::new(Cell::new(0));
+    for _ in 0..3 {
+        sim.spawn(
+            task,
+            Box::new(Producer {
+                sem,
+                left: 30,
+                computing: false,
+            }),
+        )
+        .unwrap();
+        sim.spawn(
+            task,
+            Box::new(Consumer {
+                sem,
+                left: 30,
+                got: got.clone(),
+                waiting: false,
+            }),
+        )
+        .unwrap();
+    }
+    sim.set_limits(BOUND);
+    let r = sim.run().unwrap();
+    assert!(r.sync.blocks > 0, "waiting consumers expected");
+    assert_eq!(r.locks, smpsched_sim::sync::SyncStats::default());
+}
+
 /// Arrives at a barrier `episodes` times, computing a random time before each arrival, and
 /// records the episode it passes.
 struct Phases {

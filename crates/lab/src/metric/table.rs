@@ -6,6 +6,7 @@
 use smpsched_sim::{AppReport, RunReport, TimeSplit};
 
 use super::{Format, Measure, Unit};
+use crate::point::Point;
 use crate::record::Stopped;
 
 /// Every measure and results column, in the order `smpsched list`, the guide and error messages
@@ -112,6 +113,37 @@ pub const MEASURES: &[Measure] = &[
         Unit::Count,
         "times a waiter blocked on a synchronization object",
         |_, r| Some(r.sync.blocks as f64),
+    ),
+    Measure::machine(
+        "blocks_per_slice",
+        Unit::Rate,
+        "blocks on any synchronization object per time slice per processor",
+        |p, r| per_slice(p, r, r.sync.blocks),
+    ),
+    Measure::machine(
+        "lock_blocks_per_slice",
+        Unit::Rate,
+        "blocks on locks alone per time slice per processor (the switches contended locks \
+         forced)",
+        |p, r| per_slice(p, r, r.locks.blocks),
+    ),
+    Measure::machine(
+        "lock_waits",
+        Unit::Percent,
+        "% of lock acquisitions that had to spin or block",
+        |_, r| {
+            let all = r.locks.immediate + r.locks.contended;
+            (all > 0).then(|| 100.0 * r.locks.contended as f64 / all as f64)
+        },
+    ),
+    Measure::machine(
+        "lock_spin_grants",
+        Unit::Percent,
+        "% of the lock acquisitions that waited which spinning settled, without blocking",
+        |_, r| {
+            let waited = r.locks.contended;
+            (waited > 0).then(|| 100.0 * r.locks.spin_grants as f64 / waited as f64)
+        },
     ),
     Measure::machine(
         "same_proc",
@@ -508,4 +540,10 @@ fn share(t: &TimeSplit, c: u64) -> f64 {
 /// `c` as a percentage of the processor time an application held.
 fn held_pct(c: u64, time: &TimeSplit) -> f64 {
     100.0 * c as f64 / (time.held() as f64).max(1.0)
+}
+
+/// `n` per time slice per processor over the run (`None` for a run shorter than no slice).
+fn per_slice(p: &Point, r: &RunReport, n: u64) -> Option<f64> {
+    let slots = r.slices * p.machine.processors as f64;
+    (slots > 0.0).then(|| n as f64 / slots)
 }

@@ -104,9 +104,12 @@ impl Simulation {
                 stall: a.mem.stall,
             })
             .collect();
-        let mut sync = SyncStats::default();
+        let (mut sync, mut locks) = (SyncStats::default(), SyncStats::default());
         for o in &self.sync {
             sync.merge(&o.stats);
+            if matches!(o.kind, crate::sync::SyncKind::Lock { .. }) {
+                locks.merge(&o.stats);
+            }
         }
         let trace = self.trace.take().map(|mut t| {
             t.close(elapsed);
@@ -123,6 +126,8 @@ impl Simulation {
             trace,
             runq_lock: self.runq_lock,
             sync,
+            locks,
+            slices,
             memory,
             elapsed_cycles: elapsed,
             events: self.events,
