@@ -12,7 +12,7 @@ use crate::experiment::Experiment;
 use crate::output::folder_name;
 use crate::papers::{papers, run_paper};
 use crate::reproduce::terminal::render_terminal;
-use crate::results::{terminal_table, Destination, Outbox};
+use crate::results::{terminal_table, Delivered, Destination, Outbox};
 use crate::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
 use crate::shard::{prefill, Bundle, Exec, Remote};
 use crate::{catalog, traces};
@@ -139,21 +139,7 @@ pub fn run(
         None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
     };
     let outbox = Outbox::prepare(dest, &args.file)?;
-    if let Some((dir, t)) = &args.trace {
-        traces::check_destination(dir)?;
-        let avail = crate::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
-        traces::check_budget(exp.points.len(), t.events, avail)?;
-    }
-    // Every point of a file shares one clock rate in practice; the window is converted with the
-    // first point's machine.
-    let trace_config = args.trace.as_ref().map(|(_, t)| {
-        let m = &exp.points[0].machine;
-        TraceConfig {
-            max_events: t.events,
-            from: t.from.map_or(0, |ms| m.ms(ms)),
-            until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
-        }
-    });
+    let trace_config = trace_config(args, &exp)?;
     let memo = RunMemo::default();
     match remote {
         Some(remote) => prefill(&[&exp], &[bundle], remote, &memo)?,
@@ -183,16 +169,7 @@ pub fn run(
     if !args.quiet {
         console.print(&terminal_table(&exp, &runs));
     }
-    for w in &written.files {
-        console.print(&format!("wrote {}", w.display()));
-    }
-    if let Some(latest) = &written.latest {
-        console.print(&format!(
-            "latest: {} -> {}",
-            latest.display(),
-            written.dir.display()
-        ));
-    }
+    tell_written(&written, console);
     if let Some((dir, _)) = &args.trace {
         let written = traces::write_traces(&exp, &runs, dir)?;
         for f in &written.files {
@@ -208,6 +185,38 @@ pub fn run(
     match stopped_error(&exp, &runs) {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// With `--trace`: checks the trace folder and that the traces fit in memory, and converts the
+/// window to cycles. Every point of a file shares one clock rate in practice; the window is
+/// converted with the first point's machine.
+fn trace_config(args: &RunArgs, exp: &Experiment) -> Result<Option<TraceConfig>, LabError> {
+    let Some((dir, t)) = &args.trace else {
+        return Ok(None);
+    };
+    traces::check_destination(dir)?;
+    let avail = crate::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
+    traces::check_budget(exp.points.len(), t.events, avail)?;
+    let m = &exp.points[0].machine;
+    Ok(Some(TraceConfig {
+        max_events: t.events,
+        from: t.from.map_or(0, |ms| m.ms(ms)),
+        until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
+    }))
+}
+
+/// Prints the result files written and where `latest` points.
+fn tell_written(written: &Delivered, console: &dyn Console) {
+    for w in &written.files {
+        console.print(&format!("wrote {}", w.display()));
+    }
+    if let Some(latest) = &written.latest {
+        console.print(&format!(
+            "latest: {} -> {}",
+            latest.display(),
+            written.dir.display()
+        ));
     }
 }
 

@@ -10,6 +10,7 @@ use crate::reproduce::markdown::{render_index, render_paper};
 use crate::reproduce::report::{PaperReport, Verdict};
 use crate::reproduction::reproduce_file;
 use crate::shard::{prefill, Bundle, Exec};
+use crate::source::Skipped;
 
 /// A paper of the project: the folder of its experiments, its title, and what the lab takes
 /// from it.
@@ -177,22 +178,13 @@ fn check_paper(exp_dir: &Path, paper: &str) -> Result<PathBuf, LabError> {
     Ok(dir)
 }
 
-/// Runs every reproduction file of `paper` under `exp_dir` at `scale` and writes the report.
-/// Every file is loaded and the reports folder checked before anything runs. The run is kept
-/// whole in `reports/runs/PAPER-HASH/` (report, JSON, plots; content-addressed, renamed into
-/// place in one step, never overwritten); `reports/PAPER.md` (or `PAPER-scale-F.md`) is the
-/// latest, replaced in one rename and drawing its plots from the run folder; `reports/index.md`
-/// lists every paper reproduced so far. With `exec.remote` every run is made there first
-/// (see [`crate::shard`]); the report is the same.
-pub fn run_paper(
+/// The reproduction files of `paper` (loaded and validated at `scale`, with their bundles for
+/// a remote run) and the files skipped as unreadable; a paper with none is bad input.
+fn load_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
-    exec: Exec<'_>,
-    reports: &Path,
-    on_file: &dyn Fn(&Experiment),
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<PaperOutcome, LabError> {
+) -> Result<(Vec<Experiment>, Vec<Bundle>, Skipped), LabError> {
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
     let mut bundles = Vec::new();
@@ -222,39 +214,28 @@ pub fn run_paper(
             ),
         })));
     }
-    let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
-    let mut files = Vec::new();
-    let mut plots = Vec::new();
-    let memo = crate::runner::RunMemo::default();
-    if let Some(remote) = exec.remote {
-        prefill(&exps.iter().collect::<Vec<_>>(), &bundles, remote, &memo)?;
-    }
-    for exp in &exps {
-        on_file(exp);
-        let r = reproduce_file(exp, exec, paper, progress, &memo)?;
-        files.push(r.report);
-        plots.extend(r.plots);
-    }
-    let title = self::paper(paper).map_or_else(|| paper.to_string(), |p| p.title.to_string());
-    let at_scale = if scale == 1.0 {
-        String::new()
-    } else {
-        format!(" --scale {scale}")
-    };
-    let report = PaperReport {
-        paper_id: paper.to_string(),
-        paper_title: title,
-        files,
-        generated_by: format!("smpsched reproduce {paper}{at_scale}"),
-    };
+    Ok((exps, bundles, skipped))
+}
+
+/// Writes the run folder (report, JSON, plots) through `staging`, then the latest report and
+/// JSON (drawing plots from the run folder) and the index; returns the latest report's path and
+/// the run folder.
+fn write_reports(
+    paper: &str,
+    scale: f64,
+    report: &PaperReport,
+    plots: &[(String, String)],
+    staging: Staging,
+    reports: &Path,
+) -> Result<(PathBuf, PathBuf), LabError> {
     let json = |r: &PaperReport| {
         serde_json::to_string_pretty(r).map_err(|e| LabError::Internal(format!("report: {e}")))
     };
     let mut kept = vec![
-        (format!("{paper}.md"), render_paper(&report).into_bytes()),
-        (format!("{paper}.json"), json(&report)?.into_bytes()),
+        (format!("{paper}.md"), render_paper(report).into_bytes()),
+        (format!("{paper}.json"), json(report)?.into_bytes()),
     ];
-    for (name, svg) in &plots {
+    for (name, svg) in plots {
         kept.push((format!("{paper}/{name}"), svg.clone().into_bytes()));
     }
     let run_name = format!("{paper}-{:016x}", content_hash(&kept));
@@ -282,6 +263,52 @@ pub fn run_paper(
         json(&latest_report)?.as_bytes(),
     )?;
     write_index(reports)?;
+    Ok((latest, run_dir))
+}
+
+/// Runs every reproduction file of `paper` under `exp_dir` at `scale` and writes the report.
+/// Every file is loaded and the reports folder checked before anything runs. The run is kept
+/// whole in `reports/runs/PAPER-HASH/` (report, JSON, plots; content-addressed, renamed into
+/// place in one step, never overwritten); `reports/PAPER.md` (or `PAPER-scale-F.md`) is the
+/// latest, replaced in one rename and drawing its plots from the run folder; `reports/index.md`
+/// lists every paper reproduced so far. With `exec.remote` every run is made there first
+/// (see [`crate::shard`]); the report is the same.
+pub fn run_paper(
+    exp_dir: &Path,
+    paper: &str,
+    scale: f64,
+    exec: Exec<'_>,
+    reports: &Path,
+    on_file: &dyn Fn(&Experiment),
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<PaperOutcome, LabError> {
+    let (exps, bundles, skipped) = load_paper(exp_dir, paper, scale)?;
+    let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
+    let mut files = Vec::new();
+    let mut plots = Vec::new();
+    let memo = crate::runner::RunMemo::default();
+    if let Some(remote) = exec.remote {
+        prefill(&exps.iter().collect::<Vec<_>>(), &bundles, remote, &memo)?;
+    }
+    for exp in &exps {
+        on_file(exp);
+        let r = reproduce_file(exp, exec, paper, progress, &memo)?;
+        files.push(r.report);
+        plots.extend(r.plots);
+    }
+    let title = self::paper(paper).map_or_else(|| paper.to_string(), |p| p.title.to_string());
+    let at_scale = if scale == 1.0 {
+        String::new()
+    } else {
+        format!(" --scale {scale}")
+    };
+    let report = PaperReport {
+        paper_id: paper.to_string(),
+        paper_title: title,
+        files,
+        generated_by: format!("smpsched reproduce {paper}{at_scale}"),
+    };
+    let (latest, run_dir) = write_reports(paper, scale, &report, &plots, staging, reports)?;
     Ok(PaperOutcome {
         latest,
         report,

@@ -196,6 +196,69 @@ fn setup_rows(exp: &Experiment, spec: &Spec) -> Vec<(String, String)> {
     ]
 }
 
+/// A line plot's series against the swept parameter `x`: ours and (where the file expects
+/// values) the paper's for each label with the `x` part removed; series with paper values
+/// first, so the i-th ours and i-th paper series share a colour.
+fn line_series(
+    exp: &Experiment,
+    spec: &Spec,
+    x: &str,
+    runs: &[RunRecord],
+    rows: &[PointRow],
+) -> Vec<Series> {
+    let short = x.rsplit('.').next().unwrap_or(x);
+    let mut ours: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let paper: BTreeMap<&str, f64> = rows
+        .iter()
+        .filter_map(|r| Some((r.point.as_str(), r.paper?)))
+        .collect();
+    let mut paper_series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for p in &exp.points {
+        let Some(xv) = p
+            .params
+            .iter()
+            .find(|(k, _)| k == x)
+            .and_then(|(_, v)| v.number())
+        else {
+            continue;
+        };
+        let series: String = p
+            .label
+            .split('/')
+            .filter(|part| !part.starts_with(&format!("{short}=")))
+            .collect::<Vec<_>>()
+            .join("/");
+        if !order.contains(&series) {
+            order.push(series.clone());
+        }
+        if let Some(v) = metric::value(&spec.metric, p, runs) {
+            ours.entry(series.clone()).or_default().push((xv, v));
+        }
+        if let Some(&v) = paper.get(p.label.as_str()) {
+            paper_series.entry(series).or_default().push((xv, v));
+        }
+    }
+    order.sort_by_key(|s| !paper_series.contains_key(s));
+    let mut series = Vec::new();
+    for (set, style, tag) in [
+        (&ours, SeriesStyle::Ours, "ours"),
+        (&paper_series, SeriesStyle::Paper, "paper"),
+    ] {
+        for s in &order {
+            if let Some(pts) = set.get(s) {
+                series.push(Series {
+                    name: format!("{s} ({tag})"),
+                    points: pts.clone(),
+                    style,
+                });
+            }
+        }
+    }
+    series
+}
+
+/// Draws one of a reproduction's plots (see [`PlotKind`]) as an SVG document.
 fn draw(
     exp: &Experiment,
     spec: &Spec,
@@ -209,66 +272,12 @@ fn draw(
         PlotKind::Line => {
             let x = ps.x.as_deref().unwrap_or_default();
             let short = x.rsplit('.').next().unwrap_or(x);
-            // One series per label with the x part removed.
-            let mut ours: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-            let mut order: Vec<String> = Vec::new();
-            let paper: BTreeMap<&str, f64> = rows
-                .iter()
-                .filter_map(|r| Some((r.point.as_str(), r.paper?)))
-                .collect();
-            let mut paper_series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-            for p in &exp.points {
-                let Some(xv) = p
-                    .params
-                    .iter()
-                    .find(|(k, _)| k == x)
-                    .and_then(|(_, v)| v.number())
-                else {
-                    continue;
-                };
-                let series: String = p
-                    .label
-                    .split('/')
-                    .filter(|part| !part.starts_with(&format!("{short}=")))
-                    .collect::<Vec<_>>()
-                    .join("/");
-                if !order.contains(&series) {
-                    order.push(series.clone());
-                }
-                if let Some(v) = metric::value(&spec.metric, p, runs) {
-                    ours.entry(series.clone()).or_default().push((xv, v));
-                }
-                if let Some(&v) = paper.get(p.label.as_str()) {
-                    paper_series.entry(series).or_default().push((xv, v));
-                }
-            }
-            // Series with paper values first, so the i-th ours and i-th paper series share a colour.
-            order.sort_by_key(|s| !paper_series.contains_key(s));
-            let mut series = Vec::new();
-            for s in &order {
-                if let Some(pts) = ours.get(s) {
-                    series.push(Series {
-                        name: format!("{s} (ours)"),
-                        points: pts.clone(),
-                        style: SeriesStyle::Ours,
-                    });
-                }
-            }
-            for s in &order {
-                if let Some(pts) = paper_series.get(s) {
-                    series.push(Series {
-                        name: format!("{s} (paper)"),
-                        points: pts.clone(),
-                        style: SeriesStyle::Paper,
-                    });
-                }
-            }
             line_chart(&LineChart {
                 title: spec.title.clone(),
                 x_label: ps.x_label.clone().unwrap_or_else(|| short.to_string()),
                 y_label,
                 log_y: ps.log_y,
-                series,
+                series: line_series(exp, spec, x, runs, rows),
             })
             .map_err(plot_err)
         }

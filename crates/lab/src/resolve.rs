@@ -9,6 +9,7 @@ use smpsched_sim::config::MAX_THREADS;
 use smpsched_sim::sched;
 use smpsched_sim::{Cycles, Limits, MachineConfig};
 use smpsched_workloads as workloads;
+use smpsched_workloads::WorkloadInfo;
 
 use crate::budget;
 use crate::error::InputError;
@@ -304,6 +305,63 @@ fn resolve_scheduler(
     Ok((policy, settings, idle_handoff))
 }
 
+/// A workload table's `kind`: its name and the registered workload.
+fn workload_kind(
+    src: &Source,
+    t: &mut toml::Table,
+    root: &str,
+    overrides: &[Override],
+) -> Result<(String, &'static WorkloadInfo), InputError> {
+    let kinds: Vec<&str> = workloads::WORKLOADS.iter().map(|w| w.name).collect();
+    let kind_name = take_string(src, t, root, "kind", overrides)?.ok_or_else(|| {
+        located(
+            src,
+            &format!("{root}.kind"),
+            format!("missing; valid workloads: {}", kinds.join(", ")),
+            overrides,
+        )
+    })?;
+    let kind = workloads::workload(&kind_name).ok_or_else(|| {
+        located(
+            src,
+            &format!("{root}.kind"),
+            format!(
+                "unknown workload `{kind_name}`; valid workloads: {}",
+                kinds.join(", ")
+            ),
+            overrides,
+        )
+    })?;
+    Ok((kind_name, kind))
+}
+
+/// Workload `i`'s application name (`name`, by default `KIND-i`): a valid name no earlier
+/// workload has.
+fn app_name(
+    src: &Source,
+    t: &mut toml::Table,
+    (i, root): (usize, &str),
+    kind_name: &str,
+    apps: &[App],
+    overrides: &[Override],
+) -> Result<String, InputError> {
+    let name =
+        take_string(src, t, root, "name", overrides)?.unwrap_or_else(|| format!("{kind_name}-{i}"));
+    check_app_name(&name).map_err(|m| located(src, &format!("{root}.name"), m, overrides))?;
+    if let Some(j) = apps.iter().position(|a| a.name == name) {
+        return Err(located(
+            src,
+            &format!("{root}.name"),
+            format!(
+                "workload {j} is already called `{name}`; each application needs its own \
+                 name (results and measures such as `app_util:{name}` are per name)"
+            ),
+            overrides,
+        ));
+    }
+    Ok(name)
+}
+
 /// The `[[workload]]` tables: one application each, with unique names, within the thread
 /// bound and the memory available.
 fn resolve_apps(
@@ -318,7 +376,6 @@ fn resolve_apps(
         Some(toml::Value::Array(a)) => a,
         _ => return Err(src.error("workload", "must be a list of [[workload]] tables")),
     };
-    let kinds: Vec<&str> = workloads::WORKLOADS.iter().map(|w| w.name).collect();
     let mut apps: Vec<App> = Vec::with_capacity(list.len());
     let mut threads: u64 = 0;
     let mut touched: u64 = 0;
@@ -328,39 +385,8 @@ fn resolve_apps(
             toml::Value::Table(t) => t,
             _ => return Err(located(src, &root, "must be a table".into(), overrides)),
         };
-        let kind_name = take_string(src, &mut t, &root, "kind", overrides)?.ok_or_else(|| {
-            located(
-                src,
-                &format!("{root}.kind"),
-                format!("missing; valid workloads: {}", kinds.join(", ")),
-                overrides,
-            )
-        })?;
-        let kind = workloads::workload(&kind_name).ok_or_else(|| {
-            located(
-                src,
-                &format!("{root}.kind"),
-                format!(
-                    "unknown workload `{kind_name}`; valid workloads: {}",
-                    kinds.join(", ")
-                ),
-                overrides,
-            )
-        })?;
-        let name = take_string(src, &mut t, &root, "name", overrides)?
-            .unwrap_or_else(|| format!("{kind_name}-{i}"));
-        check_app_name(&name).map_err(|m| located(src, &format!("{root}.name"), m, overrides))?;
-        if let Some(j) = apps.iter().position(|a| a.name == name) {
-            return Err(located(
-                src,
-                &format!("{root}.name"),
-                format!(
-                    "workload {j} is already called `{name}`; each application needs its own \
-                     name (results and measures such as `app_util:{name}` are per name)"
-                ),
-                overrides,
-            ));
-        }
+        let (kind_name, kind) = workload_kind(src, &mut t, &root, overrides)?;
+        let name = app_name(src, &mut t, (i, &root), &kind_name, &apps, overrides)?;
         // A trace or rt-app file is written relative to the experiment file.
         for key in ["trace", "file"] {
             if let Some(toml::Value::String(path)) = t.get_mut(key) {

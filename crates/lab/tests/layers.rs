@@ -175,3 +175,116 @@ fn no_lab_source_file_is_over_the_size_the_project_allows() {
         "files over {MAX_FILE_LINES} lines: {long:?}"
     );
 }
+
+/// Most lines of one function, from its `fn` line to its closing brace.
+const MAX_FN_LINES: usize = 80;
+
+/// The functions of `text` longer than `max` lines, as (name, first line, lines). A scanner over
+/// the source: braces inside strings, character literals and comments do not count, a `fn`
+/// followed by `;` before its body (a trait's declaration) has none, and `fn(` is a type.
+fn long_functions(text: &str, max: usize) -> Vec<(String, usize, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let (mut line, mut depth, mut i) = (1, 0usize, 0);
+    // A `fn` whose body has not opened yet (name, line, depth), and the open bodies.
+    let mut pending: Option<(String, usize, usize)> = None;
+    let mut open: Vec<(String, usize, usize)> = Vec::new();
+    let mut out = Vec::new();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied().unwrap_or(' ');
+        match c {
+            '\n' => line += 1,
+            '/' if next == '/' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            '/' if next == '*' => {
+                while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                    line += usize::from(chars[i] == '\n');
+                    i += 1;
+                }
+                i += 1;
+            }
+            '"' => {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    line += usize::from(chars[i] == '\n');
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+            }
+            '\'' if chars.get(i + 2) == Some(&'\'') || next == '\\' => {
+                i += if next == '\\' { 3 } else { 2 };
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+            }
+            '{' => {
+                depth += 1;
+                if let Some((name, start, _)) = pending.take() {
+                    open.push((name, start, depth));
+                }
+            }
+            '}' => {
+                if open.last().is_some_and(|(_, _, d)| *d == depth) {
+                    let (name, start, _) = open.pop().unwrap();
+                    if line - start + 1 > max {
+                        out.push((name, start, line - start + 1));
+                    }
+                }
+                depth = depth.saturating_sub(1);
+            }
+            ';' if pending.as_ref().is_some_and(|(_, _, d)| *d == depth) => pending = None,
+            'f' if next == 'n'
+                && (i == 0 || !ident(chars[i - 1]))
+                && chars.get(i + 2).is_some_and(|c| c.is_whitespace()) =>
+            {
+                let name: String = chars[i + 2..]
+                    .iter()
+                    .skip_while(|c| c.is_whitespace())
+                    .take_while(|c| ident(**c))
+                    .collect();
+                if !name.is_empty() {
+                    pending = Some((name, line, depth));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn no_lab_function_is_over_the_length_the_project_allows() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (name, at, n) in long_functions(&text, MAX_FN_LINES) {
+                    out.push(format!("{}:{at} {name} ({n} lines)", path.display()));
+                }
+            }
+        }
+    }
+    let mut long = Vec::new();
+    walk(&src(), &mut long);
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FN_LINES} lines:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_function_scanner_counts_bodies_only() {
+    let text = "trait T {\n    fn decl(&self, a: [u8; 2]);\n}\nfn f(g: fn(u8) -> u8) {\n    \
+                let s = \"}}{\";\n    let c = '}';\n    // }\n    if true {\n    }\n}\n";
+    assert_eq!(long_functions(text, 6), vec![("f".to_string(), 4, 7)]);
+    assert!(long_functions(text, 7).is_empty());
+}

@@ -1,7 +1,9 @@
 //! The measure table: every quantity the lab reports, once, with its name, unit, meaning, how it
 //! is computed from a run's report, and where it shows (a column of `results.csv`, a column of
 //! the terminal's table). The guide's measure table, `smpsched list`, the CSV header and the
-//! terminal's columns are all generated from it. To add a measure, add one entry.
+//! terminal's columns are all generated from it. To add a measure, add one entry (a CSV or
+//! terminal column takes the next `slot`), then `SMPSCHED_BLESS=1 cargo test -p smpsched-lab
+//! --test docs` writes the guide's tables.
 
 use smpsched_sim::{AppReport, RunReport, TimeSplit};
 

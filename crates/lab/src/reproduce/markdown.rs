@@ -157,6 +157,8 @@ fn summary_short(summary: &Summary) -> String {
     text
 }
 
+/// One file's section of a paper's report: title, sources, summary, setup, points, claims,
+/// plots and notes.
 fn render_file(out: &mut String, file: &ReportFile) {
     out.push_str(&format!("## {}\n\n", inline(&file.title)));
     let mut sources = Vec::new();
@@ -184,55 +186,11 @@ fn render_file(out: &mut String, file: &ReportFile) {
     }
 
     if !file.points.is_empty() {
-        let with_notes = file.points.iter().any(|p| p.note.is_some());
-        out.push_str("| point | metric | ours | paper | diff | tolerance | ok |");
-        out.push_str(if with_notes { " note |\n" } else { "\n" });
-        out.push_str("|---|---|--:|--:|--:|:-:|:-:|");
-        out.push_str(if with_notes { "---|\n" } else { "\n" });
-        for row in &file.points {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                cell(&row.point),
-                cell(&row.metric),
-                format_number(row.ours),
-                option_number(row.paper),
-                difference_text(row),
-                cell(&tolerance_text(row.tolerance)),
-                ok_mark(row.within),
-            ));
-            if with_notes {
-                out.push_str(&format!(" {} |", cell(row.note.as_deref().unwrap_or(""))));
-            }
-            out.push('\n');
-        }
-        out.push('\n');
+        points_table(out, file);
     }
-
     if !file.claims.is_empty() {
-        out.push_str("### Claims\n\n");
-        for claim in &file.claims {
-            out.push_str(&format!(
-                "- {} {}",
-                badge(&claim.verdict),
-                code(&claim.text)
-            ));
-            if !claim.detail.is_empty() {
-                out.push_str(&format!(" — {}", inline(&claim.detail)));
-            }
-            match &claim.verdict {
-                Verdict::KnownDifference { reason } => {
-                    out.push_str(&format!("  \n  Why: {}", inline(reason)));
-                }
-                Verdict::Error { message } => {
-                    out.push_str(&format!("  \n  Error: {}", inline(message)));
-                }
-                Verdict::Holds | Verdict::Fails => {}
-            }
-            out.push('\n');
-        }
-        out.push('\n');
+        claims_list(out, file);
     }
-
     for plot in &file.plots {
         out.push_str(&format!(
             "![{}]({})\n\n",
@@ -248,6 +206,59 @@ fn render_file(out: &mut String, file: &ReportFile) {
         }
         out.push('\n');
     }
+}
+
+/// The table of points: point, metric, ours, paper, difference, tolerance, whether within it,
+/// and a note column when a row has one.
+fn points_table(out: &mut String, file: &ReportFile) {
+    let with_notes = file.points.iter().any(|p| p.note.is_some());
+    out.push_str("| point | metric | ours | paper | diff | tolerance | ok |");
+    out.push_str(if with_notes { " note |\n" } else { "\n" });
+    out.push_str("|---|---|--:|--:|--:|:-:|:-:|");
+    out.push_str(if with_notes { "---|\n" } else { "\n" });
+    for row in &file.points {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            cell(&row.point),
+            cell(&row.metric),
+            format_number(row.ours),
+            option_number(row.paper),
+            difference_text(row),
+            cell(&tolerance_text(row.tolerance)),
+            ok_mark(row.within),
+        ));
+        if with_notes {
+            out.push_str(&format!(" {} |", cell(row.note.as_deref().unwrap_or(""))));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+/// `### Claims` and each claim with its badge, detail and reason.
+fn claims_list(out: &mut String, file: &ReportFile) {
+    out.push_str("### Claims\n\n");
+    for claim in &file.claims {
+        out.push_str(&format!(
+            "- {} {}",
+            badge(&claim.verdict),
+            code(&claim.text)
+        ));
+        if !claim.detail.is_empty() {
+            out.push_str(&format!(" — {}", inline(&claim.detail)));
+        }
+        match &claim.verdict {
+            Verdict::KnownDifference { reason } => {
+                out.push_str(&format!("  \n  Why: {}", inline(reason)));
+            }
+            Verdict::Error { message } => {
+                out.push_str(&format!("  \n  Error: {}", inline(message)));
+            }
+            Verdict::Holds | Verdict::Fails => {}
+        }
+        out.push('\n');
+    }
+    out.push('\n');
 }
 
 /// Renders the index of all reproduced papers: a table of paper, title, summary and a link to

@@ -61,14 +61,12 @@ fn measure_kind(metric: &str) -> String {
 /// How many of the furthest values the overview lists.
 const FURTHEST: usize = 8;
 
-/// Renders the overview section, or nothing when every claim holds and every value is within
-/// its tolerance. `inline` and `code` escape text as the rest of the report does.
-pub fn render_overview(
-    out: &mut String,
+/// A line per claim that does not hold: the file, the claim and why.
+fn departures(
     report: &PaperReport,
     inline: fn(&str) -> String,
     code: fn(&str) -> String,
-) {
+) -> Vec<String> {
     let mut departs = Vec::new();
     for file in &report.files {
         for c in &file.claims {
@@ -91,6 +89,15 @@ pub fn render_overview(
             ));
         }
     }
+    departs
+}
+
+/// A line per value outside its tolerance, with how far from the paper's it is (relative).
+fn outside_tolerance(
+    report: &PaperReport,
+    inline: fn(&str) -> String,
+    code: fn(&str) -> String,
+) -> Vec<(f64, String)> {
     let mut far: Vec<(f64, String)> = Vec::new();
     for file in &report.files {
         for r in &file.points {
@@ -113,6 +120,19 @@ pub fn render_overview(
             ));
         }
     }
+    far
+}
+
+/// Renders the overview section, or nothing when every claim holds and every value is within
+/// its tolerance. `inline` and `code` escape text as the rest of the report does.
+pub fn render_overview(
+    out: &mut String,
+    report: &PaperReport,
+    inline: fn(&str) -> String,
+    code: fn(&str) -> String,
+) {
+    let departs = departures(report, inline, code);
+    let mut far = outside_tolerance(report, inline, code);
     if departs.is_empty() && far.is_empty() {
         return;
     }

@@ -45,9 +45,42 @@ pub(super) fn bar_layout(labels: &[String], per_bar: u32, legend: u32) -> (u32, 
     (plot_width + 100 + legend, label_height, turned)
 }
 
-/// Draws stacked bars on a 0–100 % axis (extended if a bar sums past 100), one fixed colour per
-/// category in order, the paper's bars lighter and hatched, with a legend.
-pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
+/// A bar chart's plot: categories along x, `y_axis` up.
+pub(super) type BarChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<CategoryAxis, ValueAxis>>;
+
+/// A bar chart of `count` categories on `area`, its mesh drawn with `y_labels` labels on the y
+/// axis.
+pub(super) fn bar_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    label_height: u32,
+    count: usize,
+    y_axis: ValueAxis,
+    y_label: &str,
+    y_labels: usize,
+) -> Result<BarChart<'a, 'b>, PlotError> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(label_height)
+        .y_label_area_size(76)
+        .build_cartesian_2d(CategoryAxis { count }, y_axis)
+        .map_err(drawing)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .y_desc(y_label)
+        .y_labels(y_labels)
+        .label_style((FONT, LABEL_SIZE))
+        .axis_desc_style((FONT, AXIS_DESC_SIZE))
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw()
+        .map_err(drawing)?;
+    Ok(chart)
+}
+
+/// Checks every stacked bar (one finite, non-negative value per category) and returns the top
+/// of the y axis: 100, or the largest sum past it.
+fn stacked_top(spec: &StackedBars) -> Result<f64, PlotError> {
     let categories = spec.categories.len();
     let mut top: f64 = 100.0;
     for bar in &spec.bars {
@@ -77,7 +110,42 @@ pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
         }
         top = top.max(sum);
     }
-    if spec.bars.is_empty() || categories == 0 {
+    Ok(top)
+}
+
+/// The legend of stacked bars: the categories, top segment first, and the paper's style when
+/// a bar is the paper's.
+fn stacked_legend(spec: &StackedBars) -> Vec<(String, Swatch)> {
+    let mut entries: Vec<(String, Swatch)> = spec
+        .categories
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(slot, name)| {
+            let swatch = Swatch::Fill {
+                color: CATEGORY_COLORS[slot % CATEGORY_COLORS.len()],
+                style: SeriesStyle::Ours,
+            };
+            (name.clone(), swatch)
+        })
+        .collect();
+    if spec.bars.iter().any(|b| b.style == SeriesStyle::Paper) {
+        entries.push((
+            "paper: lighter, hatched".to_string(),
+            Swatch::Fill {
+                color: RGBColor(110, 110, 110),
+                style: SeriesStyle::Paper,
+            },
+        ));
+    }
+    entries
+}
+
+/// Draws stacked bars on a 0–100 % axis (extended if a bar sums past 100), one fixed colour per
+/// category in order, the paper's bars lighter and hatched, with a legend.
+pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
+    let top = stacked_top(spec)?;
+    if spec.bars.is_empty() || spec.categories.is_empty() {
         return empty_chart(&spec.title, "no data");
     }
     let y_axis = if top > 100.0 {
@@ -95,34 +163,11 @@ pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
     let legend = legend_width(legend_labels.iter().map(|l| l.chars().count()));
     let (width, label_height, turned) = bar_layout(&labels, 72, legend);
     let size = (width, 440 + label_height);
-    let has_paper = spec.bars.iter().any(|b| b.style == SeriesStyle::Paper);
 
     render(size, |root| {
-        let area = root
-            .titled(&shorten_to(&spec.title, LONGEST_TITLE), (FONT, TITLE_SIZE))
-            .map_err(drawing)?;
-        let (plot_area, legend_area) = area.split_horizontally(size.0 - legend);
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin(12)
-            .x_label_area_size(label_height)
-            .y_label_area_size(76)
-            .build_cartesian_2d(
-                CategoryAxis {
-                    count: spec.bars.len(),
-                },
-                y_axis,
-            )
-            .map_err(drawing)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc(spec.y_label.as_str())
-            .y_labels(11)
-            .label_style((FONT, LABEL_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .draw()
-            .map_err(drawing)?;
+        let (plot_area, legend_area) = title_and_legend(root, &spec.title, size.0 - legend)?;
+        let count = spec.bars.len();
+        let chart = bar_chart(&plot_area, label_height, count, y_axis, &spec.y_label, 11)?;
         let mut centers = Vec::new();
         for (index, bar) in spec.bars.iter().enumerate() {
             let x = index as f64;
@@ -141,31 +186,28 @@ pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
         }
         let baseline = chart.backend_coord(&(0.0, y_axis.range().start)).1;
         draw_category_labels(root, &labels, &centers, baseline, turned)?;
-
-        let mut entries: Vec<(String, Swatch)> = spec
-            .categories
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(slot, name)| {
-                let swatch = Swatch::Fill {
-                    color: CATEGORY_COLORS[slot % CATEGORY_COLORS.len()],
-                    style: SeriesStyle::Ours,
-                };
-                (name.clone(), swatch)
-            })
-            .collect();
-        if has_paper {
-            entries.push((
-                "paper: lighter, hatched".to_string(),
-                Swatch::Fill {
-                    color: RGBColor(110, 110, 110),
-                    style: SeriesStyle::Paper,
-                },
-            ));
-        }
-        draw_legend(&legend_area, &entries)
+        draw_legend(&legend_area, &stacked_legend(spec))
     })
+}
+
+/// The legend of grouped bars: ours and the paper's, in one colour.
+fn grouped_legend(color: RGBColor) -> [(String, Swatch); 2] {
+    [
+        (
+            "ours".to_string(),
+            Swatch::Fill {
+                color,
+                style: SeriesStyle::Ours,
+            },
+        ),
+        (
+            "paper".to_string(),
+            Swatch::Fill {
+                color,
+                style: SeriesStyle::Paper,
+            },
+        ),
+    ]
 }
 
 /// Draws our value and the paper's side by side for each group (the paper's lighter and
@@ -196,31 +238,9 @@ pub fn grouped_bars(spec: &GroupedBars) -> Result<String, PlotError> {
     let color = LINE_COLORS[0];
 
     render(size, |root| {
-        let area = root
-            .titled(&shorten_to(&spec.title, LONGEST_TITLE), (FONT, TITLE_SIZE))
-            .map_err(drawing)?;
-        let (plot_area, legend_area) = area.split_horizontally(size.0 - legend);
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin(12)
-            .x_label_area_size(label_height)
-            .y_label_area_size(76)
-            .build_cartesian_2d(
-                CategoryAxis {
-                    count: spec.groups.len(),
-                },
-                y_axis,
-            )
-            .map_err(drawing)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc(spec.y_label.as_str())
-            .y_labels(10)
-            .label_style((FONT, LABEL_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .draw()
-            .map_err(drawing)?;
+        let (plot_area, legend_area) = title_and_legend(root, &spec.title, size.0 - legend)?;
+        let count = spec.groups.len();
+        let chart = bar_chart(&plot_area, label_height, count, y_axis, &spec.y_label, 10)?;
         let mut centers = Vec::new();
         for (index, group) in spec.groups.iter().enumerate() {
             let x = index as f64;
@@ -246,22 +266,6 @@ pub fn grouped_bars(spec: &GroupedBars) -> Result<String, PlotError> {
             root.draw(&PathElement::new(vec![a, b], BLACK.stroke_width(1)))
                 .map_err(drawing)?;
         }
-        let entries = [
-            (
-                "ours".to_string(),
-                Swatch::Fill {
-                    color,
-                    style: SeriesStyle::Ours,
-                },
-            ),
-            (
-                "paper".to_string(),
-                Swatch::Fill {
-                    color,
-                    style: SeriesStyle::Paper,
-                },
-            ),
-        ];
-        draw_legend(&legend_area, &entries)
+        draw_legend(&legend_area, &grouped_legend(color))
     })
 }

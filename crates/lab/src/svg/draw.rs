@@ -148,3 +148,16 @@ pub(super) fn draw_bar_rect(
         }
     }
 }
+
+/// The title drawn on `root`, and the area under it split into the plot (`plot_width` wide)
+/// and the legend beside it.
+pub(super) fn title_and_legend<'b>(
+    root: &Area<'b>,
+    title: &str,
+    plot_width: u32,
+) -> Result<(Area<'b>, Area<'b>), PlotError> {
+    let area = root
+        .titled(&shorten_to(title, LONGEST_TITLE), (FONT, TITLE_SIZE))
+        .map_err(drawing)?;
+    Ok(area.split_horizontally(plot_width))
+}

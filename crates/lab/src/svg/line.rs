@@ -2,9 +2,9 @@
 
 use super::*;
 
-/// Draws a line chart: our series solid with filled circles, the paper's dashed with hollow
-/// squares, a legend at the right.
-pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
+/// Checks every point (finite, and positive on a logarithmic y axis) and returns the x and y
+/// values of all series.
+fn line_values(spec: &LineChart) -> Result<(Vec<f64>, Vec<f64>), PlotError> {
     let mut x_values = Vec::new();
     let mut y_values = Vec::new();
     for series in &spec.series {
@@ -32,6 +32,50 @@ pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
             y_values.push(y);
         }
     }
+    Ok((x_values, y_values))
+}
+
+/// A line chart's plot.
+type LinePlot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<ValueAxis, ValueAxis>>;
+
+/// Draws one series on `chart` (solid or dashed, sorted by x) with its markers on `root`, in
+/// `color`; returns its legend entry.
+fn draw_series(
+    root: &Area<'_>,
+    chart: &mut LinePlot<'_, '_>,
+    series: &Series,
+    color: RGBColor,
+) -> Result<(String, Swatch), PlotError> {
+    let mut points = series.points.clone();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let stroke = color.stroke_width(2);
+    match series.style {
+        SeriesStyle::Ours => {
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), stroke))
+                .map_err(drawing)?;
+        }
+        SeriesStyle::Paper => {
+            chart
+                .draw_series(DashedLineSeries::new(points.clone(), 8, 5, stroke))
+                .map_err(drawing)?;
+        }
+    }
+    for &point in &points {
+        let at = chart.backend_coord(&point);
+        draw_marker(root, at, color, series.style)?;
+    }
+    let swatch = Swatch::Line {
+        color,
+        style: series.style,
+    };
+    Ok((series.name.clone(), swatch))
+}
+
+/// Draws a line chart: our series solid with filled circles, the paper's dashed with hollow
+/// squares, a legend at the right.
+pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
+    let (x_values, y_values) = line_values(spec)?;
     if x_values.is_empty() {
         return empty_chart(&spec.title, "no data");
     }
@@ -47,10 +91,7 @@ pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
     let legend = legend_width(spec.series.iter().map(|s| s.name.chars().count()));
     let size = (760 + legend, 480);
     render(size, |root| {
-        let area = root
-            .titled(&shorten_to(&spec.title, LONGEST_TITLE), (FONT, TITLE_SIZE))
-            .map_err(drawing)?;
-        let (plot_area, legend_area) = area.split_horizontally(size.0 - legend);
+        let (plot_area, legend_area) = title_and_legend(root, &spec.title, size.0 - legend)?;
         let mut chart = ChartBuilder::on(&plot_area)
             .margin(12)
             .x_label_area_size(48)
@@ -68,7 +109,7 @@ pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
             .bold_line_style(RGBColor(225, 225, 225))
             .draw()
             .map_err(drawing)?;
-
+        // Ours and the paper's each take the colours in order.
         let mut entries = Vec::new();
         let (mut ours_seen, mut paper_seen) = (0, 0);
         for series in &spec.series {
@@ -78,32 +119,7 @@ pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
             };
             let color = LINE_COLORS[*slot % LINE_COLORS.len()];
             *slot += 1;
-            let mut points = series.points.clone();
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let stroke = color.stroke_width(2);
-            match series.style {
-                SeriesStyle::Ours => {
-                    chart
-                        .draw_series(LineSeries::new(points.iter().copied(), stroke))
-                        .map_err(drawing)?;
-                }
-                SeriesStyle::Paper => {
-                    chart
-                        .draw_series(DashedLineSeries::new(points.clone(), 8, 5, stroke))
-                        .map_err(drawing)?;
-                }
-            }
-            for &point in &points {
-                let at = chart.backend_coord(&point);
-                draw_marker(root, at, color, series.style)?;
-            }
-            entries.push((
-                series.name.clone(),
-                Swatch::Line {
-                    color,
-                    style: series.style,
-                },
-            ));
+            entries.push(draw_series(root, &mut chart, series, color)?);
         }
         draw_legend(&legend_area, &entries)
     })

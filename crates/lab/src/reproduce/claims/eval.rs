@@ -160,107 +160,117 @@ fn compare(left: f64, op: Comparison, right: f64, within: Option<Tolerance>) -> 
     }
 }
 
+/// `point=value, ...` for a trend's details.
+fn listing(points: &[String], values: &[f64]) -> String {
+    points
+        .iter()
+        .zip(values)
+        .map(|(point, value)| format!("{point}={}", format_number(*value)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn trend_outcome(
     trend: Trend,
     points: &[String],
     values: &[f64],
     within: Option<Tolerance>,
 ) -> ClaimOutcome {
-    let first = values.first().copied().unwrap_or(f64::NAN);
-    let last = values.last().copied().unwrap_or(f64::NAN);
-    let listing = || {
-        points
-            .iter()
-            .zip(values)
-            .map(|(point, value)| format!("{point}={}", format_number(*value)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    match trend {
+        Trend::Increasing | Trend::Decreasing => monotone_outcome(trend, points, values, within),
+        Trend::Flat => flat_outcome(points, values, within.unwrap_or(DEFAULT_APPROX)),
+    }
+}
+
+/// `increasing(...)` or `decreasing(...)`: every step goes the right way, or (with `within`)
+/// the wrong way by at most the tolerance.
+fn monotone_outcome(
+    trend: Trend,
+    points: &[String],
+    values: &[f64],
+    within: Option<Tolerance>,
+) -> ClaimOutcome {
+    let rising = trend == Trend::Increasing;
     let suffix = within
         .map(|tolerance| format!(" within {tolerance}"))
         .unwrap_or_default();
-    match trend {
-        Trend::Increasing | Trend::Decreasing => {
-            let rising = trend == Trend::Increasing;
-            // A step from `a` to `b` goes the right way, or the wrong way by at most the slack.
-            let step_ok = |a: f64, b: f64| match within {
-                None if rising => b > a,
-                None => b < a,
-                Some(tolerance) => {
-                    let slack = tolerance.bound(a) * (1.0 + 1e-12);
-                    if rising {
-                        b >= a - slack
-                    } else {
-                        b <= a + slack
-                    }
-                }
-            };
-            let broken = values
-                .windows(2)
-                .position(|pair| !step_ok(pair[0], pair[1]));
-            let holds = broken.is_none();
-            let detail = match broken {
-                None => {
-                    let symbol = match (within, rising) {
-                        (Some(_), _) => ", ",
-                        (None, true) => " < ",
-                        (None, false) => " > ",
-                    };
-                    let chain = values
-                        .iter()
-                        .map(|value| format_number(*value))
-                        .collect::<Vec<_>>()
-                        .join(symbol);
-                    format!("{}{suffix}: {chain}", trend.keyword())
-                }
-                Some(index) => {
-                    let (a, b) = show_pair(values[index], values[index + 1]);
-                    format!(
-                        "not {}{suffix} from {} ({a}) to {} ({b}); values: {}",
-                        trend.keyword(),
-                        points[index],
-                        points[index + 1],
-                        listing()
-                    )
-                }
-            };
-            ClaimOutcome {
-                holds,
-                lhs: first,
-                rhs: last,
-                detail,
+    // A step from `a` to `b` goes the right way, or the wrong way by at most the slack.
+    let step_ok = |a: f64, b: f64| match within {
+        None if rising => b > a,
+        None => b < a,
+        Some(tolerance) => {
+            let slack = tolerance.bound(a) * (1.0 + 1e-12);
+            if rising {
+                b >= a - slack
+            } else {
+                b <= a + slack
             }
         }
-        Trend::Flat => {
-            let tolerance = within.unwrap_or(DEFAULT_APPROX);
-            let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-            let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-            let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let outlier = values
+    };
+    let broken = values
+        .windows(2)
+        .position(|pair| !step_ok(pair[0], pair[1]));
+    let detail = match broken {
+        None => {
+            let symbol = match (within, rising) {
+                (Some(_), _) => ", ",
+                (None, true) => " < ",
+                (None, false) => " > ",
+            };
+            let chain = values
                 .iter()
-                .position(|value| !tolerance.check(*value, mean));
-            let holds = outlier.is_none() && mean.is_finite();
-            let detail = match outlier {
-                None => format!(
-                    "flat: {} all within {tolerance} of the mean {}",
-                    listing(),
-                    format_number(mean)
-                ),
-                Some(index) => format!(
-                    "not flat within {tolerance}: {}={} is {} from the mean {}; values: {}",
-                    points[index],
-                    format_number(values[index]),
-                    offset(tolerance, values[index], mean),
-                    format_number(mean),
-                    listing()
-                ),
-            };
-            ClaimOutcome {
-                holds,
-                lhs: low,
-                rhs: high,
-                detail,
-            }
+                .map(|value| format_number(*value))
+                .collect::<Vec<_>>()
+                .join(symbol);
+            format!("{}{suffix}: {chain}", trend.keyword())
         }
+        Some(index) => {
+            let (a, b) = show_pair(values[index], values[index + 1]);
+            format!(
+                "not {}{suffix} from {} ({a}) to {} ({b}); values: {}",
+                trend.keyword(),
+                points[index],
+                points[index + 1],
+                listing(points, values)
+            )
+        }
+    };
+    ClaimOutcome {
+        holds: broken.is_none(),
+        lhs: values.first().copied().unwrap_or(f64::NAN),
+        rhs: values.last().copied().unwrap_or(f64::NAN),
+        detail,
+    }
+}
+
+/// `flat(...)`: every value within the tolerance of the mean.
+fn flat_outcome(points: &[String], values: &[f64], tolerance: Tolerance) -> ClaimOutcome {
+    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let outlier = values
+        .iter()
+        .position(|value| !tolerance.check(*value, mean));
+    let holds = outlier.is_none() && mean.is_finite();
+    let detail = match outlier {
+        None => format!(
+            "flat: {} all within {tolerance} of the mean {}",
+            listing(points, values),
+            format_number(mean)
+        ),
+        Some(index) => format!(
+            "not flat within {tolerance}: {}={} is {} from the mean {}; values: {}",
+            points[index],
+            format_number(values[index]),
+            offset(tolerance, values[index], mean),
+            format_number(mean),
+            listing(points, values)
+        ),
+    };
+    ClaimOutcome {
+        holds,
+        lhs: low,
+        rhs: high,
+        detail,
     }
 }

@@ -280,42 +280,7 @@ impl<'a> Parser<'a> {
                 format!("`{metric}` is a reserved word and cannot be a metric name"),
             ));
         }
-        let mut points = Vec::new();
-        let mut within = None;
-        loop {
-            self.skip_ws();
-            if self.eat(")") {
-                break;
-            }
-            self.expect(",", "`,` or `)`")?;
-            self.skip_ws();
-            if self.eat_keyword("within") {
-                self.skip_ws();
-                let column = self.pos;
-                let Some(end) = self.rest().find(')') else {
-                    self.pos = self.src.len();
-                    return Err(self.error_here("a tolerance and then `)`"));
-                };
-                let text = &self.rest()[..end];
-                within = Some(Tolerance::parse(text).map_err(|err| {
-                    let err = err.shifted(column);
-                    Self::error_at(err.column(), err.to_string())
-                })?);
-                self.pos += end;
-                self.expect(")", "`)` after the tolerance")?;
-                break;
-            }
-            let point = self.scan_while(is_point_char);
-            if point.is_empty() {
-                let expected = if points.is_empty() {
-                    "a point name"
-                } else {
-                    "a point name or `within TOL`"
-                };
-                return Err(self.error_here(expected));
-            }
-            points.push(point.to_string());
-        }
+        let (points, within) = self.trend_points()?;
         let close = self.pos.saturating_sub(1);
         if points.len() < 2 {
             return Err(Self::error_at(
@@ -344,6 +309,45 @@ impl<'a> Parser<'a> {
             points,
             within,
         })
+    }
+
+    /// A trend's points after its metric, up to its `)`, and its `within TOL` if any.
+    fn trend_points(&mut self) -> Result<(Vec<String>, Option<Tolerance>), ClaimError> {
+        let mut points = Vec::new();
+        loop {
+            self.skip_ws();
+            if self.eat(")") {
+                return Ok((points, None));
+            }
+            self.expect(",", "`,` or `)`")?;
+            self.skip_ws();
+            if self.eat_keyword("within") {
+                self.skip_ws();
+                let column = self.pos;
+                let Some(end) = self.rest().find(')') else {
+                    self.pos = self.src.len();
+                    return Err(self.error_here("a tolerance and then `)`"));
+                };
+                let text = &self.rest()[..end];
+                let within = Tolerance::parse(text).map_err(|err| {
+                    let err = err.shifted(column);
+                    Self::error_at(err.column(), err.to_string())
+                })?;
+                self.pos += end;
+                self.expect(")", "`)` after the tolerance")?;
+                return Ok((points, Some(within)));
+            }
+            let point = self.scan_while(is_point_char);
+            if point.is_empty() {
+                let expected = if points.is_empty() {
+                    "a point name"
+                } else {
+                    "a point name or `within TOL`"
+                };
+                return Err(self.error_here(expected));
+            }
+            points.push(point.to_string());
+        }
     }
 
     fn expr(&mut self, depth: usize) -> Result<Node, ClaimError> {
