@@ -624,7 +624,11 @@ fn option_cases(dir: &Path, good: &Path) -> Vec<Case> {
     ] {
         lines.push(extra.iter().map(|s| s.to_string()).collect());
     }
-    cases_of("options", lines, dir)
+    // Two levels below the test's folder, so that `../..` is that folder: `list --dir ../..`
+    // then walks only it, never the machine's whole file system.
+    let cwd = dir.join("options").join("here");
+    std::fs::create_dir_all(&cwd).unwrap();
+    cases_of("options", lines, &cwd)
 }
 
 /// Special files as experiments and traces, and under the folders `list` and `reproduce` walk.

@@ -115,6 +115,10 @@ impl Program for Locker {
 }
 
 fn run(stepped: bool, threads: u32, pause: Cycles, seed: u64) -> RunReport {
+    build(stepped, threads, pause, seed).run().unwrap()
+}
+
+fn build(stepped: bool, threads: u32, pause: Cycles, seed: u64) -> Simulation {
     let mut m = MachineConfig::sequent_symmetry();
     m.processors = threads;
     let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
@@ -139,7 +143,7 @@ fn run(stepped: bool, threads: u32, pause: Cycles, seed: u64) -> RunReport {
         };
         sim.spawn_with(task, Box::new(p), attrs).unwrap();
     }
-    sim.run().unwrap()
+    sim
 }
 
 /// What a run measured, apart from its event count.
@@ -184,4 +188,28 @@ fn polling_gives_the_stepped_run_with_fewer_events() {
         events.0,
         events.1
     );
+}
+
+#[test]
+fn a_run_stopped_at_its_time_limit_with_pollers_parked_measures_what_stepping_does() {
+    // The run stops while waiters are parked (the bound falls between two events): the end of
+    // the run counts their loads and charges their time, and schedules nothing.
+    for limit in [20_000, 33_333, 61_001] {
+        let stopped = |stepped: bool| {
+            let mut sim = build(stepped, 6, 32, 7);
+            sim.set_time_limit(limit);
+            match sim.run() {
+                Err(smpsched_sim::SimError::Limit { partial, .. }) => *partial,
+                other => panic!(
+                    "the run should stop at {limit}: {:?}",
+                    other.map(|r| r.events)
+                ),
+            }
+        };
+        assert_eq!(
+            measured(&stopped(true)),
+            measured(&stopped(false)),
+            "limit {limit}"
+        );
+    }
 }

@@ -41,7 +41,7 @@ impl Simulation {
     /// Settles every processor at the current time and builds the run's report.
     pub(super) fn finish(mut self) -> RunReport {
         for p in 0..self.procs.len() {
-            self.unpark(p);
+            self.unpark_at_end(p);
             self.settle(p);
         }
         let elapsed = self.cx.now;

@@ -144,6 +144,17 @@ impl Simulation {
     /// being handled), charges its time, and starts the segment it is in: the rest of a load,
     /// or the rest of a pause (ending at the next load, which will miss).
     pub(super) fn unpark(&mut self, p: usize) {
+        self.unpark_then(p, true);
+    }
+
+    /// [`Simulation::unpark`] at the end of a run: the poller's loads so far are counted and
+    /// its time charged, and nothing more is scheduled (a run stopped at a bound may have
+    /// handled events past its last time).
+    pub(super) fn unpark_at_end(&mut self, p: usize) {
+        self.unpark_then(p, false);
+    }
+
+    fn unpark_then(&mut self, p: usize, schedule: bool) {
         let Some(r) = self.resume_of(p) else {
             return;
         };
@@ -168,6 +179,9 @@ impl Simulation {
             Seg::fixed(&[(Category::Useful, r.end - now)])
         };
         self.start_seg(p, seg, Cycles::MAX);
+        if !schedule {
+            return;
+        }
         // Scheduled where stepping would have scheduled it: among the events of its cycle,
         // before those scheduled after it.
         let pushed = r.pushes[0];
