@@ -11,6 +11,9 @@
 # two kernel policies, and compare where the machine's time goes.
 
 # %%
+import os
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")  # remove in Jupyter to draw inline
@@ -66,7 +69,10 @@ for (policy, app), g in summary.group_by("policy", "app", maintain_order=True):
 ax.set_xlabel("processors")
 ax.set_ylabel("completion (millions of cycles)")
 ax.legend()
-fig.savefig("target/notebook-sweep.svg")
+# The plot goes to target/ (or $SMPSCHED_NOTEBOOK_OUT), made if absent.
+out = Path(os.environ.get("SMPSCHED_NOTEBOOK_OUT", "target"))
+out.mkdir(parents=True, exist_ok=True)
+fig.savefig(out / "notebook-sweep.svg")
 
 # %% [markdown]
 # ## Two policies compared on the interactive application's jobs

@@ -1,6 +1,7 @@
 """The notebook example runs end to end (a sweep, a plot, two policies compared on their jobs),
 and every frame converts to pandas with its columns and rows."""
 
+import os
 import subprocess
 import sys
 
@@ -8,11 +9,12 @@ import smpsched
 from test_run import small
 
 
-def test_the_notebook_example_runs_and_draws_its_plot(root):
-    svg = root / "target" / "notebook-sweep.svg"
-    svg.unlink(missing_ok=True)
+def test_the_notebook_example_runs_and_draws_its_plot(root, tmp_path):
+    out = tmp_path / "figures"
+    svg = out / "notebook-sweep.svg"
+    env = {**os.environ, "SMPSCHED_NOTEBOOK_OUT": str(out)}
     p = subprocess.run([sys.executable, "examples/notebook.py"], cwd=root, capture_output=True,
-                       text=True, timeout=600)
+                       text=True, timeout=600, env=env)
     assert p.returncode == 0, p.stderr
     assert svg.read_text().lstrip().startswith("<?xml")
     # The last cell compares the two policies over the interactive application's jobs.
