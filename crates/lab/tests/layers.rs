@@ -153,23 +153,30 @@ fn the_cycle_finder_finds_a_cycle() {
     assert_eq!(cycles(&graph), vec![vec!["a".to_string(), "b::x".into()]]);
 }
 
-#[test]
-fn no_lab_source_file_is_over_the_size_the_project_allows() {
-    fn walk(dir: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                let n = std::fs::read_to_string(&path).unwrap().lines().count();
-                if n > MAX_FILE_LINES {
-                    out.push(format!("{} ({n} lines)", path.display()));
-                }
-            }
+/// Every lab source file under `dir`, with its text.
+fn source_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(source_files(&path));
+        } else {
+            let text = std::fs::read_to_string(&path).unwrap();
+            out.push((path, text));
         }
     }
-    let mut long = Vec::new();
-    walk(&src(), &mut long);
+    out
+}
+
+#[test]
+fn no_lab_source_file_is_over_the_size_the_project_allows() {
+    let long: Vec<String> = source_files(&src())
+        .into_iter()
+        .filter_map(|(path, text)| {
+            let n = text.lines().count();
+            (n > MAX_FILE_LINES).then(|| format!("{} ({n} lines)", path.display()))
+        })
+        .collect();
     assert!(
         long.is_empty(),
         "files over {MAX_FILE_LINES} lines: {long:?}"
@@ -259,21 +266,12 @@ fn long_functions(text: &str, max: usize) -> Vec<(String, usize, usize)> {
 
 #[test]
 fn no_lab_function_is_over_the_length_the_project_allows() {
-    fn walk(dir: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                let text = std::fs::read_to_string(&path).unwrap();
-                for (name, at, n) in long_functions(&text, MAX_FN_LINES) {
-                    out.push(format!("{}:{at} {name} ({n} lines)", path.display()));
-                }
-            }
+    let mut long = Vec::new();
+    for (path, text) in source_files(&src()) {
+        for (name, at, n) in long_functions(&text, MAX_FN_LINES) {
+            long.push(format!("{}:{at} {name} ({n} lines)", path.display()));
         }
     }
-    let mut long = Vec::new();
-    walk(&src(), &mut long);
     assert!(
         long.is_empty(),
         "functions over {MAX_FN_LINES} lines:\n{}",
