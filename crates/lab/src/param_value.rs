@@ -28,11 +28,6 @@ impl ParamValue {
         }
     }
 
-    /// The value as the file wrote it.
-    pub fn value(&self) -> &toml::Value {
-        &self.value
-    }
-
     /// Its label, as results and point names show it.
     pub fn label(&self) -> &str {
         &self.label
