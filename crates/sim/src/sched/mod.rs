@@ -3,7 +3,7 @@
 //!
 //! Shaped like sched_ext's operations: three required hooks (`enqueue`, `pick_next`,
 //! `dequeue`), what a policy is declared once in its [`Shape`], the rest defaulted. A policy *returns decisions*; the engine applies them
-//! and charges their costs. Each policy is one small module registered in [`POLICIES`] with its
+//! and charges their costs. Each policy is one small module, registered by one line in the `policies!` list, with its
 //! name, summary, paper section and parameters, which is what `smpsched list` and
 //! `smpsched explain` show.
 
@@ -11,20 +11,43 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::outcome::{Notice, Reply, Request};
 
-pub mod affinity;
-pub mod batch;
 pub mod depress;
 pub mod framework;
-pub mod gang;
-pub mod mach;
 pub mod params;
-pub mod partition;
-pub mod per_core;
-pub mod priority;
-pub mod process_control;
 pub mod queues;
-pub mod round_robin;
 pub mod scx;
+
+/// Declares each policy's module and registers the [`PolicyInfo`] it defines as `INFO`, in the
+/// order `smpsched list` shows them: a policy is its module, registered by one line here. The
+/// module is named after the policy (`round_robin` for `round-robin`; a test checks it).
+macro_rules! policies {
+    ($($(#[$doc:meta])* $module:ident,)*) => {
+        $($(#[$doc])* pub mod $module;)*
+
+        /// Every kernel scheduling policy, in the order `smpsched list` shows them (the papers'
+        /// order).
+        pub const POLICIES: &[PolicyInfo] = &[$($module::INFO,)*];
+
+        /// The module each registered policy lives in, beside [`POLICIES`] (for the test that
+        /// names agree).
+        #[cfg(test)]
+        const MODULES: &[&str] = &[$(stringify!($module),)*];
+    };
+}
+
+policies! {
+    batch,
+    round_robin,
+    priority,
+    mach,
+    affinity,
+    gang,
+    per_core,
+    partition,
+    process_control,
+    scx_simple,
+    scx_central,
+}
 
 /// Why a thread is being put on the ready queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,21 +494,6 @@ pub trait Settings: std::fmt::Debug + Send + Sync {
     fn build(&self) -> Box<dyn Scheduler>;
 }
 
-/// Every kernel scheduling policy, in the order `smpsched list` shows them.
-pub const POLICIES: &[PolicyInfo] = &[
-    batch::INFO,
-    round_robin::INFO,
-    priority::INFO,
-    mach::INFO,
-    affinity::INFO,
-    gang::INFO,
-    per_core::INFO,
-    partition::INFO,
-    process_control::INFO,
-    scx::simple::INFO,
-    scx::central::INFO,
-];
-
 /// The registered policy of that name.
 pub fn policy(name: &str) -> Option<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name == name)
@@ -503,6 +511,14 @@ mod tests {
             assert!(p.make(&toml::Table::new()).is_ok(), "{}", p.name);
             assert!(POLICIES[..i].iter().all(|q| q.name != p.name));
             assert!(policy(p.name).is_some());
+        }
+    }
+
+    #[test]
+    fn each_policy_lives_in_the_module_named_after_it() {
+        assert_eq!(POLICIES.len(), MODULES.len());
+        for (p, m) in POLICIES.iter().zip(MODULES) {
+            assert_eq!(p.name.replace('-', "_"), *m);
         }
     }
 

@@ -2,8 +2,8 @@
 //! `enqueue`, `dispatch(cpu)`, `running`, `stopping`, a timer) over dispatch queues (the global
 //! one, one local per processor, custom ones; FIFO or vtime-ordered), with slices
 //! (`SCX_SLICE_DFL`, 20 ms), idle-processor picking and `kick_cpu`. [`adapter::Scx`] maps the
-//! operations onto the engine's hook table; `scx-simple` ([`simple`]) and `scx-central`
-//! ([`central`]) are written against it, after the sched_ext repository's `scx_simple` and
+//! operations onto the engine's hook table; `scx-simple` ([`scx_simple`](super::scx_simple)) and
+//! `scx-central` ([`scx_central`](super::scx_central)), policies of their own, are written against it, after the sched_ext repository's `scx_simple` and
 //! `scx_central` (Linux `tools/sched_ext/`).
 //!
 //! | sched_ext | here | engine hook |
@@ -19,10 +19,8 @@
 //! | `scx_bpf_kick_cpu` | [`Kfuncs::kick_cpu`] | `take_kicks` |
 
 pub mod adapter;
-pub mod central;
 pub mod dsq;
 pub mod kfuncs;
-pub mod simple;
 
 pub use adapter::Scx;
 pub use dsq::{Dsq, DsqId, Dsqs};

@@ -8,10 +8,10 @@
 
 use serde::Deserialize;
 
-use super::adapter::Scx;
-use super::dsq::DsqId;
-use super::kfuncs::Kfuncs;
-use super::ScxOps;
+use super::scx::adapter::Scx;
+use super::scx::dsq::DsqId;
+use super::scx::kfuncs::Kfuncs;
+use super::scx::ScxOps;
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::sched::{Enqueue, ParamInfo, PolicyInfo};
@@ -134,7 +134,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 
 impl Params {
     fn slice_ms(&self) -> f64 {
-        self.slice_ms.unwrap_or(super::SCX_SLICE_DFL_MS)
+        self.slice_ms.unwrap_or(super::scx::SCX_SLICE_DFL_MS)
     }
 }
 

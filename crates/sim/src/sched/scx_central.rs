@@ -11,10 +11,10 @@
 
 use serde::Deserialize;
 
-use super::adapter::Scx;
-use super::dsq::{Dsq, DsqId};
-use super::kfuncs::Kfuncs;
-use super::ScxOps;
+use super::scx::adapter::Scx;
+use super::scx::dsq::{Dsq, DsqId};
+use super::scx::kfuncs::Kfuncs;
+use super::scx::ScxOps;
 use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::sched::{Enqueue, ParamInfo, PolicyInfo};
@@ -39,7 +39,7 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             central_cpu: 0,
-            slice_ms: super::SCX_SLICE_DFL_MS,
+            slice_ms: super::scx::SCX_SLICE_DFL_MS,
         }
     }
 }
