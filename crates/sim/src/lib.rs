@@ -27,7 +27,7 @@ pub use engine::{SimError, Simulation};
 pub use jobs::{JobStats, JobTimes};
 pub use limits::{Bound, Limits, Progress};
 pub use metrics::{AppReport, Category, RunQueueLock, RunReport, Split, TimeSplit, UserKernel};
-pub use outcome::{Notice, Outcome, Reply, Request, WordOp};
+pub use outcome::{Notice, Outcome, ProcessorSetCall, Reply, Request, WordOp};
 pub use per_thread::ThreadReport;
 pub use program::{Hint, Op, Program, Repeat, Script, Spawner, ThreadCtx};
 pub use sync::{SyncId, SyncKind, WaitPolicy};

@@ -67,8 +67,17 @@ pub enum Request {
     SetMask(CpuMask),
     /// Set this thread's base priority.
     SetBasePriority(i32),
+    /// One of Mach's processor-set calls (Black 1990, section 6), served by a policy that has
+    /// processor sets and refused by the others.
+    ProcessorSet(ProcessorSetCall),
+}
+
+/// Mach's processor-set calls (Black 1990, section 6): `processor_set_create`,
+/// `processor_assign`, `thread_assign` and `task_assign`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProcessorSetCall {
     /// Create a processor set (Black 1990, section 6); the reply names it.
-    CreateProcessorSet,
+    Create,
     /// Move a processor to a processor set (its thread, if of another set, is preempted).
     AssignProcessor {
         /// The set.

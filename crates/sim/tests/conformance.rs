@@ -12,8 +12,8 @@ use std::rc::Rc;
 use smpsched_sim::sched::{Depression, PolicyInfo, POLICIES};
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::{
-    CpuMask, Cycles, Hint, MachineConfig, Op, Outcome, ProcId, Program, Reply, Request, RunReport,
-    Script, Simulation, ThreadAttrs, ThreadCtx, ThreadId,
+    CpuMask, Cycles, Hint, MachineConfig, Op, Outcome, ProcId, ProcessorSetCall, Program, Reply,
+    Request, RunReport, Script, Simulation, ThreadAttrs, ThreadCtx, ThreadId,
 };
 
 /// Every policy the suite covers: the registry, then the guide's example.
@@ -276,7 +276,7 @@ impl Program for AskForSet {
         if std::mem::replace(&mut self.1, true) {
             Op::Exit
         } else {
-            Op::Kernel(Request::CreateProcessorSet)
+            Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create))
         }
     }
 }

@@ -281,41 +281,43 @@ struct Manager {
 
 impl smpsched_sim::Program for Manager {
     fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
-        use smpsched_sim::{Outcome, Reply, Request};
+        use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
         let outcome = cx.outcome.take();
         self.step += 1;
         match self.step {
-            1 => Op::Kernel(Request::CreateProcessorSet),
+            1 => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)),
             2 => {
                 let Some(Outcome::Kernel(Reply::ProcessorSet(s))) = outcome else {
                     panic!("no set: {outcome:?}")
                 };
                 self.set = s;
-                Op::Kernel(Request::AssignProcessor {
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: s,
                     processor: ProcId(2),
-                })
+                }))
             }
-            3 => Op::Kernel(Request::AssignProcessor {
+            3 => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                 set: self.set,
                 processor: ProcId(3),
-            }),
-            4 => Op::Kernel(Request::AssignTask { set: self.set }),
+            })),
+            4 => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignTask {
+                set: self.set,
+            })),
             5 => {
                 self.watch.assigned_at.set(Some(cx.now));
                 // Processors 0 and 1 are the default set's; moving one is allowed...
-                Op::Kernel(Request::AssignProcessor {
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: self.set,
                     processor: ProcId(1),
-                })
+                }))
             }
             6 => {
                 assert_eq!(outcome, Some(Outcome::Kernel(Reply::Done)));
                 // ...the last one is not.
-                Op::Kernel(Request::AssignProcessor {
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: self.set,
                     processor: ProcId(0),
-                })
+                }))
             }
             7 => {
                 if let Some(Outcome::Kernel(Reply::Refused(_))) = outcome {
@@ -407,23 +409,23 @@ fn mach_a_processor_set_without_processors_suspends_its_threads() {
     }
     impl smpsched_sim::Program for Suspender {
         fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
-            use smpsched_sim::{Outcome, Reply, Request};
+            use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
             self.step += 1;
             match (self.step, cx.outcome.take()) {
-                (1, _) => Op::Kernel(Request::CreateProcessorSet),
+                (1, _) => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)),
                 (2, Some(Outcome::Kernel(Reply::ProcessorSet(s)))) => {
                     self.set = s;
                     // Every other thread of the task goes to the empty set.
-                    Op::Kernel(Request::AssignThread {
+                    Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignThread {
                         set: s,
                         thread: Some(smpsched_sim::ThreadId(1)),
-                    })
+                    }))
                 }
                 (3, _) => Op::Compute(20_000_000),
-                (4, _) => Op::Kernel(Request::AssignProcessor {
+                (4, _) => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: self.set,
                     processor: ProcId(1),
-                }),
+                })),
                 _ => Op::Exit,
             }
         }
@@ -456,15 +458,15 @@ fn mach_a_thread_left_in_a_set_without_processors_is_reported_stranded() {
     }
     impl smpsched_sim::Program for Strander {
         fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
-            use smpsched_sim::{Outcome, Reply, Request};
+            use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
             self.step += 1;
             match (self.step, cx.outcome.take()) {
-                (1, _) => Op::Kernel(Request::CreateProcessorSet),
+                (1, _) => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)),
                 (2, Some(Outcome::Kernel(Reply::ProcessorSet(s)))) => {
-                    Op::Kernel(Request::AssignThread {
+                    Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignThread {
                         set: s,
                         thread: Some(smpsched_sim::ThreadId(1)),
-                    })
+                    }))
                 }
                 _ => Op::Exit,
             }
@@ -519,13 +521,13 @@ fn policies_without_processor_sets_refuse_them() {
     struct Asker(u32, std::rc::Rc<std::cell::Cell<bool>>);
     impl smpsched_sim::Program for Asker {
         fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
-            use smpsched_sim::{Outcome, Reply, Request};
+            use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
             self.0 += 1;
             if let Some(Outcome::Kernel(Reply::Refused(_))) = cx.outcome.take() {
                 self.1.set(true);
             }
             if self.0 == 1 {
-                Op::Kernel(Request::CreateProcessorSet)
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create))
             } else {
                 Op::Exit
             }

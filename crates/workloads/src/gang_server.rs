@@ -21,8 +21,8 @@ use std::rc::Rc;
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
-    Cycles, Op, Outcome, ProcId, Program, Reply, Request, SimError, Simulation, SyncId, SyncKind,
-    TaskId, ThreadCtx, WaitPolicy,
+    Cycles, Op, Outcome, ProcId, ProcessorSetCall, Program, Reply, Request, SimError, Simulation,
+    SyncId, SyncKind, TaskId, ThreadCtx, WaitPolicy,
 };
 
 use smpsched_policy::allocation::{grant_head, Admission, GangLimits};
@@ -197,7 +197,7 @@ impl Server {
         self.creating = Some(client);
         let take = self.free.len() - n as usize;
         self.held[client] = self.free.split_off(take);
-        Some(Op::Kernel(Request::CreateProcessorSet))
+        Some(Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)))
     }
 }
 
@@ -206,8 +206,9 @@ impl Program for Server {
         if let Some(Outcome::Kernel(Reply::ProcessorSet(set))) = cx.outcome.take() {
             let client = self.creating.take().expect("a set is created for a grant");
             for &p in &self.held[client] {
-                self.pending
-                    .push_back(Op::Kernel(Request::AssignProcessor { set, processor: p }));
+                self.pending.push_back(Op::Kernel(Request::ProcessorSet(
+                    ProcessorSetCall::AssignProcessor { set, processor: p },
+                )));
             }
             self.shared.borrow_mut().grants[client] = Some(Some(set));
             self.pending.push_back(Op::Signal(self.replies[client]));
@@ -226,10 +227,12 @@ impl Program for Server {
             match msg {
                 Some(Message::Release { client }) => {
                     for p in std::mem::take(&mut self.held[client]) {
-                        self.pending.push_back(Op::Kernel(Request::AssignProcessor {
-                            set: 0,
-                            processor: p,
-                        }));
+                        self.pending.push_back(Op::Kernel(Request::ProcessorSet(
+                            ProcessorSetCall::AssignProcessor {
+                                set: 0,
+                                processor: p,
+                            },
+                        )));
                         self.free.push(p);
                     }
                     self.free.sort_by_key(|p| std::cmp::Reverse(p.0));
@@ -295,7 +298,12 @@ impl Program for Client {
             }
             3 => Op::Wait(self.reply),
             4 => match self.shared.borrow().grants[self.c] {
-                Some(Some(set)) => Op::Kernel(Request::AssignThread { set, thread: None }),
+                Some(Some(set)) => {
+                    Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignThread {
+                        set,
+                        thread: None,
+                    }))
+                }
                 _ => {
                     self.step = 100;
                     Op::Record {

@@ -11,8 +11,8 @@
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
-    Op, Outcome, ProcId, Program, Reply, Request, SimError, Simulation, SyncId, SyncKind, TaskId,
-    ThreadCtx, WaitPolicy,
+    Op, Outcome, ProcId, ProcessorSetCall, Program, Reply, Request, SimError, Simulation, SyncId,
+    SyncKind, TaskId, ThreadCtx, WaitPolicy,
 };
 
 use crate::{Workload, WorkloadInfo};
@@ -135,18 +135,20 @@ impl Program for Worker {
         match self.stage {
             Stage::Setup(0) => {
                 self.stage = Stage::Setup(1);
-                Op::Kernel(Request::CreateProcessorSet)
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create))
             }
             Stage::Setup(k) if k <= self.w.threads => {
                 self.stage = Stage::Setup(k + 1);
-                Op::Kernel(Request::AssignProcessor {
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: self.set,
                     processor: ProcId(k),
-                })
+                }))
             }
             Stage::Setup(_) => {
                 self.stage = Stage::Start;
-                Op::Kernel(Request::AssignTask { set: self.set })
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignTask {
+                    set: self.set,
+                }))
             }
             Stage::Start => {
                 self.stage = Stage::Compute;
@@ -183,15 +185,17 @@ impl Program for Worker {
             Stage::Done if self.w.dedicated => {
                 // Out of the set first (its last processor must not leave with us in it).
                 self.stage = Stage::Release(1);
-                Op::Kernel(Request::AssignTask { set: 0 })
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignTask {
+                    set: 0,
+                }))
             }
             Stage::Done => Op::Exit,
             Stage::Release(k) if k <= self.w.threads => {
                 self.stage = Stage::Release(k + 1);
-                Op::Kernel(Request::AssignProcessor {
+                Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: 0,
                     processor: ProcId(k),
-                })
+                }))
             }
             Stage::Release(_) => Op::Exit,
             Stage::Record => {

@@ -9,8 +9,8 @@
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
-    Cycles, Op, Outcome, ProcId, Program, Reply, Request, SimError, Simulation, TaskId, ThreadCtx,
-    ThreadId,
+    Cycles, Op, Outcome, ProcId, ProcessorSetCall, Program, Reply, Request, SimError, Simulation,
+    TaskId, ThreadCtx, ThreadId,
 };
 
 use crate::{Workload, WorkloadInfo};
@@ -135,30 +135,30 @@ impl Measurer {
         self.started = now;
         let set = self.set;
         let req = match self.step {
-            0 => Request::CreateProcessorSet,
-            1 => Request::AssignProcessor {
+            0 => Request::ProcessorSet(ProcessorSetCall::Create),
+            1 => Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                 set,
                 processor: ProcId(1),
-            },
-            2 => Request::AssignThread { set, thread: None },
-            3 => Request::AssignThread {
+            }),
+            2 => Request::ProcessorSet(ProcessorSetCall::AssignThread { set, thread: None }),
+            3 => Request::ProcessorSet(ProcessorSetCall::AssignThread {
                 set,
                 thread: Some(self.other),
-            },
+            }),
             // Back to the default set: the threads first, so that neither is left in a set
             // without processors.
-            4 => Request::AssignThread {
+            4 => Request::ProcessorSet(ProcessorSetCall::AssignThread {
                 set: 0,
                 thread: None,
-            },
-            5 => Request::AssignThread {
+            }),
+            5 => Request::ProcessorSet(ProcessorSetCall::AssignThread {
                 set: 0,
                 thread: Some(self.other),
-            },
-            _ => Request::AssignProcessor {
+            }),
+            _ => Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                 set: 0,
                 processor: ProcId(1),
-            },
+            }),
         };
         self.step += 1;
         if self.step == 7 {

@@ -88,11 +88,7 @@ impl Simulation {
                     self.cx.cold[t.index()].mask = Some(m);
                 }
                 Request::SetBasePriority(v) => self.cx.cold[t.index()].base_priority = v,
-                Request::Processors
-                | Request::CreateProcessorSet
-                | Request::AssignProcessor { .. }
-                | Request::AssignThread { .. }
-                | Request::AssignTask { .. } => {}
+                Request::Processors | Request::ProcessorSet(_) => {}
             }
         }
         self.set_outcome(t.index(), Outcome::Kernel(reply));

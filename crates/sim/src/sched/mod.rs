@@ -411,10 +411,7 @@ pub trait Scheduler {
         let reply = match req {
             Request::Processors => Reply::Processors(cx.machine.processors),
             Request::SetMask(_) | Request::SetBasePriority(_) => Reply::Done,
-            Request::CreateProcessorSet
-            | Request::AssignProcessor { .. }
-            | Request::AssignThread { .. }
-            | Request::AssignTask { .. } => {
+            Request::ProcessorSet(_) => {
                 Reply::Refused("this scheduling policy has no processor sets")
             }
         };

@@ -6,7 +6,7 @@
 
 use super::Mach;
 use crate::ids::{Cycles, ProcId, ThreadId};
-use crate::outcome::{Reply, Request};
+use crate::outcome::{ProcessorSetCall, Reply, Request};
 use crate::readyq::RunQueue;
 use crate::sched::{Actions, SchedCtx, ThreadState};
 
@@ -56,22 +56,22 @@ impl Mach {
                 (Reply::Processors(n as u32), call)
             }
             Request::SetMask(_) | Request::SetBasePriority(_) => (Reply::Done, call),
-            Request::CreateProcessorSet => {
+            Request::ProcessorSet(ProcessorSetCall::Create) => {
                 self.global.push(RunQueue::default());
                 (
                     Reply::ProcessorSet((self.global.len() - 1) as u32),
                     us(self.params.create_set_us),
                 )
             }
-            Request::AssignProcessor { set, .. } | Request::AssignThread { set, .. }
+            Request::ProcessorSet(ProcessorSetCall::AssignProcessor { set, .. }) | Request::ProcessorSet(ProcessorSetCall::AssignThread { set, .. })
                 if bad_set(set) =>
             {
                 (Reply::Refused("no such processor set"), call)
             }
-            Request::AssignTask { set } if bad_set(set) => {
+            Request::ProcessorSet(ProcessorSetCall::AssignTask { set }) if bad_set(set) => {
                 (Reply::Refused("no such processor set"), call)
             }
-            Request::AssignProcessor { set, processor } => {
+            Request::ProcessorSet(ProcessorSetCall::AssignProcessor { set, processor }) => {
                 let p = processor.index();
                 if p >= self.proc_set.len() {
                     return (Reply::Refused("no such processor"), call);
@@ -92,7 +92,7 @@ impl Mach {
                 out.offer_idle = true;
                 (Reply::Done, us(self.params.assign_processor_us))
             }
-            Request::AssignThread { set, thread } => {
+            Request::ProcessorSet(ProcessorSetCall::AssignThread { set, thread }) => {
                 let u = thread.unwrap_or(t);
                 if u.index() >= cx.thread_count() {
                     return (Reply::Refused("no such thread"), call);
@@ -105,7 +105,7 @@ impl Mach {
                 };
                 (Reply::Done, us(cost))
             }
-            Request::AssignTask { set } => {
+            Request::ProcessorSet(ProcessorSetCall::AssignTask { set }) => {
                 let task = cx.thread(t).task;
                 let set = set as usize;
                 if self.task_set.len() <= task.index() {
