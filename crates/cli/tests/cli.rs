@@ -143,6 +143,38 @@ fn a_deprecated_name_is_noted_with_its_line_and_runs_as_the_new_one() {
     );
 }
 
+#[test]
+fn idle_handoff_is_the_kernels_and_the_old_scheduler_key_still_works() {
+    let dir = tempdir("idle-handoff");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let file = std::fs::read_to_string(root.join("experiments/black90/table3.toml")).unwrap();
+    assert!(file.contains("kernel.idle_handoff = true\n"));
+    let run = |name: &str, text: String| {
+        std::fs::write(dir.join(format!("{name}.toml")), text).unwrap();
+        let o = smpsched(
+            &["run", &format!("{name}.toml"), "--out", name, "--quiet"],
+            &dir,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = std::fs::read_to_string(dir.join(name).join("results.json")).unwrap();
+        // The file's own name is the one line that may differ.
+        let out = out.replace(&format!("\"file\": \"{name}.toml\""), "");
+        (out, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (new, quiet) = run("new", file.clone());
+    assert!(!quiet.contains("deprecated"), "{quiet}");
+    let old_text = file.replace("kernel.idle_handoff = true\n", "").replace(
+        "policy = \"round-robin\"\n",
+        "policy = \"round-robin\"\nidle_handoff = true\n",
+    );
+    let (old, note) = run("old", old_text);
+    assert!(
+        note.contains("`scheduler.idle_handoff` is deprecated; write `kernel.idle_handoff`"),
+        "{note}"
+    );
+    assert!(old == new, "the old key turns on the same handoff");
+}
+
 fn bad(dir: &Path, text: &str) -> String {
     std::fs::write(dir.join("bad.toml"), text).unwrap();
     let o = smpsched(&["run", "bad.toml", "--quiet"], dir);

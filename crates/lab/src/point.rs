@@ -37,9 +37,6 @@ pub struct Point {
     /// Bounds on simulated time and events (`time_limit_cycles`, `event_limit`), defaults
     /// applied.
     pub limits: Limits,
-    /// Dispatch threads that become ready straight to idle processors (Black 1990, 3.1); a
-    /// `[scheduler]` key common to every policy.
-    pub idle_handoff: bool,
     /// The application whose completion ends the run (`until = "LU"`): the others are measured
     /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
     pub until: Option<String>,
@@ -90,7 +87,6 @@ impl Point {
     pub fn simulate(&self, seed: u64, options: SimOptions<'_>) -> Result<RunReport, SimError> {
         let mut sim = Simulation::new(self.machine.clone(), self.settings.build(), seed)?;
         sim.set_limits(self.limits);
-        sim.set_idle_handoff(self.idle_handoff);
         if let Some(config) = options.trace {
             sim.set_trace(config);
         }

@@ -109,8 +109,10 @@ pub(crate) fn resolve(
     let mut key = src.folder().to_string_lossy().to_string();
     key.push('\n');
     canonical(&toml::Value::Table(doc.clone()), &mut key);
-    let machine = resolve_machine(src, &mut doc, overrides)?;
+    let mut machine = resolve_machine(src, &mut doc, overrides)?;
     let (policy, settings, idle_handoff) = resolve_scheduler(src, &mut doc, &machine, overrides)?;
+    // The deprecated `[scheduler] idle_handoff = true` still turns the kernel's handoff on.
+    machine.kernel.idle_handoff |= idle_handoff;
     let apps = resolve_apps(src, &mut doc, &machine, overrides, memory)?;
     crate::progress::check_needs(&machine, policy, &apps)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
@@ -155,7 +157,6 @@ pub(crate) fn resolve(
         settings,
         apps,
         limits,
-        idle_handoff,
         until,
         key,
     })
@@ -247,8 +248,8 @@ fn take_slice_ms(
     Ok(Some(ms))
 }
 
-/// The `[scheduler]` table: a registered policy, its parameters (checked by the policy) and
-/// `idle_handoff`.
+/// The `[scheduler]` table: a registered policy, its parameters (checked by the policy) and the
+/// deprecated `idle_handoff` (now the machine's `kernel.idle_handoff`).
 fn resolve_scheduler(
     src: &Source,
     doc: &mut toml::Table,

@@ -93,6 +93,10 @@ pub struct KernelCosts {
     /// the user / kernel split, as a performance counter on such a kernel counts them; the
     /// time split still calls them idle (default false).
     pub idle_in_kernel: bool,
+    /// Whether a thread that becomes ready goes straight to an idle processor, which picks it up
+    /// without a run-queue search or its cost (Mach's idle-processor handoff, Black 1990,
+    /// section 3.1), under any policy (default false).
+    pub idle_handoff: bool,
 }
 
 impl Default for KernelCosts {
@@ -111,6 +115,7 @@ impl Default for KernelCosts {
             exit: 0,
             thread_bytes: 0,
             idle_in_kernel: false,
+            idle_handoff: false,
         }
     }
 }

@@ -246,3 +246,33 @@ fn sampled_priority_charges_whole_ticks_to_the_running_thread() {
         "sampling must change who runs when"
     );
 }
+
+#[test]
+fn the_kernels_idle_handoff_skips_the_run_queue_for_a_waking_thread() {
+    // Black 1990, section 3.1: with `kernel.idle_handoff`, a thread that wakes while a processor
+    // is idle is dispatched there without a run-queue operation, so each wake-up saves the
+    // machine's `sched_op_cycles` of kernel time; the useful work is the same.
+    let run = |handoff: bool| {
+        let mut m = machine(4, 200);
+        m.sched_op_cycles = 500;
+        m.kernel.idle_handoff = handoff;
+        let mut sim = Simulation::new(m, sched("round-robin"), 1).unwrap();
+        let task = sim.add_task("sleepers");
+        for _ in 0..2 {
+            let ops = (0..10).flat_map(|_| [Op::Compute(5_000), Op::Sleep(20_000)]);
+            sim.spawn(task, Box::new(Script::new(ops.collect::<Vec<_>>())))
+                .unwrap();
+        }
+        let r = sim.run().unwrap();
+        r.check_conservation().unwrap();
+        r
+    };
+    let (on, off) = (run(true), run(false));
+    assert_eq!(on.total.useful, off.total.useful);
+    assert!(
+        on.total.kernel < off.total.kernel,
+        "kernel time with the handoff {} is not below {} without",
+        on.total.kernel,
+        off.total.kernel
+    );
+}

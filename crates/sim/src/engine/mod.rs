@@ -228,6 +228,7 @@ impl Simulation {
             memory.alloc(bytes, Placement::Uma, None).base
         });
         let n = machine.processors as usize;
+        let idle_handoff = machine.kernel.idle_handoff;
         let procs = (0..n)
             .map(|_| Proc {
                 thread: None,
@@ -264,7 +265,7 @@ impl Simulation {
             sched,
             sync: Vec::new(),
             memory,
-            idle_handoff: false,
+            idle_handoff,
             idle,
             poll_idle: false,
             live: 0,
@@ -361,7 +362,8 @@ impl Simulation {
     }
 
     /// Dispatches a thread that becomes ready straight to an idle processor, bypassing the run
-    /// queue and its cost (Black 1990, section 3.1), when `on`.
+    /// queue and its cost (Black 1990, section 3.1), when `on`: overrides the machine's
+    /// `kernel.idle_handoff`.
     pub fn set_idle_handoff(&mut self, on: bool) {
         self.idle_handoff = on;
     }

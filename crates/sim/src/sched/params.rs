@@ -217,6 +217,12 @@ pub const DEPRECATED: &[Deprecated] = &[
     },
     Deprecated {
         table: "scheduler",
+        name: "idle_handoff",
+        instead: "`kernel.idle_handoff` under `[machine]`, a property of the kernel under every \
+                  policy (Black 1990, section 3.1)",
+    },
+    Deprecated {
+        table: "scheduler",
         name: "quantum_ticks",
         instead: "`slice_ms`, the time slice in milliseconds, which Mach rounds to whole clock \
                   ticks (`quantum_ticks` counted ticks)",
