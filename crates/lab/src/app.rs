@@ -367,7 +367,7 @@ pub fn explain(name: &str, experiments: &Path) -> Result<String, LabError> {
             field: String::new(),
             message: format!(
                 "nothing is called `{name}`; known names: {}",
-                catalog::explainable().join(", ")
+                catalog::explainable(experiments).join(", ")
             ),
         }))
     })

@@ -72,7 +72,7 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
         if !papers.is_empty() {
             let _ = writeln!(out, "Reproductions (smpsched reproduce NAME):");
             for p in &papers {
-                let title = crate::papers::paper(p).map_or("", |p| p.title);
+                let title = crate::papers::paper(dir, p).map_or_else(String::new, |p| p.title);
                 let _ = writeln!(out, "  {p:<16} {title}");
             }
             out.push('\n');
@@ -155,7 +155,7 @@ fn explain_paper(p: &crate::papers::Paper, dir: &Path) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — paper: {}\n", p.id, p.title);
     let _ = writeln!(out, "{}\n", p.summary);
-    let folder = dir.join(p.id);
+    let folder = dir.join(&p.id);
     match experiments(&folder) {
         Ok((files, _)) if !files.is_empty() => {
             let _ = writeln!(out, "Reproduction files (under {}):", folder.display());
@@ -183,8 +183,9 @@ fn explain_paper(p: &crate::papers::Paper, dir: &Path) -> String {
 /// The text of `smpsched explain NAME`, or `None` if no policy, workload, machine preset or
 /// paper has that name; a paper's reproduction files are looked for under `dir`.
 pub fn explain(name: &str, dir: &Path) -> Option<String> {
-    if let Some(p) = crate::papers::paper(name) {
-        return Some(explain_paper(p, dir));
+    let is_paper = crate::papers::papers(dir).is_ok_and(|ps| ps.iter().any(|p| p == name));
+    if let Some(p) = crate::papers::paper(dir, name).filter(|_| is_paper) {
+        return Some(explain_paper(&p, dir));
     }
     let mut out = String::new();
     if let Some(p) = smpsched_sim::sched::policy(name) {
@@ -239,15 +240,16 @@ fn preset_toml(m: &MachineConfig) -> String {
     toml::to_string(&doc).unwrap_or_else(|e| format!("({e})\n"))
 }
 
-/// Every name `explain` knows, for error messages.
-pub fn explainable() -> Vec<&'static str> {
+/// Every name `explain` knows, for error messages: the papers are the folders of `dir`.
+pub fn explainable(dir: &Path) -> Vec<String> {
     POLICIES
         .iter()
         .map(|p| p.name)
         .chain(WORKLOADS.iter().map(|w| w.name))
         .chain(smpsched_sim::readyq::STRUCTURES.iter().map(|s| s.name))
         .chain(MachineConfig::PRESETS.iter().map(|p| p.name))
-        .chain(crate::papers::PAPERS.iter().map(|p| p.id))
+        .map(str::to_string)
+        .chain(crate::papers::papers(dir).unwrap_or_default())
         .collect()
 }
 
@@ -271,7 +273,7 @@ mod tests {
             let back: MachineConfig = machine.try_into().unwrap();
             assert_eq!(back, (p.build)(), "{}", p.name);
         }
-        assert!(explainable().contains(&"bbn-gp1000"));
+        assert!(explainable(Path::new("experiments")).contains(&"bbn-gp1000".to_string()));
     }
 
     #[test]
@@ -282,7 +284,7 @@ mod tests {
             .unwrap()
             .contains("Figure 1"));
         for s in smpsched_sim::readyq::STRUCTURES {
-            assert!(explainable().contains(&s.name));
+            assert!(explainable(Path::new("experiments")).contains(&s.name.to_string()));
         }
     }
 }

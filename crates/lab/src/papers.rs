@@ -12,75 +12,43 @@ use crate::reproduction::reproduce_file;
 use crate::shard::{prefill, Bundle, Exec};
 use crate::source::Skipped;
 
-/// A paper of the project: the folder of its experiments, its title, and what the lab takes
-/// from it.
-#[derive(Clone, Copy, Debug)]
+/// A paper of the project, as its folder under `experiments/` describes it: the folder's
+/// `README.md` opens with the paper's title as a `# ` heading and a paragraph on what the lab
+/// takes from it. The list of papers is the folders that exist ([`papers`]); nothing else names
+/// them.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Paper {
     /// The folder under `experiments/` (what `smpsched reproduce` takes).
-    pub id: &'static str,
-    /// Authors, year and title.
-    pub title: &'static str,
-    /// What the lab builds from it and what the reproduction covers.
-    pub summary: &'static str,
+    pub id: String,
+    /// Authors, year and title (the README's heading).
+    pub title: String,
+    /// What the lab builds from it and what the reproduction covers (the README's first
+    /// paragraph, its lines joined).
+    pub summary: String,
 }
 
-/// Papers of the project, by the folder name of their experiments.
-pub const PAPERS: &[Paper] = &[
-    Paper {
-        id: "dibella92",
-        title: "DiBella, Ramamritham, Chrysanthis, Raghuram 1992: Scheduling Algorithms and their \
-                Performance on Shared Memory Multiprocessors",
-        summary: "Multi-access distributed ready queues (a mailbox array and bitmap per \
-                  processor, two-level optimistic locking) with six scheduler and five client \
-                  policies, against Global and Distributed FCFS queues, on a 16-processor \
-                  Sequent Symmetry; delay, throughput and load distribution. Reproduced: Table \
-                  4's 30 policy pairs, Table 6, Figures 2-7, the bidirectional option.",
-    },
-    Paper {
-        id: "gupta91",
-        title: "Gupta, Tucker, Urushibara 1991: The Impact of Operating System Scheduling \
-                Policies and Synchronization Methods on the Performance of Parallel \
-                Applications",
-        summary: "Four parallel applications (MP3D, LU, Maxflow, Matmul) multiprogrammed on a \
-                  simulated 12-processor bus machine with caches under priority scheduling, \
-                  busy-waiting and spin-then-block locks, handoff, cache affinity, gang \
-                  scheduling, partitioning and process control; utilization split into useful \
-                  work, cache-miss stall and synchronization. Reproduced: Table 1, Figures \
-                  1-10.",
-    },
-    Paper {
-        id: "george90",
-        title: "George 1990: A Scheduling Strategy for Shared Memory Multiprocessors",
-        summary: "Distributed Dual Queues: a tree of atomic counters over dual queues, lazy \
-                  ascends and several trees, against a centralized queue with exponential \
-                  backoff, on a NUMA machine (BBN GP1000, remote:local 5:1) up to 256 \
-                  processors; producer/consumer and prime-sieve loads. Reproduced: Figures 1, 5 \
-                  and 6, section 2.4's atomics per operation.",
-    },
-    Paper {
-        id: "black90",
-        title: "Black 1990: Scheduling Support for Concurrency and Parallelism in the Mach \
-                Operating System",
-        summary: "The Mach scheduler (32-level run queues with hint and count, local and global \
-                  queues, 5/8 usage aging with the overload factor, quanta, idle-processor \
-                  handoff), thread_switch hints and handoff, processor sets and a gang \
-                  allocation server, on an Encore Multimax. Reproduced: Tables 2, 3 and 4 and \
-                  the gang server's latency.",
-    },
-    Paper {
-        id: "weibel",
-        title: "Weibel: Theoretical and Experimental Approach to SMP Scheduling",
-        summary: "A global run queue against per-core run queues with and without pull \
-                  migration, push migration, affinity masks, thread pools against one thread \
-                  per work item, on a quad-core Cortex-A53 (Raspberry Pi 3); user and kernel \
-                  instructions, cycles and cache refills. Reproduced: Tables 1-11 and a sweep \
-                  of the pull interval.",
-    },
-];
+/// The paper whose folder is `dir/id`, from the folder's `README.md`; `None` if it has none or
+/// it does not open with a `# ` heading.
+pub fn paper(dir: &Path, id: &str) -> Option<Paper> {
+    let text = std::fs::read_to_string(dir.join(id).join("README.md")).ok()?;
+    describe(id, &text)
+}
 
-/// The paper whose folder is `id`.
-pub fn paper(id: &str) -> Option<&'static Paper> {
-    PAPERS.iter().find(|p| p.id == id)
+/// A paper from the text of its folder's `README.md`: the first `# ` heading and the paragraph
+/// after it.
+fn describe(id: &str, readme: &str) -> Option<Paper> {
+    let mut lines = readme.lines().skip_while(|l| l.trim().is_empty());
+    let title = lines.next()?.strip_prefix("# ")?.trim().to_string();
+    let summary: Vec<&str> = lines
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    Some(Paper {
+        id: id.to_string(),
+        title,
+        summary: summary.join(" "),
+    })
 }
 
 /// The error for a missing experiments folder: where it looked and how to point elsewhere.
@@ -296,7 +264,7 @@ pub fn run_paper(
         files.push(r.report);
         plots.extend(r.plots);
     }
-    let title = self::paper(paper).map_or_else(|| paper.to_string(), |p| p.title.to_string());
+    let title = self::paper(exp_dir, paper).map_or_else(|| paper.to_string(), |p| p.title);
     let at_scale = if scale == 1.0 {
         String::new()
     } else {
