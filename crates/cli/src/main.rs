@@ -12,8 +12,8 @@ mod ray;
 mod real;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::app::{self, Console, ReproduceArgs, RunArgs, TraceRequest};
-use smpsched_lab::shard::Remote;
-use smpsched_lab::traces;
+use smpsched_lab::exec::shard::Remote;
+use smpsched_lab::store::traces;
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
 /// multiprogrammed multiprocessor, the kernel policies and ready queues of five classic papers,

@@ -1,7 +1,7 @@
 //! `--ray [ADDRESS]`: the runs of `run` and `reproduce` made on a Ray cluster through the Python
 //! package's helper (`python -m smpsched.cluster`), which this command starts and talks to over
 //! pipes; the lab merges what comes back so every file written is the local run's, byte for
-//! byte (see `smpsched_lab::shard`).
+//! byte (see `smpsched_lab::exec::shard`).
 //!
 //! Frames both ways are a 4-byte big-endian length and the bytes. To the helper: a JSON header
 //! (`address`, `bundles`, `tasks` as `[bundle, point, repetition]`), then each bundle. From it:
@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 
 use indicatif::ProgressBar;
 use serde_json::{json, Value};
-use smpsched_lab::shard::{Remote, Task, TaskFailure};
+use smpsched_lab::exec::shard::{Remote, Task, TaskFailure};
 use smpsched_lab::{InputError, LabError};
 
 /// The interpreter that runs the helper, unless `SMPSCHED_PYTHON` names another.

@@ -5,50 +5,38 @@
 //! [`run_experiment`] (all points and repetitions in parallel, each deterministic), then
 //! [`Outbox::deliver`] (results written whole into a fresh folder) and [`terminal_table`].
 //!
-//! Imports go one way, from the bottom up (tests/layers.rs fails on a cycle):
+//! `ls src` is the pipeline. Each stage is a folder and imports only from the stages before it
+//! (tests/layers.rs fails on an import against this order, and on any cycle between modules):
 //!
-//! - input: `error`, `source` (reading and finding files), `format`, `budget`;
-//! - spec: `point` (a validated point), `sweep`, `progress`, `resolve` (a point's tables),
-//!   `repro_spec` (the `[reproduce]` section), `experiment` (a file into its points);
-//! - exec: `record` (one run's outcome), `runner` ([`RunOptions`]), `shard` (runs made
-//!   elsewhere, merged back), `metric` (the measure table and what is generated from it);
-//! - render and store: `svg`, `output` and `outdir`, `results` (JSON, CSV, charts, the terminal
-//!   table, the outbox), `traces`, `reproduce` (claims, tolerances, reports as data, Markdown
-//!   and terminal), `reproduction` (one file), `papers` (one paper on disk), `catalog` (`list`,
-//!   `explain`);
-//! - `app`: the commands the CLI calls.
+//! 1. [`input`]: errors naming file, line and field, the file's source, formatting, the memory
+//!    budget, deprecation notes, sweeps and their typed values;
+//! 2. [`plan`]: a validated point resolved from its tables, and the record of one run;
+//! 3. [`metric`]: the one table of measures (name, unit, doc, how computed, CSV and terminal
+//!    columns) and everything generated from it;
+//! 4. [`reproduce`]: the claim language (syntax, parser, evaluator), tolerances, verdicts and
+//!    reports as data, in Markdown and on the terminal;
+//! 5. [`spec`]: an experiment file into its points and its `[reproduce]` section;
+//! 6. [`exec`]: points into runs ([`RunOptions`]), and runs made elsewhere merged back;
+//! 7. [`store`]: files written so that nothing is lost, the outbox's folders, traces;
+//! 8. [`svg`] and [`results`]: charts, JSON, CSV, per-job rows, the terminal table, the outbox;
+//! 9. [`app`]: the commands the CLI calls, one file's and one paper's reproduction, `list` and
+//!    `explain`.
 
 pub mod app;
-pub mod budget;
-pub mod catalog;
-pub mod deprecated;
-pub mod error;
-pub mod experiment;
-pub mod format;
+pub mod exec;
+pub mod input;
 pub mod metric;
-pub mod outdir;
-pub mod output;
-pub mod papers;
-pub mod param_value;
-pub mod point;
-pub(crate) mod progress;
-pub mod record;
-pub mod repro_spec;
-pub mod reproduction;
-pub(crate) mod resolve;
+pub mod plan;
+pub mod reproduce;
 pub mod results;
-pub mod runner;
-pub mod shard;
-pub mod source;
+pub mod spec;
+pub mod store;
 pub mod svg;
-pub(crate) mod sweep;
-pub mod traces;
 
-pub use error::{InputError, LabError};
-pub use experiment::{Experiment, Point};
-pub use point::SimOptions;
-pub use results::{terminal_table, Delivered, Destination, Outbox};
-pub use runner::{
+pub use exec::runner::{
     plan_jobs, run_experiment, stopped_error, JobPlan, RunOptions, RunRecord, Stopped,
 };
-pub mod reproduce;
+pub use input::error::{InputError, LabError};
+pub use plan::point::SimOptions;
+pub use results::{terminal_table, Delivered, Destination, Outbox};
+pub use spec::experiment::{Experiment, Point};

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use smpsched_lab::{
-    catalog, run_experiment, Destination, Experiment, LabError, Outbox, RunOptions,
+    app::catalog, run_experiment, Destination, Experiment, LabError, Outbox, RunOptions,
 };
 
 /// Values a careless or hostile file might hold.

@@ -7,10 +7,10 @@
 
 use std::path::Path;
 
-use smpsched_lab::experiment::FIELDS;
+use smpsched_lab::app::reproduction::PlotKind;
 use smpsched_lab::metric::views;
 use smpsched_lab::reproduce::{Claim, Tolerance};
-use smpsched_lab::reproduction::PlotKind;
+use smpsched_lab::spec::experiment::FIELDS;
 use smpsched_lab::Experiment;
 use smpsched_sim::MachineConfig;
 
@@ -146,15 +146,15 @@ fn every_paper_folder_describes_its_paper() {
     // The papers are the folders of experiments/ holding a reproduction; each describes its
     // paper in a README.md (title and summary), which `list` and `explain` show.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let folders = smpsched_lab::papers::papers(&dir).unwrap();
+    let folders = smpsched_lab::app::papers::papers(&dir).unwrap();
     assert!(folders.len() >= 5, "{folders:?}");
-    let listing = smpsched_lab::catalog::listing(&dir, true).unwrap();
+    let listing = smpsched_lab::app::catalog::listing(&dir, true).unwrap();
     for id in &folders {
-        let p = smpsched_lab::papers::paper(&dir, id)
+        let p = smpsched_lab::app::papers::paper(&dir, id)
             .unwrap_or_else(|| panic!("experiments/{id}/README.md must open with `# TITLE`"));
         assert!(p.title.len() > 20 && p.summary.len() > 80, "{p:?}");
         assert!(listing.contains(&format!("  {id:<16} {}", p.title)), "{id}");
-        let explained = smpsched_lab::catalog::explain(id, &dir).unwrap();
+        let explained = smpsched_lab::app::catalog::explain(id, &dir).unwrap();
         assert!(explained.contains(&p.summary), "{id}");
     }
 }
@@ -214,7 +214,7 @@ fn the_guide_shows_exactly_the_measure_and_plot_tables_of_the_code() {
 #[test]
 fn list_shows_every_measure_and_plot_kind() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let text = smpsched_lab::catalog::listing(&dir, true).unwrap();
+    let text = smpsched_lab::app::catalog::listing(&dir, true).unwrap();
     for m in smpsched_lab::metric::MEASURES
         .iter()
         .filter(|m| m.is_measure())

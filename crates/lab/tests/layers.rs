@@ -1,6 +1,7 @@
-//! The lab's modules import one way (issue 25): no module reaches, through `crate::` or `super::`
-//! paths in its non-test code, a module that reaches back to it. Also keeps every source file
-//! under the size the project allows.
+//! The lab's modules import one way (issue 25): each stage (a folder of src/) imports only the
+//! stages before it, and no module reaches, through `crate::` or `super::` paths in its non-test
+//! code, a module that reaches back to it. Also keeps every source file and function under the
+//! size the project allows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -133,6 +134,51 @@ fn the_lab_modules_import_one_way() {
     let found = cycles(&graph);
     let text: Vec<String> = found.iter().map(|c| c.join(" <-> ")).collect();
     assert!(found.is_empty(), "import cycles:\n{}", text.join("\n"));
+}
+
+/// The lab's stages, each a top-level module of src/, in pipeline order: a stage imports only
+/// the stages before it (lib.rs says what each holds).
+const STAGES: &[&str] = &[
+    "input",
+    "plan",
+    "metric",
+    "reproduce",
+    "spec",
+    "exec",
+    "store",
+    "svg",
+    "results",
+    "app",
+];
+
+#[test]
+fn each_stage_imports_only_the_stages_before_it() {
+    let mods = modules();
+    let known: BTreeSet<String> = mods.keys().filter(|k| !k.is_empty()).cloned().collect();
+    let stage = |m: &str| {
+        let top = m.split("::").next().unwrap_or_default();
+        STAGES.iter().position(|s| *s == top)
+    };
+    // src/ holds lib.rs and the stages' folders and nothing else.
+    for m in &known {
+        assert!(stage(m).is_some(), "`{m}` is in no stage of {STAGES:?}");
+    }
+    let mut against = Vec::new();
+    for (m, code) in mods.iter().filter(|(k, _)| !k.is_empty()) {
+        // A module's tests may reach further (they build whole runs).
+        if m.ends_with("tests") {
+            continue;
+        }
+        for n in imports(m, code, &known) {
+            if stage(&n) > stage(m) {
+                against.push(format!("{m} imports {n}"));
+            }
+        }
+    }
+    assert!(
+        against.is_empty(),
+        "imports against the stage order: {against:#?}"
+    );
 }
 
 #[test]

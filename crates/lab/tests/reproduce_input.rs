@@ -173,7 +173,7 @@ fn reproductions_load_at_small_scales(paper: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../experiments")
         .join(paper);
-    for f in smpsched_lab::catalog::experiment_files(&dir).unwrap() {
+    for f in smpsched_lab::app::catalog::experiment_files(&dir).unwrap() {
         for scale in [1.0, 0.25, 0.1] {
             if let Err(e) = Experiment::load_scaled(&f, scale) {
                 panic!("{} at scale {scale}: {e}", f.display());

@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use smpsched_lab::papers::papers;
+use smpsched_lab::app::papers::papers;
+use smpsched_lab::app::reproduction::reproduce_file;
+use smpsched_lab::exec::runner::RunMemo;
+use smpsched_lab::exec::shard::Exec;
 use smpsched_lab::reproduce::markdown::render_paper;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
-use smpsched_lab::reproduction::reproduce_file;
-use smpsched_lab::runner::RunMemo;
-use smpsched_lab::shard::Exec;
 use smpsched_lab::Experiment;
 
 fn experiments() -> PathBuf {
@@ -34,7 +34,7 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
         // As `reproduce` does, the files of a paper share their runs: once through `memo`, and
         // independently through `again`, which a determinism check compares with it.
         let (memo, again) = (RunMemo::default(), RunMemo::default());
-        for f in smpsched_lab::catalog::experiment_files(&dir.join(&paper)).unwrap() {
+        for f in smpsched_lab::app::catalog::experiment_files(&dir.join(&paper)).unwrap() {
             let scale = Experiment::load(&f)
                 .unwrap()
                 .reproduce

@@ -3,7 +3,7 @@
 //! A thin layer over smpsched-lab, as the `smpsched` command is: experiments are loaded, run and
 //! turned into `results.json` by the lab ([`smpsched_lab::Experiment`],
 //! [`smpsched_lab::run_experiment`], [`smpsched_lab::results::to_json`]), papers reproduced by
-//! [`smpsched_lab::papers::run_paper`]. Results cross into Python as JSON text; the
+//! [`smpsched_lab::app::papers::run_paper`]. Results cross into Python as JSON text; the
 //! Python side (`python/smpsched/`) turns it into data frames.
 
 use pyo3::prelude::*;

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use serde_json::{json, Value};
-use smpsched_lab::papers::{run_paper, PaperOutcome};
+use smpsched_lab::app::papers::{run_paper, PaperOutcome};
+use smpsched_lab::exec::shard::Exec;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::summary::relative_distance;
-use smpsched_lab::shard::Exec;
 
 use crate::errors::to_py;
 use crate::run::bad_argument;

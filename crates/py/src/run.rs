@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use smpsched_lab::runner::RunMemo;
+use smpsched_lab::exec::runner::RunMemo;
 use smpsched_lab::{results, run_experiment as run_lab, stopped_error, Experiment, RunOptions};
 
 use crate::errors::{input_error, to_py};

@@ -1,5 +1,5 @@
 //! `smpsched.run(..., cluster=...)`: an experiment's runs made on a Ray cluster. Home plans the
-//! tasks and ships a bundle ([`smpsched_lab::shard`]); each Ray worker calls [`run_task`]; home
+//! tasks and ships a bundle ([`smpsched_lab::exec::shard`]); each Ray worker calls [`run_task`]; home
 //! merges what comes back with [`run_shipped`], so the results are those of a local run, byte
 //! for byte.
 
@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use smpsched_lab::runner::RunMemo;
-use smpsched_lab::shard::{accept, tasks, Bundle, Task};
+use smpsched_lab::exec::runner::RunMemo;
+use smpsched_lab::exec::shard::{accept, tasks, Bundle, Task};
 use smpsched_lab::LabError;
 
 use crate::errors::to_py;
@@ -54,7 +54,7 @@ pub fn run_task<'py>(
     repetition: u32,
 ) -> (Option<Bound<'py, PyBytes>>, u8, String) {
     let task = Task { point, repetition };
-    match py.allow_threads(|| smpsched_lab::shard::run_task(&bundle, task)) {
+    match py.allow_threads(|| smpsched_lab::exec::shard::run_task(&bundle, task)) {
         Ok(run) => (Some(PyBytes::new(py, &run)), 0, String::new()),
         Err(f) => (None, f.code, f.message),
     }

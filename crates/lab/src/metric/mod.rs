@@ -11,8 +11,8 @@ pub mod views;
 use smpsched_sim::metrics::Recorded;
 use smpsched_sim::{AppReport, MachineConfig, RunReport};
 
-use crate::point::Point;
-use crate::record::RunRecord;
+use crate::plan::point::Point;
+use crate::plan::record::RunRecord;
 
 pub use table::MEASURES;
 pub use value::{check, is_known, is_metric, value, SD_PREFIX};

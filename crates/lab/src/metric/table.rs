@@ -8,8 +8,8 @@
 use smpsched_sim::{AppReport, RunReport, TimeSplit};
 
 use super::{Format, Measure, Unit};
-use crate::point::Point;
-use crate::record::Stopped;
+use crate::plan::point::Point;
+use crate::plan::record::Stopped;
 
 /// Every measure and results column, in the order `smpsched list`, the guide and error messages
 /// show them. Entries with [`super::Compute::Column`] are columns of `results.csv` only, not
@@ -519,7 +519,7 @@ pub const MEASURES: &[Measure] = &[
 ];
 
 /// The time split of a CSV row: the machine's, or the application's.
-fn split<'a>(r: &'a crate::record::RunRecord, a: Option<&'a AppReport>) -> &'a TimeSplit {
+fn split<'a>(r: &'a crate::plan::record::RunRecord, a: Option<&'a AppReport>) -> &'a TimeSplit {
     a.map_or(&r.report.total, |a| &a.time)
 }
 
@@ -529,7 +529,7 @@ fn app_cell(a: Option<&AppReport>, f: fn(&AppReport) -> String) -> String {
 }
 
 /// `c` as a percentage of machine time (processors x elapsed).
-fn machine_pct(p: &crate::point::Point, r: &RunReport, c: u64) -> f64 {
+fn machine_pct(p: &crate::plan::point::Point, r: &RunReport, c: u64) -> f64 {
     let machine_time = (r.elapsed_cycles as f64 * p.machine.processors as f64).max(1.0);
     100.0 * c as f64 / machine_time
 }

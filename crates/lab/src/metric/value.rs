@@ -4,8 +4,8 @@
 use smpsched_sim::RunReport;
 
 use super::{Args, Compute, Measure, MEASURES};
-use crate::point::Point;
-use crate::record::RunRecord;
+use crate::plan::point::Point;
+use crate::plan::record::RunRecord;
 
 /// The prefix that turns a measure into its standard deviation over a point's repetitions
 /// (`sd:recorded_mean:requests:load0`: how much the load distribution varies from run to run).

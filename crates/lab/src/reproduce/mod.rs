@@ -20,4 +20,4 @@ pub mod tolerance;
 pub use claims::{Claim, ClaimError, ClaimOutcome, EvalError, Reference};
 pub use tolerance::{Tolerance, ToleranceError};
 
-pub use crate::format::{format_number, format_percent};
+pub use crate::input::format::{format_number, format_percent};

@@ -3,8 +3,8 @@
 //! otherwise make `--scale` silently do nothing), and a factor that would round a size below 1
 //! is refused with the smallest factor the file allows.
 
-use crate::error::InputError;
-use crate::source::Source;
+use crate::input::error::InputError;
+use crate::input::source::Source;
 
 /// Scales, in one point's document `doc`, every size that `[reproduce] scale` lists (`paths`)
 /// by `factor`. At any factor, even 1, each path must name an integer that the point sets, and

@@ -2,10 +2,10 @@
 //! (`time-split.svg`, Gupta et al. 1991's utilization breakdown) and Gupta's per-application
 //! bars beside the paper's.
 
-use crate::error::LabError;
-use crate::experiment::Experiment;
+use crate::exec::runner::RunRecord;
+use crate::input::error::LabError;
 use crate::metric;
-use crate::runner::RunRecord;
+use crate::spec::experiment::Experiment;
 use crate::svg::{stacked_bars, SeriesStyle, StackedBar, StackedBars};
 
 /// The categories of the machine's time split, each with the measure that gives its share.

@@ -1,9 +1,9 @@
 //! `results.csv`: one row per run and application plus a machine row, its measure columns
 //! generated from the measure table ([`crate::metric::views::csv_columns`]).
 
-use crate::error::LabError;
+use crate::exec::runner::RunRecord;
+use crate::input::error::LabError;
 use crate::metric;
-use crate::runner::RunRecord;
 
 /// The CSV table of an experiment's runs: one row per run and application, and one row per run
 /// for the whole machine (`app` = `*`, with the per-application columns empty). Every row has

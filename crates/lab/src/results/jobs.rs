@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use smpsched_sim::RunReport;
 
-use crate::error::LabError;
-use crate::runner::RunRecord;
+use crate::exec::runner::RunRecord;
+use crate::input::error::LabError;
 
 /// The measure columns of `jobs.csv`, after the run's and the point's columns: the application,
 /// the job's rank among its threads in creation order (from 0), its times in cycles, and its

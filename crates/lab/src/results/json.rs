@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::experiment::Experiment;
-use crate::runner::{RunRecord, Stopped};
+use crate::exec::runner::{RunRecord, Stopped};
+use crate::spec::experiment::Experiment;
 
 #[derive(Serialize)]
 struct JsonFile<'a> {

@@ -6,7 +6,7 @@
 //!
 //! Output is a pure function of the records: no timestamps, no absolute paths, no hash-map
 //! order, so the same experiment and seed give byte-identical files. The files of a run are
-//! written together into a fresh folder and renamed into place whole ([`crate::output`]): by
+//! written together into a fresh folder and renamed into place whole ([`crate::store::output`]): by
 //! default `results/NAME/seedS-HASH/` with `results/NAME/latest` pointing at it, so earlier
 //! results are never replaced.
 
@@ -17,9 +17,9 @@ pub mod json;
 pub mod outbox;
 pub mod table;
 
-use crate::error::LabError;
-use crate::experiment::Experiment;
-use crate::runner::RunRecord;
+use crate::exec::runner::RunRecord;
+use crate::input::error::LabError;
+use crate::spec::experiment::Experiment;
 
 pub use charts::{app_split_chart, time_split_chart};
 pub use csv::to_csv;

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::LabError;
-use crate::experiment::Experiment;
-use crate::output::{self, Staging};
-use crate::runner::RunRecord;
+use crate::exec::runner::RunRecord;
+use crate::input::error::LabError;
+use crate::spec::experiment::Experiment;
+use crate::store::output::{self, Staging};
 
 /// Where `smpsched run` puts an experiment's results.
 #[derive(Clone, Debug)]
@@ -31,7 +31,7 @@ pub struct Outbox {
     /// The experiment file, never inside a folder `--force` replaces.
     experiment: PathBuf,
     /// Held while the run goes on: a second run into the same `--out` is refused.
-    _lock: Option<crate::outdir::Lock>,
+    _lock: Option<crate::store::outdir::Lock>,
 }
 
 /// What [`Outbox::deliver`] wrote.
@@ -51,13 +51,13 @@ const DEFAULT_PLACE: &str = "results folder (the default; name another with --ou
 impl Outbox {
     /// Checks that results can be written at `dest` (creating folders as needed): an unusable
     /// place, an `--out` folder holding earlier results without `--force`, a folder `--force`
-    /// may not replace (see [`crate::outdir`]) or a place another run is writing into is bad
+    /// may not replace (see [`crate::store::outdir`]) or a place another run is writing into is bad
     /// input naming the path. `experiment` is the experiment file.
     pub fn prepare(dest: Destination, experiment: &Path) -> Result<Outbox, LabError> {
         let (parent, named, what, lock) = match &dest {
             Destination::Under(dir) => {
                 let latest = dir.join("latest");
-                if latest.exists() && !crate::outdir::is_link(&latest) {
+                if latest.exists() && !crate::store::outdir::is_link(&latest) {
                     return Err(output::unusable(
                         &latest,
                         DEFAULT_PLACE,
@@ -68,7 +68,7 @@ impl Outbox {
                 (dir.clone(), dir.clone(), DEFAULT_PLACE, None)
             }
             Destination::Exactly { dir, replace } => {
-                crate::outdir::check_place(dir, "--out")?;
+                crate::store::outdir::check_place(dir, "--out")?;
                 if dir.exists() && !dir.is_dir() {
                     return Err(output::unusable(
                         dir,
@@ -86,13 +86,13 @@ impl Outbox {
                     ));
                 }
                 if *replace {
-                    crate::outdir::check_replaceable(dir, experiment, "--out")?;
+                    crate::store::outdir::check_replaceable(dir, experiment, "--out")?;
                 }
                 let parent = match dir.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let lock = crate::outdir::Lock::take(dir, "--out")?;
+                let lock = crate::store::outdir::Lock::take(dir, "--out")?;
                 (parent, dir.clone(), "--out", Some(lock))
             }
         };
@@ -124,7 +124,7 @@ impl Outbox {
             }
             Destination::Exactly { dir, replace } => {
                 if *replace && !output::is_absent_or_empty(dir) {
-                    crate::outdir::check_replaceable(dir, &self.experiment, "--out")?;
+                    crate::store::outdir::check_replaceable(dir, &self.experiment, "--out")?;
                     (self.staging.replace(dir)?, None)
                 } else {
                     (self.staging.rename_into(dir, "--out")?, None)

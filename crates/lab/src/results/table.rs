@@ -1,9 +1,9 @@
 //! The readable table `smpsched run` prints: means per point of the terminal columns of the
 //! measure table, the machine's and each application's.
 
-use crate::experiment::Experiment;
+use crate::exec::runner::RunRecord;
 use crate::metric::{self, TermColumn};
-use crate::runner::RunRecord;
+use crate::spec::experiment::Experiment;
 
 /// A readable table of the means per point: the terminal columns of the measure table, the
 /// machine's (elapsed time, utilization, the time split), then each application's.

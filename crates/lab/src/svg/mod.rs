@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use thiserror::Error;
 
-use crate::format::format_number;
+use crate::input::format::format_number;
 
 /// Whose numbers a series or bar shows, which decides how it is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::error::{InputError, LabError};
+use crate::input::error::{InputError, LabError};
 
 /// Longest folder name made from an experiment or paper name (file systems allow 255 bytes).
 pub const MAX_NAME: usize = 64;

@@ -1,6 +1,6 @@
 //! Tests of experiment files: sweeps, named points, errors with file, line and field, bounds.
 use super::*;
-use crate::point::SimOptions;
+use crate::plan::point::SimOptions;
 use smpsched_sim::{Limits, MachineConfig};
 
 const GOOD: &str = r#"

@@ -6,7 +6,7 @@
 
 use smpsched_sim::sched::params::deprecation;
 
-use crate::source::Source;
+use crate::input::source::Source;
 
 /// A note for each deprecated name `table` (the file's document) writes, in file order.
 pub fn notes(src: &Source, table: &toml::Table) -> Vec<String> {

@@ -25,7 +25,7 @@ pub struct Point {
     /// Human-readable label (`policy=priority/processors=8`), unique within the experiment.
     pub label: String,
     /// The values this point sets, as (dotted path, value) in file order.
-    pub params: Vec<(String, crate::param_value::ParamValue)>,
+    pub params: Vec<(String, crate::input::param_value::ParamValue)>,
     /// The machine.
     pub machine: MachineConfig,
     /// The kernel scheduling policy.
@@ -42,7 +42,7 @@ pub struct Point {
     pub until: Option<String>,
     /// Everything the point's runs depend on, as canonical text (the file's folder and the
     /// resolved document, keys sorted): two points with equal keys simulate identically under
-    /// the same seed, so a reproduction runs them once (see [`crate::runner::RunMemo`]).
+    /// the same seed, so a reproduction runs them once (see [`crate::exec::runner::RunMemo`]).
     pub key: String,
 }
 

@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use smpsched_sim::trace::{Mark, Trace};
 use smpsched_sim::{MachineConfig, RunReport};
 
-use crate::output::{folder_name, is_absent_or_empty, plain_name, unusable, Staging};
-use crate::{Experiment, LabError, RunRecord};
+use crate::exec::runner::RunRecord;
+use crate::input::error::LabError;
+use crate::spec::experiment::Experiment;
+use crate::store::output::{folder_name, is_absent_or_empty, plain_name, unusable, Staging};
 
 /// Bytes a run holds per recorded trace event (a stretch or a moment, with the vector's slack)
 /// until the traces are written.
@@ -48,7 +50,7 @@ pub fn check_budget(points: usize, events: usize, available: Option<u64>) -> Res
     }
     let per = (points as u64).saturating_mul(RECORD_BYTES) + TEXT_BYTES;
     let fit = (avail / 2) / per.max(1);
-    Err(LabError::Input(Box::new(crate::error::InputError {
+    Err(LabError::Input(Box::new(crate::input::error::InputError {
         file: PathBuf::from("smpsched run"),
         line: None,
         field: "--trace-events".into(),
@@ -56,9 +58,9 @@ pub fn check_budget(points: usize, events: usize, available: Option<u64>) -> Res
             "traces of {points} points with up to {events} events each would need about {}, \
              more than half the {} available (set {} to state the memory smpsched may use); \
              at most {fit} events per trace fit",
-            crate::budget::human(need),
-            crate::budget::human(avail),
-            crate::budget::MEMORY_ENV
+            crate::input::budget::human(need),
+            crate::input::budget::human(avail),
+            crate::input::budget::MEMORY_ENV
         ),
     })))
 }
@@ -160,7 +162,7 @@ pub fn file_name(label: &str, taken: &[String]) -> String {
 
 /// Checks before a run that `dir` can take the traces: absent or an empty folder.
 pub fn check_destination(dir: &Path) -> Result<(), LabError> {
-    crate::outdir::check_place(dir, "--trace")?;
+    crate::store::outdir::check_place(dir, "--trace")?;
     if !is_absent_or_empty(dir) {
         return Err(unusable(
             dir,

@@ -11,12 +11,12 @@ use smpsched_sim::{Cycles, Limits, MachineConfig};
 use smpsched_workloads as workloads;
 use smpsched_workloads::WorkloadInfo;
 
-use crate::budget;
-use crate::error::InputError;
-use crate::param_value::ParamValue;
-use crate::point::{App, Point};
-use crate::source::{split_de_error, Source};
-use crate::sweep::{deep_merge, Override};
+use crate::input::budget;
+use crate::input::error::InputError;
+use crate::input::param_value::ParamValue;
+use crate::input::source::{split_de_error, Source};
+use crate::input::sweep::{deep_merge, Override};
+use crate::plan::point::{App, Point};
 
 /// The top-level fields of an experiment file, in the order the guide lists them: one list for
 /// the file's schema (a test checks it against the parser's), the guide's table and the tests.
@@ -114,7 +114,7 @@ pub(crate) fn resolve(
     // The deprecated `[scheduler] idle_handoff = true` still turns the kernel's handoff on.
     machine.kernel.idle_handoff |= idle_handoff;
     let apps = resolve_apps(src, &mut doc, &machine, overrides, memory)?;
-    crate::progress::check_needs(&machine, policy, &apps)
+    crate::plan::progress::check_needs(&machine, policy, &apps)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
     let limits = Limits {
         cycles: positive(
@@ -300,7 +300,7 @@ fn resolve_scheduler(
         };
         located(src, &field, e.message, overrides)
     })?;
-    crate::progress::check_slice(machine, settings.build().as_ref(), &s)
+    crate::plan::progress::check_slice(machine, settings.build().as_ref(), &s)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
 
     Ok((policy, settings, idle_handoff))

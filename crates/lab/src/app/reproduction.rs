@@ -25,16 +25,16 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::LabError;
-use crate::experiment::Experiment;
+use crate::exec::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
+use crate::exec::shard::Exec;
+use crate::input::error::LabError;
 use crate::metric;
 use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
-use crate::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
-use crate::shard::Exec;
+use crate::spec::experiment::Experiment;
 use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
 
-pub use crate::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
+pub use crate::spec::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
 
 /// One reproduced file: its report, plots (file name, SVG) and whether every claim held.
 pub struct Reproduced {
@@ -66,7 +66,7 @@ pub fn reproduce_file(
     };
     let runs = run_experiment(exp, &options)?;
     // A run that stopped at a bound measured only part of the experiment: no verdicts on it.
-    if let Some(e) = crate::runner::stopped_error(exp, &runs) {
+    if let Some(e) = crate::exec::runner::stopped_error(exp, &runs) {
         return Err(e);
     }
     let point = |label: &str| exp.points.iter().find(|p| p.label == label);

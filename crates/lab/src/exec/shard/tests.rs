@@ -2,8 +2,8 @@
 //! results, bytes included, as runs made here; shipped files are read from the bundle only.
 
 use super::*;
+use crate::exec::runner::run_experiment;
 use crate::results::to_json;
-use crate::runner::run_experiment;
 
 /// One run at a time, taking runs from `memo` when given.
 fn one_by_one(memo: Option<&RunMemo>) -> RunOptions<'_> {

@@ -6,8 +6,8 @@
 
 use serde::Deserialize;
 
-use crate::error::InputError;
-use crate::source::Source;
+use crate::input::error::InputError;
+use crate::input::source::Source;
 
 /// Most points one experiment may expand to.
 pub const MAX_POINTS: usize = 100_000;

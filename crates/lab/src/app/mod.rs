@@ -1,21 +1,27 @@
 //! The commands as a front end calls them: [`run`] an experiment file, [`reproduce`] papers,
 //! [`list`] and [`explain`]; what they print goes through a [`Console`], so the `smpsched`
 //! binary only parses arguments and draws. The top of the pipeline: nothing in the lab imports it.
+//! Its parts: one file's reproduction ([`reproduction`]), one paper's on disk ([`papers`]), and
+//! what `list` and `explain` show ([`catalog`]).
+
+pub mod catalog;
+pub mod papers;
+pub mod reproduction;
 
 use std::path::{Path, PathBuf};
 
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
 
-use crate::error::{InputError, LabError};
-use crate::experiment::Experiment;
-use crate::output::folder_name;
-use crate::papers::{papers, run_paper};
+use crate::app::papers::{papers, run_paper};
+use crate::exec::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
+use crate::exec::shard::{prefill, Bundle, Exec, Remote};
+use crate::input::error::{InputError, LabError};
 use crate::reproduce::terminal::render_terminal;
 use crate::results::{terminal_table, Delivered, Destination, Outbox};
-use crate::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
-use crate::shard::{prefill, Bundle, Exec, Remote};
-use crate::{catalog, traces};
+use crate::spec::experiment::Experiment;
+use crate::store::output::folder_name;
+use crate::store::traces;
 
 /// Where a command's output goes: lines for people, notes, and a progress display of runs.
 pub trait Console: Sync {
@@ -118,7 +124,7 @@ pub struct RunArgs {
 }
 
 /// Runs an experiment file: checks the destination, runs every point (on `remote` when it is
-/// given, see [`crate::shard`]), writes the results (and traces), prints the table and the
+/// given, see [`crate::exec::shard`]), writes the results (and traces), prints the table and the
 /// paths; a run stopped at a bound makes it an input error.
 pub fn run(
     args: &RunArgs,
@@ -196,7 +202,7 @@ fn trace_config(args: &RunArgs, exp: &Experiment) -> Result<Option<TraceConfig>,
         return Ok(None);
     };
     traces::check_destination(dir)?;
-    let avail = crate::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
+    let avail = crate::input::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
     traces::check_budget(exp.points.len(), t.events, avail)?;
     let m = &exp.points[0].machine;
     Ok(Some(TraceConfig {
@@ -254,7 +260,7 @@ pub struct ReproduceArgs {
 }
 
 /// Reproduces one paper or all (its runs made on `remote` when it is given, see
-/// [`crate::shard`]): runs each, writes its reports, prints each file's table, the summary and
+/// [`crate::exec::shard`]): runs each, writes its reports, prints each file's table, the summary and
 /// where the report is; with `strict`, a failed claim is an error.
 pub fn reproduce(
     args: &ReproduceArgs,

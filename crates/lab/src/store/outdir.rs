@@ -15,10 +15,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::LabError;
-use crate::output::unusable;
+use crate::input::error::LabError;
+use crate::store::output::unusable;
 
-pub use crate::output::{MARKER, MARKER_TEXT};
+pub use crate::store::output::{MARKER, MARKER_TEXT};
 
 /// Whether `dir` holds the marker of a results folder.
 pub fn is_marked(dir: &Path) -> bool {
@@ -89,7 +89,7 @@ pub fn check_replaceable(dir: &Path, experiment: &Path, what: &str) -> Result<()
             ),
         ));
     }
-    if dir.is_dir() && !crate::output::is_absent_or_empty(dir) && !is_marked(dir) {
+    if dir.is_dir() && !crate::store::output::is_absent_or_empty(dir) && !is_marked(dir) {
         return Err(unusable(
             dir,
             what,

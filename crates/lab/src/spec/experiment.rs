@@ -37,19 +37,19 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use smpsched_sim::Cycles;
 
-use crate::budget;
-pub use crate::point::{App, Point};
+use crate::input::budget;
+pub use crate::plan::point::{App, Point};
 
-use crate::error::{InputError, LabError};
-use crate::resolve::{de_error, resolve};
-pub use crate::resolve::{FIELDS, MAX_TIME_LIMIT};
-use crate::source::Source;
-use crate::sweep::{expand, set_path, RawPoint};
+use crate::input::error::{InputError, LabError};
+use crate::input::source::Source;
+use crate::input::sweep::{expand, set_path, RawPoint};
+use crate::plan::resolve::{de_error, resolve};
+pub use crate::plan::resolve::{FIELDS, MAX_TIME_LIMIT};
 
 /// Most repetitions of one point.
 pub const MAX_REPETITIONS: u32 = 10_000;
 
-pub use crate::sweep::MAX_POINTS;
+pub use crate::input::sweep::MAX_POINTS;
 
 /// The raw top level of an experiment file. Some fields are read from the value tree per point;
 /// they are declared here so that their types are checked once, with the file's lines.
@@ -111,9 +111,9 @@ pub struct Experiment {
     /// Every point of the sweep, in order.
     pub points: Vec<Point>,
     /// The `[reproduce]` section, for files that reproduce a table or figure of a paper.
-    pub reproduce: Option<crate::repro_spec::Spec>,
+    pub reproduce: Option<crate::spec::repro_spec::Spec>,
     /// Notes for the user that do not stop the runs: deprecated names the file writes, with
-    /// file, line and what to write instead ([`crate::deprecated`]).
+    /// file, line and what to write instead ([`crate::input::deprecated`]).
     pub notes: Vec<String>,
 }
 
@@ -126,7 +126,7 @@ impl Experiment {
     /// Reads and validates the file at `path`, multiplying the sizes its `[reproduce] scale`
     /// lists by `scale` (for quick looks and CI).
     pub fn load_scaled(path: &Path, scale: f64) -> Result<Experiment, LabError> {
-        let text = crate::source::read_experiment(path)?;
+        let text = crate::input::source::read_experiment(path)?;
         Ok(Self::parse_scaled(path, text, scale)?)
     }
 
@@ -138,7 +138,7 @@ impl Experiment {
     /// Validates an experiment given as text, scaling the sizes `[reproduce] scale` lists.
     pub fn parse_scaled(path: &Path, text: String, scale: f64) -> Result<Experiment, InputError> {
         let (src, table) = Source::parse(path, text)?;
-        let notes = crate::deprecated::notes(&src, &table);
+        let notes = crate::input::deprecated::notes(&src, &table);
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e| de_error(&src, "", &e, &[]))?;
@@ -161,7 +161,7 @@ impl Experiment {
         let memory = budget::available()?;
         let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)?;
         let reproduce = match raw.reproduce {
-            Some(t) => Some(crate::repro_spec::parse_spec(&src, t, &points)?),
+            Some(t) => Some(crate::spec::repro_spec::parse_spec(&src, t, &points)?),
             None => None,
         };
         check_records(&src, &points, repetitions, memory)?;

@@ -8,8 +8,8 @@ use smpsched_sim::sched::{ParamInfo, POLICIES};
 use smpsched_sim::MachineConfig;
 use smpsched_workloads::WORKLOADS;
 
-use crate::error::LabError;
-use crate::repro_spec::PlotKind;
+use crate::input::error::LabError;
+use crate::spec::repro_spec::PlotKind;
 
 /// An experiment file found on disk, with the name and description it declares.
 #[derive(Clone, Debug)]
@@ -22,7 +22,7 @@ pub struct ExperimentEntry {
     pub description: String,
 }
 
-pub use crate::source::{experiment_files, find_experiment_files, Skipped};
+pub use crate::input::source::{experiment_files, find_experiment_files, Skipped};
 
 /// The experiment files under `dir` with their declared names and descriptions, and the files
 /// that could not be read (a FIFO, a device, a binary or huge file), each with why.
@@ -30,7 +30,7 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
     let (files, mut skipped) = find_experiment_files(dir)?;
     let mut out = Vec::new();
     for path in files {
-        let text = match crate::source::read_experiment(&path) {
+        let text = match crate::input::source::read_experiment(&path) {
             Ok(t) => t,
             Err(e) => {
                 skipped.push((path, e.message));
@@ -68,11 +68,11 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
     let mut out = String::new();
     if dir.is_dir() {
         let (found, skipped) = experiments(dir)?;
-        let papers = crate::papers::papers(dir)?;
+        let papers = crate::app::papers::papers(dir)?;
         if !papers.is_empty() {
             let _ = writeln!(out, "Reproductions (smpsched reproduce NAME):");
             for p in &papers {
-                let title = crate::papers::paper(dir, p).map_or_else(String::new, |p| p.title);
+                let title = crate::app::papers::paper(dir, p).map_or_else(String::new, |p| p.title);
                 let _ = writeln!(out, "  {p:<16} {title}");
             }
             out.push('\n');
@@ -88,7 +88,7 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
             }
         }
     } else if explicit {
-        return Err(crate::papers::no_experiments_folder(dir));
+        return Err(crate::app::papers::no_experiments_folder(dir));
     } else {
         let _ = writeln!(
             out,
@@ -151,7 +151,7 @@ fn params_text(out: &mut String, params: &[ParamInfo]) {
 
 /// The text of `smpsched explain PAPER`: the paper, what the lab takes from it, and its
 /// reproduction files under `dir` with their descriptions.
-fn explain_paper(p: &crate::papers::Paper, dir: &Path) -> String {
+fn explain_paper(p: &crate::app::papers::Paper, dir: &Path) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — paper: {}\n", p.id, p.title);
     let _ = writeln!(out, "{}\n", p.summary);
@@ -183,8 +183,9 @@ fn explain_paper(p: &crate::papers::Paper, dir: &Path) -> String {
 /// The text of `smpsched explain NAME`, or `None` if no policy, workload, machine preset or
 /// paper has that name; a paper's reproduction files are looked for under `dir`.
 pub fn explain(name: &str, dir: &Path) -> Option<String> {
-    let is_paper = crate::papers::papers(dir).is_ok_and(|ps| ps.iter().any(|p| p == name));
-    if let Some(p) = crate::papers::paper(dir, name).filter(|_| is_paper) {
+    let is_paper = crate::app::papers::papers(dir).is_ok_and(|ps| ps.iter().any(|p| p == name))
+        || crate::app::papers::built_in_papers().any(|p| p == name);
+    if let Some(p) = crate::app::papers::paper(dir, name).filter(|_| is_paper) {
         return Some(explain_paper(&p, dir));
     }
     let mut out = String::new();
@@ -240,8 +241,13 @@ fn preset_toml(m: &MachineConfig) -> String {
     toml::to_string(&doc).unwrap_or_else(|e| format!("({e})\n"))
 }
 
-/// Every name `explain` knows, for error messages: the papers are the folders of `dir`.
+/// Every name `explain` knows, for error messages: the papers are the folders of `dir` and
+/// those built in.
 pub fn explainable(dir: &Path) -> Vec<String> {
+    let mut papers = crate::app::papers::papers(dir).unwrap_or_default();
+    papers.extend(crate::app::papers::built_in_papers().map(str::to_string));
+    papers.sort();
+    papers.dedup();
     POLICIES
         .iter()
         .map(|p| p.name)
@@ -249,7 +255,7 @@ pub fn explainable(dir: &Path) -> Vec<String> {
         .chain(smpsched_sim::readyq::STRUCTURES.iter().map(|s| s.name))
         .chain(MachineConfig::PRESETS.iter().map(|p| p.name))
         .map(str::to_string)
-        .chain(crate::papers::papers(dir).unwrap_or_default())
+        .chain(papers)
         .collect()
 }
 

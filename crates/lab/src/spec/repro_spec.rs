@@ -23,11 +23,11 @@
 
 use serde::Deserialize;
 
-use crate::error::InputError;
+use crate::input::error::InputError;
+use crate::input::source::{split_de_error, Source};
 use crate::metric;
-use crate::point::Point;
+use crate::plan::point::Point;
 use crate::reproduce::{Claim, Tolerance};
-use crate::source::{split_de_error, Source};
 
 /// The `[reproduce]` section of an experiment file.
 #[derive(Clone, Debug, Deserialize)]

@@ -3,14 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{InputError, LabError};
-use crate::experiment::Experiment;
-use crate::output::{content_hash, write_atomic, Staging};
+use crate::app::reproduction::reproduce_file;
+use crate::exec::shard::{prefill, Bundle, Exec};
+use crate::input::error::{InputError, LabError};
+use crate::input::source::Skipped;
 use crate::reproduce::markdown::{render_index, render_paper};
 use crate::reproduce::report::{PaperReport, Verdict};
-use crate::reproduction::reproduce_file;
-use crate::shard::{prefill, Bundle, Exec};
-use crate::source::Skipped;
+use crate::spec::experiment::Experiment;
+use crate::store::output::{content_hash, write_atomic, Staging};
 
 /// A paper of the project, as its folder under `experiments/` describes it: the folder's
 /// `README.md` opens with the paper's title as a `# ` heading and a paragraph on what the lab
@@ -27,11 +27,32 @@ pub struct Paper {
     pub summary: String,
 }
 
-/// The paper whose folder is `dir/id`, from the folder's `README.md`; `None` if it has none or
-/// it does not open with a `# ` heading.
+/// The README.md of every paper folder of the repository's `experiments/` when the lab was built
+/// (by build.rs), so that a paper is described outside the repository too.
+mod built_in {
+    include!(concat!(env!("OUT_DIR"), "/papers.rs"));
+}
+
+/// The paper whose folder is `dir/id`, from the folder's `README.md` (or, without the folder,
+/// the one built in); `None` if there is none or it does not open with a `# ` heading.
 pub fn paper(dir: &Path, id: &str) -> Option<Paper> {
-    let text = std::fs::read_to_string(dir.join(id).join("README.md")).ok()?;
+    let text = std::fs::read_to_string(dir.join(id).join("README.md"))
+        .ok()
+        .or_else(|| built_in_readme(id).map(str::to_string))?;
     describe(id, &text)
+}
+
+/// The built-in README.md of paper `id`.
+fn built_in_readme(id: &str) -> Option<&'static str> {
+    built_in::BUILT_IN
+        .iter()
+        .find(|(p, _)| *p == id)
+        .map(|(_, text)| *text)
+}
+
+/// The papers built into the lab (the paper folders of `experiments/` when it was built).
+pub fn built_in_papers() -> impl Iterator<Item = &'static str> {
+    built_in::BUILT_IN.iter().map(|(id, _)| *id)
 }
 
 /// A paper from the text of its folder's `README.md`: the first `# ` heading and the paragraph
@@ -72,9 +93,9 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
         return Err(no_experiments_folder(dir));
     }
     let mut out = Vec::new();
-    for f in crate::source::experiment_files(dir)? {
+    for f in crate::input::source::experiment_files(dir)? {
         // A file that cannot be read is no reproduction; `list` and `run_paper` name it.
-        let Ok(text) = crate::source::read_experiment(&f) else {
+        let Ok(text) = crate::input::source::read_experiment(&f) else {
             continue;
         };
         let is_repro = toml::from_str::<toml::Table>(&text)
@@ -128,7 +149,7 @@ fn check_paper(exp_dir: &Path, paper: &str) -> Result<PathBuf, LabError> {
     };
     let known = || papers(exp_dir).map(|p| p.join(", "));
     // A plain name is one that names its own folder (the rule results folders follow).
-    if crate::output::folder_name(paper) != paper {
+    if crate::store::output::folder_name(paper) != paper {
         return Err(bad(format!(
             "`{paper}` is not a paper: a paper is the name of a folder directly under {} \
              (letters, digits, - and _); reproductions: {}",
@@ -156,11 +177,11 @@ fn load_paper(
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
     let mut bundles = Vec::new();
-    let (found, mut skipped) = crate::source::find_experiment_files(&dir)?;
+    let (found, mut skipped) = crate::input::source::find_experiment_files(&dir)?;
     for f in found {
         // A file that cannot be read (a FIFO, a device, binary) is skipped and named; one that
         // reads but does not validate is an error, as for `smpsched run`.
-        if let Err(e) = crate::source::read_experiment(&f) {
+        if let Err(e) = crate::input::source::read_experiment(&f) {
             skipped.push((f, e.message));
             continue;
         }
@@ -224,7 +245,7 @@ fn write_reports(
     };
     let latest = reports.join(format!("{stem}.md"));
     // Temporary files of reproductions that were killed while writing.
-    crate::output::remove_stale(reports);
+    crate::store::output::remove_stale(reports);
     write_atomic(&latest, render_paper(&latest_report).as_bytes())?;
     write_atomic(
         &reports.join(format!("{stem}.json")),
@@ -240,7 +261,7 @@ fn write_reports(
 /// place in one step, never overwritten); `reports/PAPER.md` (or `PAPER-scale-F.md`) is the
 /// latest, replaced in one rename and drawing its plots from the run folder; `reports/index.md`
 /// lists every paper reproduced so far. With `exec.remote` every run is made there first
-/// (see [`crate::shard`]); the report is the same.
+/// (see [`crate::exec::shard`]); the report is the same.
 pub fn run_paper(
     exp_dir: &Path,
     paper: &str,
@@ -254,7 +275,7 @@ pub fn run_paper(
     let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
     let mut files = Vec::new();
     let mut plots = Vec::new();
-    let memo = crate::runner::RunMemo::default();
+    let memo = crate::exec::runner::RunMemo::default();
     if let Some(remote) = exec.remote {
         prefill(&exps.iter().collect::<Vec<_>>(), &bundles, remote, &memo)?;
     }

@@ -10,7 +10,7 @@ pub struct RunRecord {
     /// The point's label.
     pub point: String,
     /// The values the point sets, as (dotted path, value).
-    pub params: Vec<(String, crate::param_value::ParamValue)>,
+    pub params: Vec<(String, crate::input::param_value::ParamValue)>,
     /// Repetition index, from 0.
     pub repetition: u32,
     /// The seed the run used.

@@ -18,10 +18,10 @@ use serde::{Deserialize, Serialize};
 use smpsched_sim::{Bound, Cycles, RunReport, UserKernel};
 use smpsched_workloads::shipped::{self, Files};
 
-use crate::error::LabError;
-use crate::experiment::Experiment;
-use crate::record::Stopped;
-use crate::runner::{run_one, RunMemo, RunOptions};
+use crate::exec::runner::{run_one, RunMemo, RunOptions};
+use crate::input::error::LabError;
+use crate::plan::record::Stopped;
+use crate::spec::experiment::Experiment;
 
 /// What a worker needs to load an experiment exactly as home did.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -76,7 +76,7 @@ impl Bundle {
         scale: f64,
         seed: Option<u64>,
     ) -> Result<(Bundle, Experiment), LabError> {
-        let text = crate::source::read_experiment(path)?;
+        let text = crate::input::source::read_experiment(path)?;
         Self::parse(path, text, scale, seed)
     }
 

@@ -6,7 +6,7 @@
 use smpsched_sim::sched::{PolicyInfo, Scheduler};
 use smpsched_sim::MachineConfig;
 
-use crate::point::App;
+use crate::plan::point::App;
 
 /// A field at fault and what is wrong with it.
 pub(crate) type Fault = (String, String);

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use smpsched_sim::engine::{PROC_FOOTPRINT_BYTES, THREAD_FOOTPRINT_BYTES};
 
-use crate::error::InputError;
+use crate::input::error::InputError;
 
 /// Memory a simulation needs besides its threads and processors (tables, queues, buffers).
 const BASE_BYTES: u64 = 16 << 20;

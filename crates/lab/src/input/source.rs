@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
-use crate::error::{InputError, LabError};
+use crate::input::error::{InputError, LabError};
 
 /// Reads an experiment file: a regular file of UTF-8 text, at most
 /// [`MAX_EXPERIMENT_BYTES`](smpsched_workloads::input::MAX_EXPERIMENT_BYTES); anything else

@@ -2,7 +2,7 @@
 //! the label results show, so that a plot's axis reads the number itself rather than parsing
 //! the label back.
 
-use crate::sweep::value_label;
+use crate::input::sweep::value_label;
 
 /// A value a point sets: as the file wrote it, with its label in results and point names.
 #[derive(Clone, Debug, PartialEq)]

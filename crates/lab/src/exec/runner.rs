@@ -10,12 +10,12 @@ use rayon::prelude::*;
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::{Progress, RunReport, SimError};
 
-use crate::budget;
-use crate::error::LabError;
-use crate::experiment::Experiment;
-use crate::point::{Point, SimOptions};
+use crate::input::budget;
+use crate::input::error::LabError;
+use crate::plan::point::{Point, SimOptions};
+use crate::spec::experiment::Experiment;
 
-pub use crate::record::{RunRecord, Stopped};
+pub use crate::plan::record::{RunRecord, Stopped};
 
 /// How often (in engine events) a run reports its progress: a few times a second.
 pub const PROGRESS_EVERY: u64 = 1 << 22;
@@ -88,7 +88,7 @@ impl RunMemo {
     }
 
     /// Keeps the run of the point with `key` at `seed` (made here or elsewhere: see
-    /// [`crate::shard`]).
+    /// [`crate::exec::shard`]).
     pub fn put(&self, key: &str, seed: u64, run: MemoRun) {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         map.insert((key.to_string(), seed), run);
@@ -233,7 +233,7 @@ pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
         .filter_map(|r| Some((r, r.stopped.as_ref()?)))
         .collect();
     let (first, why) = stopped.first()?;
-    Some(LabError::Input(Box::new(crate::error::InputError {
+    Some(LabError::Input(Box::new(crate::input::error::InputError {
         file: exp.path.clone(),
         line: None,
         field: why.field.to_string(),
