@@ -58,16 +58,12 @@ struct ScanStore {
 }
 
 /// Slots allocated on demand from a pool; per-set MRU..LRU lists through `prev` / `next`; a free
-/// list through `next`; a hash index from line to slot.
+/// list through `next`; a hash index from line to slot. A slot's fields sit together in one
+/// [`Node`] and a set's in one [`SetList`], so a miss reaches each with one bounds check.
 #[derive(Clone, Debug, Default)]
 struct ListStore {
-    tags: Vec<u64>,
-    states: Vec<LineState>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    count: Vec<u32>,
+    nodes: Vec<Node>,
+    lists: Vec<SetList>,
     free: u32,
     index: LineIndex,
     resident: u64,
@@ -134,7 +130,7 @@ impl Cache {
             Store::List(s) => {
                 let slot = s.index.get(line)?;
                 let set = set as usize;
-                if s.head[set] != slot {
+                if s.lists[set].head != slot {
                     s.unlink(set, slot);
                     s.push_front(set, slot);
                 }
@@ -156,7 +152,7 @@ impl Cache {
     pub(crate) fn state(&self, slot: u32) -> LineState {
         match &self.store {
             Store::Scan(s) => s.states[slot as usize],
-            Store::List(s) => s.states[slot as usize],
+            Store::List(s) => s.nodes[slot as usize].state,
         }
     }
 
@@ -165,7 +161,7 @@ impl Cache {
     pub(crate) fn set_state(&mut self, slot: u32, state: LineState) {
         match &mut self.store {
             Store::Scan(s) => s.states[slot as usize] = state,
-            Store::List(s) => s.states[slot as usize] = state,
+            Store::List(s) => s.nodes[slot as usize].state = state,
         }
     }
 
@@ -197,8 +193,8 @@ impl Cache {
             Store::List(s) => match s.index.remove(line) {
                 Some(slot) => {
                     s.unlink(set as usize, slot);
-                    s.count[set as usize] -= 1;
-                    s.next[slot as usize] = s.free;
+                    s.lists[set as usize].count -= 1;
+                    s.nodes[slot as usize].next = s.free;
                     s.free = slot;
                     s.resident -= 1;
                     true
@@ -213,11 +209,11 @@ impl Cache {
         match &self.store {
             Store::Scan(s) => s.tags.iter().filter(|&&t| t != 0).for_each(|&t| f(t - 1)),
             Store::List(s) => {
-                for &first in &s.head {
-                    let mut slot = first;
+                for list in &s.lists {
+                    let mut slot = list.head;
                     while slot != NIL {
-                        f(s.tags[slot as usize]);
-                        slot = s.next[slot as usize];
+                        f(s.nodes[slot as usize].tag);
+                        slot = s.nodes[slot as usize].next;
                     }
                 }
             }
@@ -287,33 +283,54 @@ impl ScanStore {
     }
 }
 
+/// One slot of a [`ListStore`]: the line it holds, its state and its neighbours in its set's
+/// MRU..LRU list.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    tag: u64,
+    prev: u32,
+    next: u32,
+    state: LineState,
+}
+
+/// One set of a [`ListStore`]: its most and least recently used slots and its lines resident.
+#[derive(Clone, Copy, Debug)]
+struct SetList {
+    head: u32,
+    tail: u32,
+    count: u32,
+}
+
 impl ListStore {
     #[inline(always)]
     fn unlink(&mut self, set: usize, slot: u32) {
-        let (p, n) = (self.prev[slot as usize], self.next[slot as usize]);
+        let Node {
+            prev: p, next: n, ..
+        } = self.nodes[slot as usize];
         if p == NIL {
-            self.head[set] = n;
+            self.lists[set].head = n;
         } else {
-            self.next[p as usize] = n;
+            self.nodes[p as usize].next = n;
         }
         if n == NIL {
-            self.tail[set] = p;
+            self.lists[set].tail = p;
         } else {
-            self.prev[n as usize] = p;
+            self.nodes[n as usize].prev = p;
         }
     }
 
     #[inline(always)]
     fn push_front(&mut self, set: usize, slot: u32) {
-        let old = self.head[set];
-        self.prev[slot as usize] = NIL;
-        self.next[slot as usize] = old;
+        let old = self.lists[set].head;
+        let node = &mut self.nodes[slot as usize];
+        node.prev = NIL;
+        node.next = old;
         if old == NIL {
-            self.tail[set] = slot;
+            self.lists[set].tail = slot;
         } else {
-            self.prev[old as usize] = slot;
+            self.nodes[old as usize].prev = slot;
         }
-        self.head[set] = slot;
+        self.lists[set].head = slot;
     }
 
     fn insert(
@@ -324,37 +341,43 @@ impl ListStore {
         line: u64,
         state: LineState,
     ) -> Option<u64> {
-        if self.head.is_empty() {
-            self.head = vec![NIL; sets as usize];
-            self.tail = vec![NIL; sets as usize];
-            self.count = vec![0; sets as usize];
+        if self.lists.is_empty() {
+            let empty = SetList {
+                head: NIL,
+                tail: NIL,
+                count: 0,
+            };
+            self.lists = vec![empty; sets as usize];
         }
         let mut evicted = None;
-        let slot = if u64::from(self.count[set]) < ways {
-            self.count[set] += 1;
+        let slot = if u64::from(self.lists[set].count) < ways {
+            self.lists[set].count += 1;
             self.resident += 1;
             if self.free != NIL {
                 let slot = self.free;
-                self.free = self.next[slot as usize];
+                self.free = self.nodes[slot as usize].next;
                 slot
             } else {
-                let slot = u32::try_from(self.tags.len()).expect("cache slots fit in u32");
-                self.tags.push(0);
-                self.states.push(state);
-                self.prev.push(NIL);
-                self.next.push(NIL);
+                let slot = u32::try_from(self.nodes.len()).expect("cache slots fit in u32");
+                self.nodes.push(Node {
+                    tag: 0,
+                    prev: NIL,
+                    next: NIL,
+                    state,
+                });
                 slot
             }
         } else {
-            let slot = self.tail[set];
-            let old = self.tags[slot as usize];
+            let slot = self.lists[set].tail;
+            let old = self.nodes[slot as usize].tag;
             self.index.remove(old);
             self.unlink(set, slot);
             evicted = Some(old);
             slot
         };
-        self.tags[slot as usize] = line;
-        self.states[slot as usize] = state;
+        let node = &mut self.nodes[slot as usize];
+        node.tag = line;
+        node.state = state;
         self.push_front(set, slot);
         self.index.insert(line, slot);
         evicted
