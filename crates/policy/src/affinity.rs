@@ -54,6 +54,39 @@ mod tests {
     }
 
     #[test]
+    fn one_common_unit_orders_threads_as_cycles_do() {
+        // Section 5.2 gives no unit for T and l: counting both in slices instead of cycles
+        // scales every cost by the same factor, so no choice between threads changes.
+        let slice = 250_000u64;
+        let threads = [
+            (3 * slice, Some(slice / 2)),
+            (3 * slice + slice / 3, None),
+            (2 * slice, Some(19 * slice)),
+            (4 * slice, Some(0)),
+        ];
+        for c in [0.1, 0.5, 3.0] {
+            let in_cycles: Vec<f64> = threads
+                .iter()
+                .map(|&(t, l)| cost(t, l, slice, c, 4.0))
+                .collect();
+            let in_slices: Vec<f64> = threads
+                .iter()
+                .map(|&(t, l)| {
+                    let s = slice as f64;
+                    let l = l.map_or(CAP_SLICES as f64, |l| (l as f64 / s).min(20.0));
+                    t as f64 / s + c * l / 4.0
+                })
+                .collect();
+            for i in 0..threads.len() {
+                for j in 0..threads.len() {
+                    let a = in_cycles[i] < in_cycles[j];
+                    assert_eq!(a, in_slices[i] < in_slices[j], "c {c}, threads {i} {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn heavier_load_weighs_affinity_less() {
         let slice = 100;
         assert!(cost(0, None, slice, 1.0, 4.0) < cost(0, None, slice, 1.0, 1.0));

@@ -78,6 +78,21 @@ pub struct Maxflow {
     pub compute_per_ref: f64,
     /// Times the network is solved, one solution after another.
     pub solves: u32,
+    /// Where a node that a push made active goes.
+    pub successors: Successors,
+}
+
+/// Where Maxflow puts a node that a push made active (section 3.3: "placing its successor nodes
+/// onto a task queue", without saying which).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Successors {
+    /// On the pushing process's local queue, and on the global queue only when that is empty
+    /// (so that a process without work finds some).
+    #[default]
+    Local,
+    /// Always on the global queue: every process shares every newly active node.
+    Global,
 }
 
 impl Default for Maxflow {
@@ -93,6 +108,7 @@ impl Default for Maxflow {
             handoff: false,
             compute_per_ref: 1.65,
             solves: 1,
+            successors: Successors::Local,
         }
     }
 }
@@ -230,15 +246,17 @@ impl Process {
 
     /// Puts an active node on a queue: the global one when it is empty, so that a process whose
     /// own queue is empty finds work, else the process's local one (section 3.3: a process
-    /// needs the global queue only when its local queue is empty). Looking costs a read of the
-    /// global queue's head line, without its lock.
-    fn enqueue(&mut self, s: &mut Shared, v: u32) {
+    /// needs the global queue only when its local queue is empty); with `successors = global`, a
+    /// node a push made active (`pushed`) always goes to the global queue. Looking costs a read
+    /// of the global queue's head line, without its lock.
+    fn enqueue(&mut self, s: &mut Shared, v: u32, pushed: bool) {
         let global = s.local.len();
         let refs = self
             .plan
             .sweep_by(self.at.queue(global), FIELD, FIELD, AccessKind::Read, 1);
         self.plan.compute(refs, self.cfg.compute_per_ref);
-        if s.global.is_empty() {
+        let share = pushed && self.cfg.successors == Successors::Global;
+        if s.global.is_empty() || share {
             s.global.push_back(v);
             self.queue_op(global);
             self.plan.push(Op::Signal(self.at.work));
@@ -406,7 +424,7 @@ impl Process {
                 addr: self.at.counter,
                 kind: AtomicKind::FetchAdd,
             });
-            self.enqueue(s, w);
+            self.enqueue(s, w, true);
         }
     }
 
@@ -415,7 +433,7 @@ impl Process {
     fn finish(&mut self, s: &mut Shared, v: u32) -> State {
         self.plan.push(Op::Signal(self.at.node_lock(v)));
         if s.excess[v as usize] > 0 {
-            self.enqueue(s, v);
+            self.enqueue(s, v, false);
             return State::Fetch;
         }
         s.active -= 1;
@@ -525,6 +543,12 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             name: "solves",
             default: "1",
             doc: "times the network is solved, one solution after another",
+        },
+        ParamInfo {
+            name: "successors",
+            default: "local",
+            doc: "where a node a push activates goes: local (own queue; the global one when that \
+                  is empty) or global (always the global queue)",
         },
     ),
     build: |t| {
