@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use smpsched_lab::reproduce::agreement;
 use smpsched_lab::reproduce::markdown::render_paper;
 use smpsched_lab::reproduce::report::{PaperReport, PointRow, ReportFile};
 use smpsched_lab::reproduce::summary::Summary;
@@ -272,6 +273,7 @@ fn file() -> ReportFile {
         claims: vec![],
         plots: vec![],
         notes: vec![],
+        agreement: vec![],
     }
 }
 
@@ -331,4 +333,65 @@ fn every_value_row_shows_its_relative_distance() {
         term.contains("5 values: 2 within 10%, 3 within 25%, 5 within the file's tolerances"),
         "{term}"
     );
+}
+
+// 6. Agreement with the paper: values within 25% and rank correlation -------------------------
+
+#[test]
+fn agreement_needs_three_expected_values_of_its_measure() {
+    let expect = |point: &str| format!("\n[[reproduce.expect]]\npoint = \"{point}\"\npaper = 10\n");
+    let one = format!("agreement = [\"us_per_op\"]\n{}", expect("many/threads=3"));
+    let text = pingpong(&one);
+    let e = load(&text, 1.0).err().expect("one value gives no ranking");
+    assert_eq!(e.field, "reproduce.agreement.0", "{e}");
+    assert_eq!(e.line, Some(line_of(&text, "agreement =")), "{e}");
+    assert!(e.message.contains("1 expected value"), "{e}");
+    let twice = format!(
+        "agreement = [\"us_per_op\", \"us_per_op\"]\n{}{}{}",
+        expect("many/threads=3"),
+        expect("many/threads=4"),
+        expect("few/threads=3")
+    );
+    let e = load(&pingpong(&twice), 1.0).err().expect("named twice");
+    assert_eq!(e.field, "reproduce.agreement.1", "{e}");
+    let three = twice.replacen("\"us_per_op\", \"us_per_op\"", "\"us_per_op\"", 1);
+    let exp = load(&pingpong(&three), 1.0).expect("three values rank");
+    assert_eq!(exp.reproduce.unwrap().agreement, vec!["us_per_op"]);
+}
+
+#[test]
+fn the_report_shows_each_files_agreement_and_the_pooled_counts() {
+    let mut f = file();
+    let pairs = f.points.iter().map(|r| (r.ours, r.paper.unwrap()));
+    f.agreement = vec![agreement::of_pairs("us_per_op", pairs)];
+    let a = &f.agreement[0];
+    assert_eq!((a.values, a.within_25), (5, 3));
+    // Every paper value here is 100: no ranking to correlate with, so none is shown.
+    assert_eq!(a.rank_correlation, None);
+    let paper = PaperReport {
+        paper_id: "x".into(),
+        paper_title: "X".into(),
+        files: vec![f.clone(), f.clone()],
+        generated_by: String::new(),
+    };
+    let md = render_paper(&paper);
+    assert!(
+        md.contains("Agreement with the paper: `us_per_op`: 3 of 5 within 25%.\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Agreement with the paper over the files: `us_per_op`: 6 of 10 within 25%."),
+        "{md}"
+    );
+    assert!(render_terminal(&f).contains("agreement with the paper: `us_per_op`: 3 of 5"));
+    let json = serde_json::to_string(&paper).unwrap();
+    let back: PaperReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, paper);
+    // A file that asks for none shows none, and its JSON carries no field.
+    let plain = PaperReport {
+        files: vec![file()],
+        ..paper
+    };
+    assert!(!render_paper(&plain).contains("Agreement"));
+    assert!(!serde_json::to_string(&plain).unwrap().contains("agreement"));
 }

@@ -29,6 +29,7 @@ use crate::exec::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
 use crate::exec::shard::Exec;
 use crate::input::error::LabError;
 use crate::metric;
+use crate::reproduce::agreement;
 use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::spec::experiment::Experiment;
@@ -92,6 +93,14 @@ pub fn reproduce_file(
         plots.push((name, svg));
     }
     let setup = setup_rows(exp, spec);
+    let agreement = spec
+        .agreement
+        .iter()
+        .map(|m| {
+            let pairs = rows.iter().filter(|r| &r.metric == m);
+            agreement::of_pairs(m, pairs.filter_map(|r| r.paper.map(|p| (r.ours, p))))
+        })
+        .collect();
     Ok(Reproduced {
         report: ReportFile {
             title: spec.title.clone(),
@@ -102,6 +111,7 @@ pub fn reproduce_file(
             claims,
             plots: plot_refs,
             notes: spec.notes.clone(),
+            agreement,
         },
         plots,
     })

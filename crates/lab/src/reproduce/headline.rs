@@ -70,6 +70,7 @@ mod tests {
                 claims,
                 plots: vec![],
                 notes: vec![],
+                agreement: vec![],
             }],
             generated_by: String::new(),
         }

@@ -78,6 +78,7 @@ fn gupta_file() -> ReportFile {
             path: "plots/gupta fig3.svg".into(),
         }],
         notes: vec!["Reduced scale: 1/10 of the paper's problem sizes.".into()],
+        agreement: vec![],
     }
 }
 

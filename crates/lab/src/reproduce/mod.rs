@@ -6,6 +6,7 @@
 //! ([`crate::svg`]) and rendered as a Markdown report and a terminal table ([`report`]). Everything here
 //! is pure: no file or process access, and the same input always gives byte-identical output.
 
+pub mod agreement;
 pub mod claims;
 pub mod headline;
 pub mod overview;

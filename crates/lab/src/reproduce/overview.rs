@@ -183,6 +183,7 @@ mod tests {
                 claims,
                 plots: Vec::new(),
                 notes: Vec::new(),
+                agreement: Vec::new(),
             }],
             generated_by: String::new(),
         }

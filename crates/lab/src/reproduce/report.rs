@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::agreement::Agreement;
 use super::tolerance::{relative_difference, Tolerance};
 use super::{format_number, format_percent};
 
@@ -88,6 +89,9 @@ pub struct ReportFile {
     pub plots: Vec<PlotRef>,
     /// Free-form remarks.
     pub notes: Vec<String>,
+    /// How the measures the file names in `[reproduce] agreement` agree with the paper's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agreement: Vec<Agreement>,
 }
 
 /// Everything reproduced from one paper.

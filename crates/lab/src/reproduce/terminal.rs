@@ -34,6 +34,12 @@ pub fn render_terminal(file: &ReportFile) -> String {
     }
     let summary = Summary::of_files(std::slice::from_ref(file));
     out.push_str(&format!("{summary}\n"));
+    if !file.agreement.is_empty() {
+        out.push_str(&format!(
+            "agreement with the paper: {}\n",
+            super::agreement::text(&file.agreement)
+        ));
+    }
     out
 }
 

@@ -20,6 +20,9 @@
 //! known_difference = "optional: why it does not reproduce"
 //! headline = "optional: the paper's finding in words, listed at the top of the report"
 //! ```
+//!
+//! `agreement = ["us_per_op"]` (optional) makes the report show, for each measure named, how
+//! many expected values are within 25% and their rank correlation with the paper's.
 
 use serde::Deserialize;
 
@@ -61,6 +64,10 @@ pub struct Spec {
     /// The paper's claims.
     #[serde(default)]
     pub claim: Vec<ClaimSpec>,
+    /// Measures whose agreement with the paper the report shows: values within 25% and the
+    /// rank correlation over the expected values of each (see [`crate::reproduce::agreement`]).
+    #[serde(default)]
+    pub agreement: Vec<String>,
 }
 
 /// The kinds of plot a reproduction draws (`[reproduce] plot.kind`), one table for the parser,
@@ -244,6 +251,7 @@ pub(crate) fn parse_spec(
         metric::check(&spec.metric, p).map_err(|m| src.error("reproduce.metric", m))?;
     }
     check_expects(src, &spec, points)?;
+    check_agreement(src, &spec)?;
     parse_claims(src, &mut spec, points)?;
     if let Some(plot) = &spec.plot {
         if plot.kind == PlotKind::Line {
@@ -295,6 +303,32 @@ fn check_expects(src: &Source, spec: &Spec, points: &[Point]) -> Result<(), Inpu
             return Err(src.error(
                 &format!("reproduce.expect.{i}.tolerance"),
                 "no tolerance here and no default `tolerance` in [reproduce]",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Each measure named in `agreement` is the measure of at least three expected values (fewer
+/// give no rank correlation), named once.
+fn check_agreement(src: &Source, spec: &Spec) -> Result<(), InputError> {
+    for (i, m) in spec.agreement.iter().enumerate() {
+        let field = format!("reproduce.agreement.{i}");
+        if spec.agreement[..i].contains(m) {
+            return Err(src.error(&field, format!("`{m}` is named twice")));
+        }
+        let count = spec
+            .expect
+            .iter()
+            .filter(|e| e.metric.as_ref().unwrap_or(&spec.metric) == m)
+            .count();
+        if count < 3 {
+            return Err(src.error(
+                &field,
+                format!(
+                    "`{m}` is the measure of {count} expected value(s); agreement needs at \
+                     least 3 (`[[reproduce.expect]]` with this `metric`, or the section's)"
+                ),
             ));
         }
     }

@@ -111,17 +111,17 @@ impl Simulation {
         let mut woken = std::mem::take(&mut self.woken);
         self.memory.take_woken(&mut woken);
         if woken.len() > 1 {
-            let mut keyed: Vec<(WakeOrder, u32)> = woken
+            let mut keyed: Vec<(Option<Resume>, u32)> = woken
                 .iter()
-                .map(|&p| {
-                    let r = self.resume_of(p as usize);
-                    (
-                        r.map_or((0, Vec::new(), 0), |r| (r.end, r.pushes, r.seq)),
-                        p,
-                    )
-                })
+                .map(|&p| (self.resume_of(p as usize), p))
                 .collect();
-            keyed.sort();
+            keyed.sort_by(|(a, pa), (b, pb)| {
+                match (a, b) {
+                    (Some(a), Some(b)) => a.wake_order(b),
+                    (a, b) => a.is_some().cmp(&b.is_some()),
+                }
+                .then(pa.cmp(pb))
+            });
             woken.clear();
             woken.extend(keyed.into_iter().map(|(_, p)| p));
         }
@@ -184,7 +184,7 @@ impl Simulation {
         }
         // Scheduled where stepping would have scheduled it: among the events of its cycle,
         // before those scheduled after it.
-        let pushed = r.pushes[0];
+        let pushed = r.chain().next().expect("a chain holds the park's event");
         let proc = &mut self.procs[p];
         proc.pushed = pushed;
         let kind = EventKind::Proc {
@@ -204,10 +204,6 @@ impl Simulation {
     }
 }
 
-/// Where a woken poller's next event goes among others': its time, when stepping would have
-/// scheduled it and each event before it (latest first), when it parked.
-type WakeOrder = (Cycles, Vec<Cycles>, u64);
-
 /// A parked poller: when its last (hit) load began and when the event that began it was
 /// scheduled, the hit time, and its place in the order pollers parked.
 #[derive(Clone, Copy, Debug)]
@@ -219,16 +215,19 @@ pub(crate) struct Park {
 }
 
 /// Where a parked poller stands at a time: the hit loads made since it parked, the index of its
-/// next pause, whether it is in a pause (else in a load) and when that ends, and when stepping
-/// would have scheduled that end's event, the event before, and so on back to the park (latest
-/// first).
+/// next pause, whether it is in a pause (else in a load) and when that ends; with what it
+/// takes to recompute, latest first, when stepping would have scheduled that end's event, the
+/// event before, and so on back to the park ([`Resume::chain`]).
 struct Resume {
     loads: u64,
     n: u32,
     in_pause: bool,
     end: Cycles,
-    pushes: Vec<Cycles>,
     seq: u64,
+    park: Park,
+    pause: Pause,
+    /// The index of the first pause after the park.
+    n0: u32,
 }
 
 impl Park {
@@ -236,34 +235,150 @@ impl Park {
     /// `pushed`: a load at `now` came first if it would have been scheduled before that.
     fn resume(self, pl: &Polling, now: Cycles, pushed: Cycles) -> Resume {
         let (mut load, mut n, mut loads) = (self.load, pl.n, 0u64);
-        let mut pushes = vec![self.pushed];
         // Whether stepping's event at `at`, scheduled at `by`, was handled before now's.
         let fired = |at: Cycles, by: Cycles| at < now || (at == now && by < pushed);
         let (in_pause, end) = loop {
             // The load's end, scheduled as it began; then the pause's end, as it began.
             let start = load + self.hit;
-            pushes.push(load);
             if !fired(start, load) {
                 break (false, start);
             }
             let next = start + pl.pause.nth(n);
             n = n.saturating_add(1);
-            pushes.push(start);
             if !fired(next, start) {
                 break (true, next);
             }
             load = next;
             loads += 1;
         };
-        pushes.reverse();
-        let seq = self.seq;
         Resume {
             loads,
             n,
             in_pause,
             end,
-            pushes,
-            seq,
+            seq: self.seq,
+            park: self,
+            pause: pl.pause,
+            n0: pl.n,
+        }
+    }
+}
+
+impl Resume {
+    /// The `k`-th pause since the park, as the walk drew it (the index saturates).
+    fn pause_nth(&self, k: u64) -> Cycles {
+        let n = (u64::from(self.n0) + k).min(u64::from(u32::MAX)) as u32;
+        self.pause.nth(n)
+    }
+
+    /// When stepping would have scheduled the end's event, the event before it, and so on back
+    /// to the event that parked the poller, latest first: each load's end was scheduled as the
+    /// load began, each pause's end as the pause began. Recomputed backwards from the end, so a
+    /// long park stores nothing per poll.
+    fn chain(&self) -> Chain<'_> {
+        let m = self.loads;
+        let state = if self.in_pause {
+            Link::Start(m, self.end - self.pause_nth(m))
+        } else {
+            Link::Load(m, self.end - self.park.hit)
+        };
+        Chain { r: self, state }
+    }
+
+    /// The order of two woken pollers' next events at one cycle: by their time, then by their
+    /// chains (compared latest first, a chain that ends first before a longer one), then by
+    /// when they parked.
+    fn wake_order(&self, other: &Resume) -> std::cmp::Ordering {
+        self.end
+            .cmp(&other.end)
+            .then_with(|| self.chain().cmp(other.chain()))
+            .then(self.seq.cmp(&other.seq))
+    }
+}
+
+/// A link of a [`Resume::chain`]: the start (end of the hit) of load `k` since the park, the
+/// beginning of load `k`, the event that parked, or none left.
+#[derive(Clone, Copy)]
+enum Link {
+    Start(u64, Cycles),
+    Load(u64, Cycles),
+    Parked,
+    Done,
+}
+
+/// The iterator of [`Resume::chain`].
+struct Chain<'a> {
+    r: &'a Resume,
+    state: Link,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = Cycles;
+
+    fn next(&mut self) -> Option<Cycles> {
+        let (item, next) = match self.state {
+            Link::Start(k, t) => (t, Link::Load(k, t - self.r.park.hit)),
+            Link::Load(0, t) => (t, Link::Parked),
+            Link::Load(k, t) => (t, Link::Start(k - 1, t - self.r.pause_nth(k - 1))),
+            Link::Parked => (self.r.park.pushed, Link::Done),
+            Link::Done => return None,
+        };
+        self.state = next;
+        Some(item)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain as the walk forward would list it, latest first (the stored form it replaces).
+    fn forward(park: Park, pl: &Polling, now: Cycles, pushed: Cycles) -> Vec<Cycles> {
+        let (mut load, mut n) = (park.load, pl.n);
+        let mut pushes = vec![park.pushed];
+        let fired = |at: Cycles, by: Cycles| at < now || (at == now && by < pushed);
+        loop {
+            let start = load + park.hit;
+            pushes.push(load);
+            if !fired(start, load) {
+                break;
+            }
+            let next = start + pl.pause.nth(n);
+            n = n.saturating_add(1);
+            pushes.push(start);
+            if !fired(next, start) {
+                break;
+            }
+            load = next;
+        }
+        pushes.reverse();
+        pushes
+    }
+
+    #[test]
+    fn the_chain_recomputed_backwards_is_the_walk_forward() {
+        for (n0, cycles) in [(0, 32), (60, 7), (u32::MAX - 3, 5)] {
+            let pl = Polling {
+                addr: 0,
+                pause: Pause::new(cycles, 99),
+                n: n0,
+                load_next: false,
+                parked: None,
+            };
+            let park = Park {
+                load: 1000,
+                pushed: 990,
+                hit: 2,
+                seq: 1,
+            };
+            for now in [1000, 1001, 1002, 1003, 1040, 1500, 20_000] {
+                for pushed in [0, 1001, Cycles::MAX] {
+                    let r = park.resume(&pl, now, pushed);
+                    let chain: Vec<Cycles> = r.chain().collect();
+                    assert_eq!(chain, forward(park, &pl, now, pushed), "n0 {n0} now {now}");
+                    assert_eq!(chain.len() as u64, 2 + 2 * r.loads + u64::from(r.in_pause));
+                }
+            }
         }
     }
 }
