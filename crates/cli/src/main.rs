@@ -73,6 +73,10 @@ enum Command {
         /// processor time held, response, wait, slowdown), beside the per-application summary.
         #[arg(long)]
         per_job: bool,
+        /// Also write threads.csv: one row per thread of every run (dispatches, runtime, wake-ups,
+        /// wake-to-run latency mean, p50 and p99), every application's threads measured.
+        #[arg(long)]
+        per_thread: bool,
         /// Make the runs on a Ray cluster: its ADDRESS, or none for RAY_ADDRESS, a cluster
         /// started on this machine, or a private local instance. Runs through the Python
         /// package (pip install './crates/py[ray]'; the interpreter is SMPSCHED_PYTHON, default
@@ -155,6 +159,7 @@ fn main() -> ExitCode {
             trace_events,
             trace_window,
             per_job,
+            per_thread,
             ray,
         } => match trace
             .map(|dir| TraceRequest::parse(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
@@ -170,6 +175,7 @@ fn main() -> ExitCode {
                     quiet,
                     trace,
                     per_job,
+                    per_thread,
                 };
                 let remote = ray.map(|address| ray::Ray::new(address, quiet));
                 app::run(&args, remote.as_ref().map(as_remote), &Terminal::new(quiet))

@@ -114,6 +114,49 @@ fn per_job_writes_one_row_per_job_and_changes_no_other_file() {
 }
 
 #[test]
+fn per_thread_writes_one_row_per_thread_deterministically() {
+    let dir = tempdir("perthread");
+    std::fs::write(dir.join("exp.toml"), EXP).unwrap();
+    let plain = run_to(&dir, "plain", &[]);
+    let a = run_to(&dir, "a", &["--per-thread"]);
+    let b = run_to(&dir, "b", &["--per-thread", "--jobs", "1"]);
+    assert_eq!(a, b, "--per-thread: results differ with the parallelism");
+    assert_eq!(plain.0, a.0, "--per-thread changed results.csv");
+    assert!(!dir.join("plain/threads.csv").exists());
+    let text = |d: &str| std::fs::read_to_string(dir.join(d).join("threads.csv")).unwrap();
+    assert_eq!(text("a"), text("b"));
+    let (header, rows) = read_csv_strict(&dir.join("a/threads.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    // 3 points x 2 repetitions x 6 threads, numbered 0..6 within each run.
+    assert_eq!(rows.len(), 3 * 2 * 6);
+    let json: serde_json::Value = serde_json::from_str(&a.1).unwrap();
+    for (i, run) in json["runs"].as_array().unwrap().iter().enumerate() {
+        let threads = &rows[i * 6..(i + 1) * 6];
+        let num = |r: &csv::StringRecord, c: &str| r[col(c)].parse::<f64>().unwrap();
+        let mut held = 0.0;
+        for (k, r) in threads.iter().enumerate() {
+            assert_eq!(num(r, "thread"), k as f64);
+            // Each of the 10 bursts but the first follows a block: 9 wake-ups, each dispatched.
+            assert_eq!(num(r, "wakeups"), 9.0, "{r:?}");
+            assert!(num(r, "dispatches") >= 10.0, "{r:?}");
+            assert!(
+                num(r, "wake_lat_p50_us") <= num(r, "wake_lat_p99_us"),
+                "{r:?}"
+            );
+            held += num(r, "runtime_cycles");
+        }
+        // The threads' runtimes are the processor time the application held.
+        let time = &run["apps"][0]["time"];
+        let app_held: f64 = ["useful", "stall", "spin", "switch", "kernel"]
+            .iter()
+            .map(|k| time[k].as_f64().unwrap_or(0.0))
+            .sum();
+        assert_eq!(held, app_held);
+        assert_eq!(run["apps"][0]["per_thread"].as_array().unwrap().len(), 6);
+    }
+}
+
+#[test]
 fn a_deprecated_name_is_noted_with_its_line_and_runs_as_the_new_one() {
     let dir = tempdir("deprecated");
     // Round-robin alone (batch, swept in EXP, takes no slice).

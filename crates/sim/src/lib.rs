@@ -8,6 +8,7 @@ pub use ids::{Cycles, ProcId, TaskId, ThreadId};
 pub mod config;
 pub mod engine;
 pub mod event_queue;
+pub mod hist;
 pub mod jobs;
 pub mod limits;
 pub mod mask;

@@ -1,12 +1,14 @@
 //! Per-thread measures, the figures scx_simulator's users read of each task: how often the
 //! thread was dispatched, how long it ran, and the wake-to-run latency of every wake-up (from
 //! the wake-up to the moment it runs again, after the dispatch's kernel and switch cycles),
-//! as mean, median and 99th percentile. Kept only for the tasks that ask
+//! as mean, median and 99th percentile (from a bounded histogram, [`crate::hist`]: the mean
+//! exact, the percentiles within 1/256). Kept only for the tasks that ask
 //! ([`Simulation::measure_threads`](crate::Simulation::measure_threads)), so that other runs
 //! neither pay for them nor show them.
 
 use serde::{Deserialize, Serialize};
 
+use crate::hist::LogHistogram;
 use crate::ids::Cycles;
 use crate::metrics::Recorded;
 
@@ -17,11 +19,9 @@ pub(crate) struct ThreadLedger {
     pub(crate) woken_at: Option<Cycles>,
     /// Times it was put on a processor.
     pub(crate) dispatches: u64,
-    /// The wake-to-run latency of each wake-up, cycles, in order: those under 2^32 cycles
-    /// here, in half the memory (a 10 s run of 1,024 periodic tasks has a million)...
-    pub(crate) latencies: Vec<u32>,
-    /// ... and the longer ones here.
-    pub(crate) long: Vec<Cycles>,
+    /// The wake-to-run latency of each wake-up, cycles, in a bounded log-bucket histogram
+    /// (percentiles within [`crate::hist::RELATIVE_ERROR`], count, sum, min and max exact).
+    pub(crate) latencies: LogHistogram,
 }
 
 impl ThreadLedger {
@@ -30,37 +30,8 @@ impl ThreadLedger {
     pub(crate) fn ran(&mut self, at: Cycles) {
         self.dispatches += 1;
         if let Some(w) = self.woken_at.take() {
-            let lat = at.saturating_sub(w);
-            match u32::try_from(lat) {
-                Ok(l) => self.latencies.push(l),
-                Err(_) => self.long.push(lat),
-            }
+            self.latencies.record(at.saturating_sub(w));
         }
-    }
-
-    /// Sorts the latencies (the short ones, then the long ones, are then in order together).
-    fn sort(&mut self) {
-        self.latencies.sort_unstable();
-        self.long.sort_unstable();
-    }
-
-    /// How many latencies there are.
-    fn len(&self) -> usize {
-        self.latencies.len() + self.long.len()
-    }
-
-    /// The `i`-th smallest latency, once sorted.
-    fn nth(&self, i: usize) -> Cycles {
-        match self.latencies.get(i) {
-            Some(&l) => Cycles::from(l),
-            None => self.long[i - self.latencies.len()],
-        }
-    }
-
-    /// Their sum.
-    fn sum(&self) -> Cycles {
-        let short: Cycles = self.latencies.iter().map(|&l| Cycles::from(l)).sum();
-        short + self.long.iter().sum::<Cycles>()
     }
 }
 
@@ -97,61 +68,51 @@ pub fn quantile(sorted: &[Cycles], q: f64) -> Cycles {
     sorted[rank(sorted.len(), q)]
 }
 
-/// The `q` quantile of a sorted ledger (0 for none).
-fn ledger_quantile(l: &ThreadLedger, q: f64) -> Cycles {
-    if l.len() == 0 {
-        return 0;
+/// The mean of a histogram's values in microseconds (`us` turns cycles into them; 0 for none).
+fn mean_us(h: &LogHistogram, us: impl Fn(Cycles) -> f64) -> f64 {
+    if h.count() == 0 {
+        return 0.0;
     }
-    l.nth(rank(l.len(), q))
+    // The exact sum in microseconds: cycles to microseconds is linear.
+    let sum = h.sum();
+    let whole = us(u64::try_from(sum).unwrap_or(u64::MAX));
+    whole / h.count() as f64
 }
 
-/// The report of one thread from its ledger; `us` turns cycles into microseconds. Sorts the
-/// ledger's latencies.
+/// The report of one thread from its ledger; `us` turns cycles into microseconds.
 pub(crate) fn report(
     rank: u32,
-    ledger: &mut ThreadLedger,
+    ledger: &ThreadLedger,
     runtime: Cycles,
     us: impl Fn(Cycles) -> f64,
 ) -> ThreadReport {
-    ledger.sort();
-    let n = ledger.len() as u64;
-    let mean = if n == 0 {
-        0.0
-    } else {
-        us(ledger.sum()) / n as f64
-    };
+    let h = &ledger.latencies;
     ThreadReport {
         rank,
         dispatches: ledger.dispatches,
         runtime_cycles: runtime,
-        wakeups: n,
-        wake_lat_mean_us: mean,
-        wake_lat_p50_us: us(ledger_quantile(ledger, 0.5)),
-        wake_lat_p99_us: us(ledger_quantile(ledger, 0.99)),
+        wakeups: h.count(),
+        wake_lat_mean_us: mean_us(h, &us),
+        wake_lat_p50_us: us(h.quantile(0.5)),
+        wake_lat_p99_us: us(h.quantile(0.99)),
     }
 }
 
-/// Every wake-up of an application's measured threads (`all`, the threads' ledgers merged) as
-/// one recorded measure (`wake_lat_us`, microseconds), with its median and 99th percentile;
-/// `None` without wake-ups.
-pub(crate) fn app_latency(all: &mut ThreadLedger, us: impl Fn(Cycles) -> f64) -> Option<Recorded> {
-    if all.len() == 0 {
+/// Every wake-up of an application's measured threads (`all`, the threads' histograms merged)
+/// as one recorded measure (`wake_lat_us`, microseconds), with its median and 99th percentile
+/// (within [`crate::hist::RELATIVE_ERROR`]); `None` without wake-ups.
+pub(crate) fn app_latency(all: &LogHistogram, us: impl Fn(Cycles) -> f64) -> Option<Recorded> {
+    if all.count() == 0 {
         return None;
     }
-    all.sort();
-    let mut r = Recorded::default();
-    for i in 0..all.len() {
-        r.add(us(all.nth(i)));
-    }
-    r.p50 = Some(us(ledger_quantile(all, 0.5)));
-    r.p99 = Some(us(ledger_quantile(all, 0.99)));
-    Some(r)
-}
-
-/// Adds `l`'s latencies to `all`.
-pub(crate) fn merge(all: &mut ThreadLedger, l: &ThreadLedger) {
-    all.latencies.extend_from_slice(&l.latencies);
-    all.long.extend_from_slice(&l.long);
+    Some(Recorded {
+        count: all.count(),
+        sum: mean_us(all, &us) * all.count() as f64,
+        min: us(all.min()),
+        max: us(all.max()),
+        p50: Some(us(all.quantile(0.5))),
+        p99: Some(us(all.quantile(0.99))),
+    })
 }
 
 #[cfg(test)]
@@ -178,8 +139,8 @@ mod tests {
         l.woken_at = Some(300);
         l.ran(310);
         l.woken_at = Some(400);
-        l.ran(400 + (1 << 33)); // longer than 2^32 cycles: kept whole
-        let r = report(3, &mut l, 77, |c| c as f64);
+        l.ran(400 + (1 << 33)); // longer than 2^32 cycles: its bucket's midpoint, at most max
+        let r = report(3, &l, 77, |c| c as f64);
         assert_eq!(
             (r.rank, r.dispatches, r.wakeups, r.runtime_cycles),
             (3, 5, 3, 77)
@@ -189,5 +150,11 @@ mod tests {
             (r.wake_lat_p50_us, r.wake_lat_p99_us),
             (30.0, (1u64 << 33) as f64)
         );
+        let all = app_latency(&l.latencies, |c| c as f64).unwrap();
+        assert_eq!(
+            (all.count, all.min, all.max),
+            (3, 10.0, (1u64 << 33) as f64)
+        );
+        assert_eq!(all.p50, Some(30.0));
     }
 }

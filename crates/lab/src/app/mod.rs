@@ -121,6 +121,8 @@ pub struct RunArgs {
     pub trace: Option<(PathBuf, TraceRequest)>,
     /// Also write `jobs.csv`: one row per job, every run's every job.
     pub per_job: bool,
+    /// Measure every application's threads and write `threads.csv`: one row per thread.
+    pub per_thread: bool,
 }
 
 /// Runs an experiment file: checks the destination, runs every point (on `remote` when it is
@@ -133,6 +135,7 @@ pub fn run(
 ) -> Result<(), LabError> {
     let (mut bundle, exp) = Bundle::load(&args.file, 1.0, args.seed)?;
     bundle.per_job = args.per_job;
+    bundle.per_thread = args.per_thread;
     for note in &exp.notes {
         console.note(note);
     }
@@ -144,7 +147,7 @@ pub fn run(
         },
         None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
     };
-    let outbox = Outbox::prepare(dest, &args.file)?;
+    let outbox = Outbox::prepare(dest, &args.file)?.with_threads(args.per_thread);
     let trace_config = trace_config(args, &exp)?;
     let memo = RunMemo::default();
     match remote {
@@ -166,6 +169,7 @@ pub fn run(
         trace: trace_config,
         memo: remote.map(|_| &memo),
         per_job: args.per_job,
+        per_thread: args.per_thread,
         ..RunOptions::default()
     };
     let runs = run_experiment(&exp, &options);
@@ -174,6 +178,9 @@ pub fn run(
     let written = outbox.deliver(&exp, &runs)?;
     if !args.quiet {
         console.print(&terminal_table(&exp, &runs));
+        if args.per_thread {
+            console.print(&crate::results::threads::terminal_section(&exp, &runs));
+        }
     }
     tell_written(&written, console);
     if let Some((dir, _)) = &args.trace {

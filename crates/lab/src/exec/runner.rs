@@ -131,6 +131,9 @@ pub struct RunOptions<'a> {
     /// Keeps every job's times in the runs' reports (for `jobs.csv`, one row per job). A run
     /// taken from `memo` is taken as it was made.
     pub per_job: bool,
+    /// Measures every application's threads (their `per_thread` reports, for `threads.csv`),
+    /// not only rt-app's; a run taken from `memo` is taken as it was made.
+    pub per_thread: bool,
 }
 
 /// Runs every point of `exp` `exp.repetitions` times as `options` say, returning the runs in
@@ -199,6 +202,7 @@ pub(crate) fn run_one(
         observe: Some(&mut observe),
         trace: options.trace.filter(|_| r == 0),
         per_job: options.per_job,
+        per_thread: options.per_thread,
     };
     let outcome = match point.simulate(seed, sim) {
         Ok(report) => (report, None),

@@ -39,6 +39,9 @@ pub struct Bundle {
     /// Whether each run keeps every job's times (as [`RunOptions::per_job`]).
     #[serde(default)]
     pub per_job: bool,
+    /// Whether each run measures every application's threads (as [`RunOptions::per_thread`]).
+    #[serde(default)]
+    pub per_thread: bool,
 }
 
 /// One run to make: a point of the experiment and a repetition.
@@ -99,6 +102,7 @@ impl Bundle {
             seed: exp.seed,
             files,
             per_job: false,
+            per_thread: false,
         };
         Ok((bundle, exp))
     }
@@ -165,6 +169,7 @@ pub fn run_task(bundle: &[u8], task: Task) -> Result<Vec<u8>, TaskFailure> {
         task.repetition,
         &RunOptions {
             per_job: bundle.per_job,
+            per_thread: bundle.per_thread,
             ..RunOptions::default()
         },
     )

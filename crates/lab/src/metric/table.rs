@@ -445,8 +445,8 @@ pub const MEASURES: &[Measure] = &[
     ),
     Measure::recorded(
         "recorded_p50",
-        "median of the values recorded as NAME, for a measure the simulator keeps whole \
-         (wake_lat_us)",
+        "median of the values recorded as NAME, for a measure the simulator keeps in a \
+         histogram (wake_lat_us; within 0.4% of the exact median)",
         |rec| rec.p50,
     ),
     Measure::recorded(

@@ -69,6 +69,8 @@ pub struct SimOptions<'a> {
     pub trace: Option<TraceConfig>,
     /// Keeps every job's times in the report (`AppReport::job_times`).
     pub per_job: bool,
+    /// Measures every application's threads (`AppReport::per_thread`).
+    pub per_thread: bool,
 }
 
 impl Default for SimOptions<'_> {
@@ -78,6 +80,7 @@ impl Default for SimOptions<'_> {
             observe: None,
             trace: None,
             per_job: false,
+            per_thread: false,
         }
     }
 }
@@ -95,6 +98,9 @@ impl Point {
         }
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());
+            if options.per_thread {
+                sim.measure_threads(task);
+            }
             app.workload.install(&mut sim, task)?;
             if self.until.as_deref() == Some(app.name.as_str()) {
                 sim.end_when_done(task);

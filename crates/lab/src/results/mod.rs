@@ -1,6 +1,7 @@
 //! Results on disk and on the terminal: `results.json` (everything, per run, [`json`]),
 //! `results.csv` (one row per run and application, plus a machine row, [`csv`]),
-//! `jobs.csv` (one row per job, when asked, [`jobs`]), `time-split.svg` (where the machine's
+//! `jobs.csv` (one row per job, when asked, [`jobs`]), `threads.csv` (one row per thread, when
+//! asked, [`threads`]), `time-split.svg` (where the machine's
 //! time went, per point, [`charts`]), written whole by
 //! the [`outbox`], and a readable table of means per point ([`table`]).
 //!
@@ -16,6 +17,7 @@ pub mod jobs;
 pub mod json;
 pub mod outbox;
 pub mod table;
+pub mod threads;
 
 use crate::exec::runner::RunRecord;
 use crate::input::error::LabError;
@@ -27,10 +29,12 @@ pub use json::to_json;
 pub use outbox::{Delivered, Destination, Outbox};
 pub use table::{format_table, terminal_table};
 
-/// The files of an experiment's results, by name, in the order they are listed.
+/// The files of an experiment's results, by name, in the order they are listed; `threads.csv`
+/// when `threads` (asked for with `--per-thread`).
 pub fn result_files(
     exp: &Experiment,
     runs: &[RunRecord],
+    threads: bool,
 ) -> Result<Vec<(String, Vec<u8>)>, LabError> {
     let title = format!("{}: where the machine's time went", exp.name);
     let mut files = vec![
@@ -39,6 +43,9 @@ pub fn result_files(
     ];
     if jobs::kept(runs) {
         files.push(("jobs.csv".into(), jobs::to_csv(runs)?.into_bytes()));
+    }
+    if threads {
+        files.push(("threads.csv".into(), threads::to_csv(runs)?.into_bytes()));
     }
     files.push((
         "time-split.svg".into(),

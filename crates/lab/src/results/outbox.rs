@@ -32,6 +32,8 @@ pub struct Outbox {
     experiment: PathBuf,
     /// Held while the run goes on: a second run into the same `--out` is refused.
     _lock: Option<crate::store::outdir::Lock>,
+    /// Also write `threads.csv` ([`Outbox::with_threads`]).
+    threads: bool,
 }
 
 /// What [`Outbox::deliver`] wrote.
@@ -102,14 +104,21 @@ impl Outbox {
             dest,
             experiment: experiment.to_path_buf(),
             _lock: lock,
+            threads: false,
         })
+    }
+
+    /// Also writes `threads.csv`, one row per measured thread (`--per-thread`).
+    pub fn with_threads(mut self, threads: bool) -> Self {
+        self.threads = threads;
+        self
     }
 
     /// Writes the results of `runs` and renames them into place whole. An `--out` folder is
     /// checked again at that moment: without `--force` it must still be absent or empty, with
     /// it still a results folder.
     pub fn deliver(self, exp: &Experiment, runs: &[RunRecord]) -> Result<Delivered, LabError> {
-        let files = super::result_files(exp, runs)?;
+        let files = super::result_files(exp, runs, self.threads)?;
         self.staging.write_all(&files)?;
         self.staging.mark()?;
         let (dir, latest) = match &self.dest {

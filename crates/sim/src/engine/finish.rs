@@ -13,26 +13,25 @@ impl Simulation {
     /// Each application's per-thread reports (empty where not measured) and the recorded
     /// `wake_lat_us` over all its threads' wake-ups.
     fn per_thread(&mut self) -> (Vec<Vec<ThreadReport>>, Vec<Option<Recorded>>) {
-        use crate::per_thread::{app_latency, merge, report, ThreadLedger};
+        use crate::hist::LogHistogram;
+        use crate::per_thread::{app_latency, report};
         let n = self.cx.tasks.len();
         let mut reports: Vec<Vec<ThreadReport>> = vec![Vec::new(); n];
-        let mut all: Vec<ThreadLedger> = vec![ThreadLedger::default(); n];
+        let mut all: Vec<LogHistogram> = vec![LogHistogram::default(); n];
         let machine = &self.cx.machine;
         for (slot, cold) in self.cx.threads.iter().zip(&mut self.cx.cold) {
-            let Some(ledger) = cold.ledger.as_deref_mut() else {
+            let Some(ledger) = cold.ledger.take() else {
                 continue;
             };
             let k = slot.info.task.index();
-            merge(&mut all[k], ledger);
-            let r = report(slot.info.rank, ledger, slot.info.cpu_cycles, |c| {
+            all[k].merge(&ledger.latencies);
+            let r = report(slot.info.rank, &ledger, slot.info.cpu_cycles, |c| {
                 machine.to_us(c)
             });
             reports[k].push(r);
-            // Its latencies are in the report and the merge: free them before the next.
-            cold.ledger = None;
         }
         let lat = all
-            .iter_mut()
+            .iter()
             .map(|l| app_latency(l, |c| machine.to_us(c)))
             .collect();
         (reports, lat)

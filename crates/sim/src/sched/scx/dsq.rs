@@ -3,7 +3,8 @@
 //! id; each is first-in first-out or ordered by virtual time (`scx_bpf_dsq_insert_vtime`), never
 //! both, as in the kernel's `ext.c`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use crate::ids::{ProcId, ThreadId};
 use crate::sched::SchedCtx;
@@ -26,8 +27,9 @@ pub enum DsqId {
 #[derive(Clone, Debug, Default)]
 pub struct Dsq {
     fifo: VecDeque<ThreadId>,
-    /// (vtime, insertion number, thread), smallest first.
-    vtime: BTreeSet<(u64, u64, ThreadId)>,
+    /// (vtime, insertion number, thread), smallest first: a binary heap, O(log n) a push or a
+    /// pop (the insertion number makes every key distinct, so the order is total).
+    vtime: BinaryHeap<Reverse<(u64, u64, ThreadId)>>,
     seq: u64,
 }
 
@@ -48,7 +50,7 @@ impl Dsq {
     pub fn push_vtime(&mut self, t: ThreadId, vtime: u64) {
         debug_assert!(self.fifo.is_empty(), "a DSQ is FIFO or vtime-ordered");
         self.seq += 1;
-        self.vtime.insert((vtime, self.seq, t));
+        self.vtime.push(Reverse((vtime, self.seq, t)));
     }
 
     /// The first thread (by order) that may run on `p`, removed.
@@ -60,16 +62,28 @@ impl Dsq {
             let i = self.fifo.iter().position(|&t| cx.allowed(t, p))?;
             return self.fifo.remove(i);
         }
-        let key = *self.vtime.iter().find(|&&(_, _, t)| cx.allowed(t, p))?;
-        self.vtime.remove(&key);
-        Some(key.2)
+        if !cx.any_masked() {
+            return self.vtime.pop().map(|Reverse(k)| k.2);
+        }
+        // The first allowed in order: pop past the others and put them back.
+        let mut passed = Vec::new();
+        let mut found = None;
+        while let Some(Reverse(k)) = self.vtime.pop() {
+            if cx.allowed(k.2, p) {
+                found = Some(k.2);
+                break;
+            }
+            passed.push(Reverse(k));
+        }
+        self.vtime.extend(passed);
+        found
     }
 
     /// The first thread in order, removed, whatever its mask.
     pub fn pop(&mut self) -> Option<ThreadId> {
         self.fifo
             .pop_front()
-            .or_else(|| self.vtime.pop_first().map(|k| k.2))
+            .or_else(|| self.vtime.pop().map(|Reverse(k)| k.2))
     }
 
     /// Whether some queued thread may run on `p`.
@@ -78,7 +92,10 @@ impl Dsq {
             return !self.is_empty();
         }
         self.fifo.iter().any(|&t| cx.allowed(t, p))
-            || self.vtime.iter().any(|&(_, _, t)| cx.allowed(t, p))
+            || self
+                .vtime
+                .iter()
+                .any(|&Reverse((_, _, t))| cx.allowed(t, p))
     }
 
     /// Removes `t`; `true` if it was queued here.
@@ -86,10 +103,9 @@ impl Dsq {
         if let Some(i) = self.fifo.iter().position(|&x| x == t) {
             return self.fifo.remove(i).is_some();
         }
-        match self.vtime.iter().find(|&&(_, _, x)| x == t).copied() {
-            Some(key) => self.vtime.remove(&key),
-            None => false,
-        }
+        let before = self.vtime.len();
+        self.vtime.retain(|&Reverse((_, _, x))| x != t);
+        self.vtime.len() != before
     }
 
     /// How many threads are queued (`scx_bpf_dsq_nr_queued`).
@@ -147,5 +163,24 @@ impl Dsqs {
         self.global.remove(t)
             || self.local.iter_mut().any(|q| q.remove(t))
             || self.custom.values_mut().any(|q| q.remove(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vtime_queue_pops_smallest_first_ties_in_insertion_order() {
+        let mut q = Dsq::default();
+        for (t, v) in [(1, 50), (2, 10), (3, 50), (4, 5), (5, 10), (6, 70)] {
+            q.push_vtime(ThreadId(t), v);
+        }
+        assert!(q.remove(ThreadId(3)));
+        assert!(!q.remove(ThreadId(3)));
+        assert_eq!(q.len(), 5);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|t| t.0).collect();
+        assert_eq!(order, [4, 2, 5, 1, 6]);
+        assert!(q.is_empty());
     }
 }
