@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::Cycles;
 use crate::memory::{Charge, MemoryStats};
+pub use crate::recorded::Recorded;
 use crate::sync::SyncStats;
 
 /// What a processor was doing during a stretch of time.
@@ -151,54 +152,6 @@ pub struct AppReport {
     /// absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_thread: Vec<crate::per_thread::ThreadReport>,
-}
-
-/// A measure a program recorded ([`Op::Record`](crate::Op::Record)): how many values, their
-/// sum, smallest and largest.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Recorded {
-    /// Values recorded.
-    pub count: u64,
-    /// Their sum.
-    pub sum: f64,
-    /// The smallest.
-    pub min: f64,
-    /// The largest.
-    pub max: f64,
-    /// The median, for a measure the engine keeps whole (`wake_lat_us`); absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p50: Option<f64>,
-    /// The 99th percentile, as `p50`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p99: Option<f64>,
-}
-
-impl Recorded {
-    /// Adds one value.
-    pub fn add(&mut self, v: f64) {
-        self.count += 1;
-        self.sum += v;
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-    }
-
-    /// The mean of the values (NaN with none).
-    pub fn mean(&self) -> f64 {
-        self.sum / self.count as f64
-    }
-}
-
-impl Default for Recorded {
-    fn default() -> Self {
-        Recorded {
-            count: 0,
-            sum: 0.0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            p50: None,
-            p99: None,
-        }
-    }
 }
 
 /// Run-queue lock traffic: the locks a policy's dispatches take in the simulated memory

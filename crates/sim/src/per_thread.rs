@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hist::LogHistogram;
 use crate::ids::Cycles;
-use crate::metrics::Recorded;
+use crate::recorded::Recorded;
 
 /// What the engine gathers for one measured thread while it runs.
 #[derive(Clone, Debug, Default)]

@@ -56,7 +56,7 @@ pub enum Op {
         /// The address, in an allocated region.
         addr: u64,
         /// How the waiter paces its loads.
-        pause: crate::readyq::Pause,
+        pause: crate::pause::Pause,
         /// Pauses already made in this acquisition (the index of the next).
         pauses: u32,
     },

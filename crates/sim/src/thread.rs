@@ -80,8 +80,6 @@ pub(crate) struct ThreadCold {
     pub(crate) wait: Option<Waiting>,
     /// Its per-thread measures, when its task asked for them.
     pub(crate) ledger: Option<Box<crate::per_thread::ThreadLedger>>,
-    /// The poll in progress, if any, flagged by [`ThreadExec::polling`].
-    pub(crate) poll: Option<Box<crate::engine::Polling>>,
 }
 
 /// Attributes a thread is created with (see [`Simulation::spawn_with`](crate::Simulation::spawn_with)).
@@ -138,8 +136,8 @@ pub(crate) struct ThreadExec {
     pub(crate) remaining: Cycles,
     /// Bumped when a pending wake-up of the thread is cancelled (stale events are dropped).
     pub(crate) epoch: u32,
-    /// Whether the thread polls a word ([`Op::Poll`](crate::Op::Poll); its cold record's
-    /// `poll`). Here rather than in [`ThreadInfo`], where it would grow the slot.
+    /// Whether the thread polls a word ([`Op::Poll`](crate::Op::Poll); the poll itself is the
+    /// engine's, by thread). Here rather than in [`ThreadInfo`], where it would grow the slot.
     pub(crate) polling: bool,
 }
 

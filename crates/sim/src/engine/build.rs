@@ -171,7 +171,6 @@ impl Simulation {
             ledger: self.apps[task.index()]
                 .per_thread
                 .then(Box::<crate::per_thread::ThreadLedger>::default),
-            poll: None,
         });
         let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);

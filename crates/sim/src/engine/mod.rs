@@ -194,6 +194,9 @@ pub struct Simulation {
     woken: Vec<u32>,
     /// Pollers parked so far (their order, `poll`).
     parks: u64,
+    /// Each polling thread's poll in progress, by thread index (`poll`): few threads poll at
+    /// once, so a map keeps the thread records free of it.
+    polls: std::collections::BTreeMap<usize, Polling>,
 }
 
 mod actions;
@@ -208,7 +211,7 @@ mod requests;
 mod waiting;
 
 pub use error::SimError;
-pub(crate) use poll::Polling;
+use poll::Polling;
 use processor::{Proc, Seg};
 
 impl Simulation {
@@ -288,6 +291,7 @@ impl Simulation {
             event_pushed: 0,
             woken: Vec::new(),
             parks: 0,
+            polls: Default::default(),
             trace: None,
             keep_job_times: false,
             runq_lock: Default::default(),

@@ -27,11 +27,11 @@ use super::{EventKind, Simulation};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::metrics::Category;
 use crate::outcome::{Outcome, WordOp};
-use crate::readyq::Pause;
+use crate::pause::Pause;
 
 /// A thread's poll in progress.
 #[derive(Clone, Debug)]
-pub(crate) struct Polling {
+pub(super) struct Polling {
     addr: u64,
     pause: Pause,
     /// Pauses made so far (the index of the next).
@@ -45,13 +45,16 @@ pub(crate) struct Polling {
 impl Simulation {
     /// Starts thread `ti`'s poll of `addr`, paced by `pause`, `pauses` pauses made so far.
     pub(super) fn start_poll(&mut self, ti: usize, addr: u64, pause: Pause, pauses: u32) {
-        self.cx.cold[ti].poll = Some(Box::new(Polling {
-            addr,
-            pause,
-            n: pauses,
-            load_next: false,
-            parked: None,
-        }));
+        self.polls.insert(
+            ti,
+            Polling {
+                addr,
+                pause,
+                n: pauses,
+                load_next: false,
+                parked: None,
+            },
+        );
         self.cx.threads[ti].exec.polling = true;
     }
 
@@ -59,9 +62,9 @@ impl Simulation {
     /// compute (the interpreter runs it), else the step of the load it issued.
     pub(super) fn poll_step(&mut self, p: usize, t: ThreadId) -> Option<Step> {
         let ti = t.index();
-        let pl = self.cx.cold[ti]
-            .poll
-            .as_mut()
+        let pl = self
+            .polls
+            .get_mut(&ti)
             .expect("a polling thread has a poll");
         if !pl.load_next {
             let c = pl.pause.nth(pl.n);
@@ -75,7 +78,7 @@ impl Simulation {
         let charge = self.word(p, t, addr, WordOp::Load);
         let old = self.words.get(&addr).copied().unwrap_or(0);
         if old == 0 {
-            let pauses = self.cx.cold[ti].poll.take().map_or(0, |pl| pl.n);
+            let pauses = self.polls.remove(&ti).map_or(0, |pl| pl.n);
             self.cx.threads[ti].exec.polling = false;
             self.set_outcome(ti, Outcome::Polled { old, pauses });
             return Some(self.start_mem(p, t, charge));
@@ -94,7 +97,7 @@ impl Simulation {
                 hit: charge.total(),
                 seq: self.parks,
             };
-            if let Some(pl) = self.cx.cold[ti].poll.as_mut() {
+            if let Some(pl) = self.polls.get_mut(&ti) {
                 pl.parked = Some(park);
             }
             self.start_seg(p, Seg::Poll, Cycles::MAX);
@@ -134,7 +137,7 @@ impl Simulation {
     /// Where processor `p`'s parked poller (if it has one) stands now, without changing it.
     fn resume_of(&self, p: usize) -> Option<Resume> {
         let t = self.procs[p].thread?;
-        let pl = self.cx.cold[t.index()].poll.as_deref()?;
+        let pl = self.polls.get(&t.index())?;
         let park = pl.parked?;
         Some(park.resume(pl, self.cx.now, self.event_pushed))
     }
@@ -162,7 +165,7 @@ impl Simulation {
         let pid = ProcId(p as u32);
         self.memory.unwatch(pid);
         self.settle(p);
-        let pl = self.cx.cold[ti].poll.as_deref_mut().expect("still polling");
+        let pl = self.polls.get_mut(&ti).expect("still polling");
         pl.parked = None;
         pl.n = r.n;
         pl.load_next = r.in_pause;

@@ -9,9 +9,11 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::l2::L2Config;
 use super::MemoryError;
+
+mod l2;
 use crate::ids::Cycles;
+pub use l2::L2Config;
 
 /// Bytes per page: the allocation granularity of regions and of interleaved placement.
 pub const PAGE_BYTES: u64 = 4096;

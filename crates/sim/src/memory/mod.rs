@@ -12,7 +12,7 @@
 //! them line by line under a cycle budget. Everything is deterministic: no randomness, and no
 //! hash-table iteration order reaches a result.
 //!
-//! Files: [`config`] (parameters, presets, validation), `l2` (the shared second level's
+//! Files: [`config`] (parameters, presets, validation), `config::l2` (the shared second level's
 //! configuration), `cache` (one processor's cache, the second level's structure too),
 //! `lineindex` (line-to-slot hash index), `directory` (coherence state per line), `numa`
 //! (placement and node latencies), `region` (address space), `bulk` (bulk walking), `system`
@@ -26,7 +26,6 @@ mod cache;
 pub mod config;
 mod directory;
 mod error;
-mod l2;
 mod lineindex;
 mod numa;
 mod region;

@@ -89,11 +89,14 @@ pub struct MemorySystem {
     bus_busy_until: Cycles,
     pub(crate) stats: Vec<MemoryStats>,
     scratch: Vec<u32>,
-    /// Per processor, the line a parked poller watches ([`super::watch::NONE`]: none).
+    /// Per processor, the line a parked poller watches ([`NONE`]: none).
     pub(crate) watched: Vec<u64>,
     /// Processors whose watched line left their cache, in the order it happened.
     pub(crate) woken: Vec<u32>,
 }
+
+/// A processor's watched line when it watches none (`watch`).
+pub(crate) const NONE: u64 = u64::MAX;
 
 /// Bytes a cache slot may take at most in any store (tag, state, LRU stamp or links, and its
 /// place in the line index at half load).
@@ -146,7 +149,7 @@ impl MemorySystem {
             bus_busy_until: 0,
             stats: vec![MemoryStats::default(); processors as usize],
             scratch: Vec::new(),
-            watched: vec![super::watch::NONE; processors as usize],
+            watched: vec![NONE; processors as usize],
             woken: Vec::new(),
         })
     }
@@ -470,7 +473,7 @@ impl MemorySystem {
                 caches[q as usize].remove(line);
                 stats[q as usize].invalidated += 1;
                 if watched[q as usize] == line {
-                    watched[q as usize] = super::watch::NONE;
+                    watched[q as usize] = NONE;
                     woken.push(q);
                 }
             }
@@ -506,7 +509,7 @@ impl MemorySystem {
         } else if let Some(victim) = cache.insert(line, state) {
             dir.entry_mut(victim).drop_holder(pid);
             if watched[p] == victim {
-                watched[p] = super::watch::NONE;
+                watched[p] = NONE;
                 woken.push(pid);
             }
         }

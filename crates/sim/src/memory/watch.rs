@@ -4,12 +4,9 @@
 //! memory system lists the processor once that happens (another processor's write invalidates
 //! the copy, a flush drops it), and counts the hits the engine skipped.
 
-use super::system::MemorySystem;
+use super::system::{MemorySystem, NONE};
 use super::Charge;
 use crate::ids::{Cycles, ProcId};
-
-/// No line watched.
-pub(crate) const NONE: u64 = u64::MAX;
 
 impl MemorySystem {
     /// Watches `addr`'s line in `p`'s cache: true when the model is on and the line is resident

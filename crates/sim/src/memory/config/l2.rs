@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{latency, MemoryConfig, MAX_CACHE_BYTES};
-use super::MemoryError;
+use super::{latency, MemoryConfig, MAX_CACHE_BYTES};
 use crate::ids::Cycles;
+use crate::memory::MemoryError;
 
 /// A shared second-level cache: a first-level miss that finds its line here costs `hit_cycles`;
 /// one that misses here too costs the memory's `miss_cycles` (or the NUMA latency) and installs
