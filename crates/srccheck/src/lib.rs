@@ -302,10 +302,17 @@ mod tests {
         std::fs::write(dir.join("lib.rs"), "pub mod p;\npub mod q;\n").unwrap();
         std::fs::write(dir.join("p.rs"), "pub struct Op(crate::q::Pause);\n").unwrap();
         std::fs::write(dir.join("q/mod.rs"), "mod spin;\npub use spin::Pause;\n").unwrap();
-        std::fs::write(dir.join("q/spin.rs"), "use crate::p::Op;\npub struct Pause;\n").unwrap();
+        std::fs::write(
+            dir.join("q/spin.rs"),
+            "use crate::p::Op;\npub struct Pause;\n",
+        )
+        .unwrap();
         let graph = import_graph(&dir);
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(graph["q"].contains("q::spin"));
-        assert_eq!(cycles(&graph), vec![vec!["p".to_string(), "q".into(), "q::spin".into()]]);
+        assert_eq!(
+            cycles(&graph),
+            vec![vec!["p".to_string(), "q".into(), "q::spin".into()]]
+        );
     }
 }
