@@ -84,6 +84,8 @@ fn parallel_maxflow_finds_the_maximum_flow_under_every_synchronization() {
         (4, "spin_cycles = 500"),
         (4, "spin_cycles = 0"),
         (4, "spin_cycles = 500\nhandoff = true"),
+        (4, "spin_cycles = 0\nwork_wait = \"event\""),
+        (4, "work_wait = \"event\""),
     ] {
         for cpus in [2, 4] {
             let params = format!(
@@ -246,4 +248,24 @@ fn maxflow_sharing_every_new_node_contends_on_three_processors_and_serializes_tw
     let (_, local12) = waits("local", 12, "batch", "");
     let (_, global12) = waits("global", 12, "batch", "");
     assert!(global12 > 2.0 * local12, "{global12} against {local12}");
+}
+
+#[test]
+fn maxflow_waiting_for_work_on_an_event_switches_more_on_three_processors() {
+    // Section 5: a semaphore's signal moves one blocked process to the run queue, an event's
+    // every one. Twelve processes on three processors blocking at once: with an event, every
+    // waiter wakes for each node put on the empty global queue, and those that find it taken
+    // block again, so the switch rate rises (Figure 4's no-spin point: the paper's 119 a slice).
+    let switches = |wait: &str| {
+        let params = format!("side = 8\nframes = 32\nspin_cycles = 0\nwork_wait = \"{wait}\"");
+        let r = run("maxflow", &params, 3, "priority");
+        (
+            r.apps[0].switches_per_slice_per_proc,
+            r.apps[0].recorded["flow"].max,
+        )
+    };
+    let (semaphore, flow_s) = switches("semaphore");
+    let (event, flow_e) = switches("event");
+    assert!(event > 1.5 * semaphore, "{event} against {semaphore}");
+    assert_eq!(flow_s, flow_e);
 }

@@ -4,11 +4,11 @@
 //! applications are measured in every run (their `per_thread` in `results.json`); the flag
 //! measures every application's threads and writes them here.
 
+use crate::exec::runner::RunRecord;
 use crate::input::error::LabError;
-use crate::spec::experiment::Experiment;
 use crate::results::format_table;
 use crate::results::jobs::{param_columns, row_prefix};
-use crate::exec::runner::RunRecord;
+use crate::spec::experiment::Experiment;
 
 /// The measure columns of `threads.csv`, after the run's and the point's columns: the
 /// application, the thread's rank among its threads in creation order (from 0), its dispatches,
