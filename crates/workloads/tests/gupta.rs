@@ -269,3 +269,32 @@ fn maxflow_waiting_for_work_on_an_event_switches_more_on_three_processors() {
     assert!(event > 1.5 * semaphore, "{event} against {semaphore}");
     assert_eq!(flow_s, flow_e);
 }
+
+#[test]
+fn mp3d_with_the_anl_barrier_finishes_under_every_synchronization() {
+    // The ANL macros' barrier (two locks and a counter) lets every process through every
+    // episode, whether its locks spin, block at once or spin then block, with fewer processors
+    // than processes; a pass touches the barrier's line, so it makes more references than the
+    // simulator's barrier, and its useful work is the same moves.
+    let base = "particles = 300\nsteps = 2\nprocesses = 4";
+    let counter = run("mp3d", base, 2, "priority");
+    for sync in ["", "spin_cycles = 0", "spin_cycles = 500"] {
+        let params = format!("{base}\nbarrier = \"anl\"\n{sync}");
+        let r = run("mp3d", &params, 2, "priority");
+        assert!(r.apps[0].refs > counter.apps[0].refs, "{sync}");
+        assert!(r.apps[0].refs < counter.apps[0].refs * 11 / 10, "{sync}");
+    }
+}
+
+#[test]
+fn mp3d_with_the_anl_barrier_loses_more_when_multiprogrammed() {
+    // Twelve busy-waiting processes on three processors: with the ANL barrier no process enters
+    // the next episode before every one has left this one, so each must run once more per
+    // barrier while the others spin (Figure 2's MP3D, whose utilization falls to 10%).
+    let utilization = |barrier: &str| {
+        let params = format!("particles = 12000\nsteps = 2\nbarrier = \"{barrier}\"");
+        run("mp3d", &params, 3, "priority").apps[0].utilization
+    };
+    let (counter, anl) = (utilization("counter"), utilization("anl"));
+    assert!(anl < 0.8 * counter, "{anl} against {counter}");
+}

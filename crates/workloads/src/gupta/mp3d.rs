@@ -19,6 +19,7 @@ use smpsched_sim::{Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, 
 
 use rand::Rng;
 
+use super::anl::{AnlBarrier, Pass};
 use super::{check_count, check_cpr, wait_policy, Plan};
 use crate::{Workload, WorkloadInfo};
 
@@ -49,6 +50,27 @@ pub struct Mp3d {
     pub handoff: bool,
     /// Compute cycles per reference (Table 1: (160 x 0.66 - 35.3) / 38).
     pub compute_per_ref: f64,
+    /// How the barriers are built.
+    pub barrier: BarrierKind,
+}
+
+/// How MP3D's barriers are built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BarrierKind {
+    /// The simulator's barrier: a process passes as soon as the last one has arrived.
+    #[default]
+    Counter,
+    /// The ANL macro package's barrier of two locks and a counter ([`AnlBarrier`]): every
+    /// process must leave one episode before any enters the next.
+    Anl,
+}
+
+/// A barrier of either kind.
+#[derive(Clone, Debug)]
+enum Barrier {
+    Counter(SyncId),
+    Anl(AnlBarrier),
 }
 
 impl Default for Mp3d {
@@ -64,6 +86,7 @@ impl Default for Mp3d {
             spin_cycles: None,
             handoff: false,
             compute_per_ref: 1.85,
+            barrier: BarrierKind::Counter,
         }
     }
 }
@@ -94,14 +117,18 @@ impl Workload for Mp3d {
             .memory()
             .alloc(self.cells() * self.cell_bytes, Placement::Uma, None)
             .base;
-        let barrier = sim.create_sync(
-            SyncKind::Barrier {
-                parties: self.processes,
-                arrived: 0,
-                generation: 0,
-            },
-            wait_policy(self.spin_cycles, false),
-        );
+        let policy = wait_policy(self.spin_cycles, false);
+        let barrier = match self.barrier {
+            BarrierKind::Counter => Barrier::Counter(sim.create_sync(
+                SyncKind::Barrier {
+                    parties: self.processes,
+                    arrived: 0,
+                    generation: 0,
+                },
+                policy,
+            )),
+            BarrierKind::Anl => Barrier::Anl(AnlBarrier::install(sim, self.processes, policy)),
+        };
         let p = u64::from(self.processes);
         for rank in 0..self.processes {
             let r = u64::from(rank);
@@ -121,7 +148,8 @@ impl Workload for Mp3d {
                     particles,
                     cells,
                     private,
-                    barrier,
+                    barrier: barrier.clone(),
+                    pass: None,
                     step: 0,
                     next: 0,
                     phase: 0,
@@ -145,7 +173,9 @@ struct Process {
     particles: u64,
     cells: u64,
     private: u64,
-    barrier: SyncId,
+    barrier: Barrier,
+    /// Where the process is in an ANL barrier's pass, while in one.
+    pass: Option<Pass>,
     step: u32,
     /// The next particle to move in this step.
     next: u64,
@@ -216,7 +246,10 @@ impl Process {
         } else {
             self.plan.push(Op::Compute(200));
         }
-        self.plan.push(Op::Wait(self.barrier));
+        match &self.barrier {
+            Barrier::Counter(id) => self.plan.push(Op::Wait(*id)),
+            Barrier::Anl(_) => self.pass = Some(Pass::Enter),
+        }
     }
 }
 
@@ -231,6 +264,11 @@ impl Program for Process {
         loop {
             if let Some(op) = self.plan.pop() {
                 return op;
+            }
+            if let (Some(pass), Barrier::Anl(b)) = (self.pass, &self.barrier) {
+                let next = b.step(pass, &mut self.plan);
+                self.pass = (next != Pass::Done).then_some(next);
+                continue;
             }
             if self.step >= self.cfg.steps {
                 return Op::Exit;
@@ -289,6 +327,12 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             name: "barriers",
             default: "7",
             doc: "barriers after each move phase",
+        },
+        ParamInfo {
+            name: "barrier",
+            default: "counter",
+            doc: "how the barriers are built: counter (the simulator's) or anl (the ANL macros' \
+                  two locks and a counter: all leave one episode before any enters the next)",
         },
         ParamInfo {
             name: "chunk",
