@@ -298,3 +298,22 @@ fn mp3d_with_the_anl_barrier_loses_more_when_multiprogrammed() {
     let (counter, anl) = (utilization("counter"), utilization("anl"));
     assert!(anl < 0.8 * counter, "{anl} against {counter}");
 }
+
+#[test]
+fn mp3d_touching_one_line_of_its_cell_misses_less_with_the_same_references() {
+    // A move touching one 16-byte line of its 48-byte cell makes the references of two passes
+    // over the whole cell, but misses on one line where the whole cell misses on three.
+    let run_touch = |bytes: u32| {
+        let params =
+            format!("particles = 2400\nsteps = 2\nprocesses = 4\ncell_touch_bytes = {bytes}");
+        run("mp3d", &params, 4, "batch")
+    };
+    let (line, cell) = (run_touch(16), run_touch(48));
+    assert_eq!(line.apps[0].refs, cell.apps[0].refs);
+    assert!(
+        line.apps[0].misses < cell.apps[0].misses * 9 / 10,
+        "{} against {}",
+        line.apps[0].misses,
+        cell.apps[0].misses
+    );
+}
