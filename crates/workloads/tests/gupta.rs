@@ -84,6 +84,8 @@ fn parallel_maxflow_finds_the_maximum_flow_under_every_synchronization() {
         (4, "spin_cycles = 500"),
         (4, "spin_cycles = 0"),
         (4, "spin_cycles = 500\nhandoff = true"),
+        (4, "spin_cycles = 0\nwork_wait = \"event\""),
+        (4, "work_wait = \"event\""),
     ] {
         for cpus in [2, 4] {
             let params = format!(
@@ -246,4 +248,72 @@ fn maxflow_sharing_every_new_node_contends_on_three_processors_and_serializes_tw
     let (_, local12) = waits("local", 12, "batch", "");
     let (_, global12) = waits("global", 12, "batch", "");
     assert!(global12 > 2.0 * local12, "{global12} against {local12}");
+}
+
+#[test]
+fn maxflow_waiting_for_work_on_an_event_switches_more_on_three_processors() {
+    // Section 5: a semaphore's signal moves one blocked process to the run queue, an event's
+    // every one. Twelve processes on three processors blocking at once: with an event, every
+    // waiter wakes for each node put on the empty global queue, and those that find it taken
+    // block again, so the switch rate rises (Figure 4's no-spin point: the paper's 119 a slice).
+    let switches = |wait: &str| {
+        let params = format!("side = 8\nframes = 32\nspin_cycles = 0\nwork_wait = \"{wait}\"");
+        let r = run("maxflow", &params, 3, "priority");
+        (
+            r.apps[0].switches_per_slice_per_proc,
+            r.apps[0].recorded["flow"].max,
+        )
+    };
+    let (semaphore, flow_s) = switches("semaphore");
+    let (event, flow_e) = switches("event");
+    assert!(event > 1.5 * semaphore, "{event} against {semaphore}");
+    assert_eq!(flow_s, flow_e);
+}
+
+#[test]
+fn mp3d_with_the_anl_barrier_finishes_under_every_synchronization() {
+    // The ANL macros' barrier (two locks and a counter) lets every process through every
+    // episode, whether its locks spin, block at once or spin then block, with fewer processors
+    // than processes; a pass touches the barrier's line, so it makes more references than the
+    // simulator's barrier, and its useful work is the same moves.
+    let base = "particles = 300\nsteps = 2\nprocesses = 4";
+    let counter = run("mp3d", base, 2, "priority");
+    for sync in ["", "spin_cycles = 0", "spin_cycles = 500"] {
+        let params = format!("{base}\nbarrier = \"anl\"\n{sync}");
+        let r = run("mp3d", &params, 2, "priority");
+        assert!(r.apps[0].refs > counter.apps[0].refs, "{sync}");
+        assert!(r.apps[0].refs < counter.apps[0].refs * 11 / 10, "{sync}");
+    }
+}
+
+#[test]
+fn mp3d_with_the_anl_barrier_loses_more_when_multiprogrammed() {
+    // Twelve busy-waiting processes on three processors: with the ANL barrier no process enters
+    // the next episode before every one has left this one, so each must run once more per
+    // barrier while the others spin (Figure 2's MP3D, whose utilization falls to 10%).
+    let utilization = |barrier: &str| {
+        let params = format!("particles = 12000\nsteps = 2\nbarrier = \"{barrier}\"");
+        run("mp3d", &params, 3, "priority").apps[0].utilization
+    };
+    let (counter, anl) = (utilization("counter"), utilization("anl"));
+    assert!(anl < 0.8 * counter, "{anl} against {counter}");
+}
+
+#[test]
+fn mp3d_touching_one_line_of_its_cell_misses_less_with_the_same_references() {
+    // A move touching one 16-byte line of its 48-byte cell makes the references of two passes
+    // over the whole cell, but misses on one line where the whole cell misses on three.
+    let run_touch = |bytes: u32| {
+        let params =
+            format!("particles = 2400\nsteps = 2\nprocesses = 4\ncell_touch_bytes = {bytes}");
+        run("mp3d", &params, 4, "batch")
+    };
+    let (line, cell) = (run_touch(16), run_touch(48));
+    assert_eq!(line.apps[0].refs, cell.apps[0].refs);
+    assert!(
+        line.apps[0].misses < cell.apps[0].misses * 9 / 10,
+        "{} against {}",
+        line.apps[0].misses,
+        cell.apps[0].misses
+    );
 }

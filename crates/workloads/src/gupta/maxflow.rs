@@ -23,6 +23,10 @@
 //! so a record of an earlier solution reads as its initial value and no pass resets the network),
 //! saturates the source's arcs again and releases the processes waiting for work.
 //!
+//! A process without work waits on a semaphore that counts the global queue's nodes, or with
+//! `work_wait = "event"` on an event set while the queue holds a node (section 5 names both
+//! kinds: a semaphore's signal moves one blocked process to the run queue, an event's all).
+//!
 //! The application obeys process control ([`Control`]): a process told to suspend first moves
 //! its local queue to the global one. The last process records the flow that reached the sink as
 //! `flow` and the nodes discharged over every solution as `discharges` (push-relabel's work
@@ -47,6 +51,7 @@ use smpsched_sim::{Op, Program, SimError, Simulation, SyncKind, TaskId, ThreadCt
 
 use super::maxflow_graph::{Graph, Heights};
 use super::maxflow_shared::{Layout, Shared, RECORD};
+pub use super::maxflow_shared::{Successors, WorkWait};
 use super::{check_count, check_cpr, wait_policy, Control, Plan};
 use crate::{Workload, WorkloadInfo};
 
@@ -80,19 +85,8 @@ pub struct Maxflow {
     pub solves: u32,
     /// Where a node that a push made active goes.
     pub successors: Successors,
-}
-
-/// Where Maxflow puts a node that a push made active (section 3.3: "placing its successor nodes
-/// onto a task queue", without saying which).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Successors {
-    /// On the pushing process's local queue, and on the global queue only when that is empty
-    /// (so that a process without work finds some).
-    #[default]
-    Local,
-    /// Always on the global queue: every process shares every newly active node.
-    Global,
+    /// How a process without work waits for the global queue to fill.
+    pub work_wait: WorkWait,
 }
 
 impl Default for Maxflow {
@@ -109,6 +103,7 @@ impl Default for Maxflow {
             compute_per_ref: 1.65,
             solves: 1,
             successors: Successors::Local,
+            work_wait: WorkWait::Semaphore,
         }
     }
 }
@@ -165,12 +160,15 @@ impl Workload for Maxflow {
             g,
         };
         sh.saturate_source();
-        let work = sim.create_sync(
-            SyncKind::Semaphore {
+        let kind = match self.work_wait {
+            WorkWait::Semaphore => SyncKind::Semaphore {
                 count: sh.global.len() as u64,
             },
-            wait_policy(self.spin_cycles, false),
-        );
+            WorkWait::Event => SyncKind::Event {
+                set: !sh.global.is_empty(),
+            },
+        };
+        let work = sim.create_sync(kind, wait_policy(self.spin_cycles, false));
         let layout = Layout {
             nodes,
             arcs,
@@ -257,12 +255,45 @@ impl Process {
         self.plan.compute(refs, self.cfg.compute_per_ref);
         let share = pushed && self.cfg.successors == Successors::Global;
         if s.global.is_empty() || share {
-            s.global.push_back(v);
-            self.queue_op(global);
-            self.plan.push(Op::Signal(self.at.work));
+            self.put_global(s, v);
         } else {
             s.local[self.rank].push_back(v);
             self.queue_op(self.rank);
+        }
+    }
+
+    /// Puts v on the global queue and tells the processes waiting for work: a semaphore is
+    /// signalled once per node, an event set when the queue stops being empty.
+    fn put_global(&mut self, s: &mut Shared, v: u32) {
+        let was_empty = s.global.is_empty();
+        s.global.push_back(v);
+        self.queue_op(s.local.len());
+        if was_empty || self.cfg.work_wait == WorkWait::Semaphore {
+            self.plan.push(Op::Signal(self.at.work));
+        }
+    }
+
+    /// Takes a node from the global queue once the wait for work has passed, or waits again: an
+    /// event's waiters may find the queue emptied by another, and the one that finds it empty
+    /// clears the event before it looks (the clear is issued at the moment of the finding, and
+    /// every set follows its node's arrival, so no arrival is missed).
+    fn fetch_global(&mut self, s: &mut Shared) -> State {
+        if s.done {
+            return State::Exit;
+        }
+        let global = s.local.len();
+        match s.global.pop_front() {
+            Some(v) => {
+                self.queue_op(global);
+                State::Lock(v)
+            }
+            None if self.cfg.work_wait == WorkWait::Event => {
+                self.plan.push(Op::Clear(self.at.work));
+                self.queue_op(global);
+                self.plan.push(Op::Wait(self.at.work));
+                State::FetchGlobal
+            }
+            None => State::Exit,
         }
     }
 
@@ -275,9 +306,7 @@ impl Process {
                 // global queue before suspending.
                 if s.control.should_suspend(self.rank, !s.done) {
                     while let Some(v) = s.local[self.rank].pop_front() {
-                        s.global.push_back(v);
-                        self.queue_op(s.local.len());
-                        self.plan.push(Op::Signal(self.at.work));
+                        self.put_global(s, v);
                     }
                     for op in s.control.suspend(self.rank) {
                         self.plan.push(op);
@@ -298,13 +327,7 @@ impl Process {
                 self.plan.push(Op::Wait(self.at.work));
                 State::FetchGlobal
             }
-            State::FetchGlobal => match s.global.pop_front() {
-                Some(v) if !s.done => {
-                    self.queue_op(s.local.len());
-                    State::Lock(v)
-                }
-                _ => State::Exit,
-            },
+            State::FetchGlobal => self.fetch_global(s),
             State::Lock(v) => {
                 self.plan.push(Op::Wait(self.at.node_lock(v)));
                 State::Locked(v)
@@ -456,7 +479,11 @@ impl Process {
                 name: "discharges",
                 value: s.discharges as f64,
             });
-            for _ in 0..self.cfg.processes {
+            let waiters = match self.cfg.work_wait {
+                WorkWait::Semaphore => self.cfg.processes,
+                WorkWait::Event => 1,
+            };
+            for _ in 0..waiters {
                 self.plan.push(Op::Signal(self.at.work));
             }
         }
@@ -476,7 +503,11 @@ impl Process {
             name: "solution_flow",
             value: s.excess[sink] as f64,
         });
-        let woken = s.restore();
+        let woken = match (s.restore(), self.cfg.work_wait) {
+            (0, _) => 0,
+            (n, WorkWait::Semaphore) => n,
+            (_, WorkWait::Event) => 1,
+        };
         let global = s.local.len();
         self.queue_op(global);
         for _ in 0..woken {
@@ -543,6 +574,13 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             name: "solves",
             default: "1",
             doc: "times the network is solved, one solution after another",
+        },
+        ParamInfo {
+            name: "work_wait",
+            default: "semaphore",
+            doc: "what a process without work waits on: semaphore (each node on the global \
+                  queue releases one waiter) or event (a node on the empty global queue \
+                  releases every waiter)",
         },
         ParamInfo {
             name: "successors",

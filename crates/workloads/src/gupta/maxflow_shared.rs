@@ -1,7 +1,9 @@
 //! What Maxflow's processes share (Gupta, Tucker and Urushibara 1991, section 3.3): the
 //! network's state and the task queues as the programs keep them, and where the network, the
-//! queues and their locks lie in simulated memory.
+//! queues and their locks lie in simulated memory; and the two readings of the program the paper
+//! leaves open (where a newly active node goes, what a process without work waits on).
 
+use serde::Deserialize;
 use std::collections::VecDeque;
 
 use smpsched_sim::SyncId;
@@ -114,4 +116,31 @@ impl Layout {
     pub(super) fn node_lock(&self, v: u32) -> SyncId {
         SyncId(self.first_lock + self.queues_n + v)
     }
+}
+
+/// Where Maxflow puts a node that a push made active (section 3.3: "placing its successor nodes
+/// onto a task queue", without saying which).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Successors {
+    /// On the pushing process's local queue, and on the global queue only when that is empty
+    /// (so that a process without work finds some).
+    #[default]
+    Local,
+    /// Always on the global queue: every process shares every newly active node.
+    Global,
+}
+
+/// How a Maxflow process whose queues are empty waits for work (section 5: "depending on the
+/// type of the lock variable (semaphore or event), one or all blocked processes are moved to the
+/// run queue").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkWait {
+    /// A semaphore counts the global queue's nodes: each node put there releases one waiter.
+    #[default]
+    Semaphore,
+    /// An event is set while the global queue holds a node: setting it releases every waiter,
+    /// each of which looks at the queue and waits again if another took the node first.
+    Event,
 }

@@ -27,6 +27,7 @@ use smpsched_sim::{Cycles, Op, WaitPolicy};
 
 pub use crate::control::Control;
 
+pub mod anl;
 pub mod lu;
 pub mod matmul;
 pub mod maxflow;

@@ -5,7 +5,10 @@
 //! Each time step is a particle-move phase followed by seven barriers. Moving a particle reads
 //! and rewrites its record twice (position, then velocity after a collision), reads and updates
 //! the cell it lands in (shared: cells bounce between caches) and uses a few private words (the
-//! move routine's locals). Between the first two barriers each process updates its slice of the
+//! move routine's locals). The paper does not say how much of a cell a move touches; one line
+//! (`cell_touch_bytes`) is calibrated on Table 1's misses at twelve processors (2.75 M against
+//! the paper's 2.7 M; the whole 48-byte cell gave 3.9 M), which leaves one processor's a
+//! prediction. Between the first two barriers each process updates its slice of the
 //! cells (the collision bookkeeping); the other phases are short. A process's particles do not
 //! fit its 64 KB cache, so they miss on every step, as the paper expects.
 //!
@@ -19,6 +22,7 @@ use smpsched_sim::{Op, Program, SimError, Simulation, SyncId, SyncKind, TaskId, 
 
 use rand::Rng;
 
+use super::anl::{AnlBarrier, Pass};
 use super::{check_count, check_cpr, wait_policy, Plan};
 use crate::{Workload, WorkloadInfo};
 
@@ -37,6 +41,9 @@ pub struct Mp3d {
     pub particle_bytes: u64,
     /// Bytes of a space cell.
     pub cell_bytes: u64,
+    /// Bytes of its cell a particle's move reads and updates (from the cell's start), making as
+    /// many references as two passes over the whole cell would.
+    pub cell_touch_bytes: u64,
     /// Barriers after each move phase.
     pub barriers: u32,
     /// Particles moved between two looks at the clock (a chunk of records swept together).
@@ -49,6 +56,27 @@ pub struct Mp3d {
     pub handoff: bool,
     /// Compute cycles per reference (Table 1: (160 x 0.66 - 35.3) / 38).
     pub compute_per_ref: f64,
+    /// How the barriers are built.
+    pub barrier: BarrierKind,
+}
+
+/// How MP3D's barriers are built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BarrierKind {
+    /// The simulator's barrier: a process passes as soon as the last one has arrived.
+    #[default]
+    Counter,
+    /// The ANL macro package's barrier of two locks and a counter ([`AnlBarrier`]): every
+    /// process must leave one episode before any enters the next.
+    Anl,
+}
+
+/// A barrier of either kind.
+#[derive(Clone, Debug)]
+enum Barrier {
+    Counter(SyncId),
+    Anl(AnlBarrier),
 }
 
 impl Default for Mp3d {
@@ -58,12 +86,14 @@ impl Default for Mp3d {
             steps: 25,
             particle_bytes: 48,
             cell_bytes: 48,
+            cell_touch_bytes: 16,
             barriers: 7,
             chunk: 8,
             processes: 12,
             spin_cycles: None,
             handoff: false,
             compute_per_ref: 1.85,
+            barrier: BarrierKind::Counter,
         }
     }
 }
@@ -94,14 +124,18 @@ impl Workload for Mp3d {
             .memory()
             .alloc(self.cells() * self.cell_bytes, Placement::Uma, None)
             .base;
-        let barrier = sim.create_sync(
-            SyncKind::Barrier {
-                parties: self.processes,
-                arrived: 0,
-                generation: 0,
-            },
-            wait_policy(self.spin_cycles, false),
-        );
+        let policy = wait_policy(self.spin_cycles, false);
+        let barrier = match self.barrier {
+            BarrierKind::Counter => Barrier::Counter(sim.create_sync(
+                SyncKind::Barrier {
+                    parties: self.processes,
+                    arrived: 0,
+                    generation: 0,
+                },
+                policy,
+            )),
+            BarrierKind::Anl => Barrier::Anl(AnlBarrier::install(sim, self.processes, policy)),
+        };
         let p = u64::from(self.processes);
         for rank in 0..self.processes {
             let r = u64::from(rank);
@@ -121,7 +155,8 @@ impl Workload for Mp3d {
                     particles,
                     cells,
                     private,
-                    barrier,
+                    barrier: barrier.clone(),
+                    pass: None,
                     step: 0,
                     next: 0,
                     phase: 0,
@@ -145,7 +180,9 @@ struct Process {
     particles: u64,
     cells: u64,
     private: u64,
-    barrier: SyncId,
+    barrier: Barrier,
+    /// Where the process is in an ANL barrier's pass, while in one.
+    pass: Option<Pass>,
     step: u32,
     /// The next particle to move in this step.
     next: u64,
@@ -184,9 +221,13 @@ impl Process {
             let cell = &mut self.cell_of[i as usize];
             *cell = Self::walk(*cell, cx.rng);
             let at = self.cells + u64::from(*cell) * c.cell_bytes;
-            refs += self
-                .plan
-                .sweep(at, c.cell_bytes, AccessKind::ReadModifyWrite, 2);
+            let passes = (2 * c.cell_bytes).div_ceil(c.cell_touch_bytes);
+            refs += self.plan.sweep(
+                at,
+                c.cell_touch_bytes,
+                AccessKind::ReadModifyWrite,
+                passes as u32,
+            );
         }
         refs += self.plan.sweep(
             self.private,
@@ -216,7 +257,10 @@ impl Process {
         } else {
             self.plan.push(Op::Compute(200));
         }
-        self.plan.push(Op::Wait(self.barrier));
+        match &self.barrier {
+            Barrier::Counter(id) => self.plan.push(Op::Wait(*id)),
+            Barrier::Anl(_) => self.pass = Some(Pass::Enter),
+        }
     }
 }
 
@@ -231,6 +275,11 @@ impl Program for Process {
         loop {
             if let Some(op) = self.plan.pop() {
                 return op;
+            }
+            if let (Some(pass), Barrier::Anl(b)) = (self.pass, &self.barrier) {
+                let next = b.step(pass, &mut self.plan);
+                self.pass = (next != Pass::Done).then_some(next);
+                continue;
             }
             if self.step >= self.cfg.steps {
                 return Op::Exit;
@@ -286,9 +335,21 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             doc: "bytes of a space cell (192 KB of cells)",
         },
         ParamInfo {
+            name: "cell_touch_bytes",
+            default: "16",
+            doc: "bytes of its cell a particle's move reads and updates (one line: calibrated on \
+                  Table 1's misses), in as many references as two passes over the cell",
+        },
+        ParamInfo {
             name: "barriers",
             default: "7",
             doc: "barriers after each move phase",
+        },
+        ParamInfo {
+            name: "barrier",
+            default: "counter",
+            doc: "how the barriers are built: counter (the simulator's) or anl (the ANL macros' \
+                  two locks and a counter: all leave one episode before any enters the next)",
         },
         ParamInfo {
             name: "chunk",
@@ -302,6 +363,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         check_count("steps", u64::from(w.steps), 1_000_000)?;
         check_count("particle_bytes", w.particle_bytes, 4096)?;
         check_count("cell_bytes", w.cell_bytes, 4096)?;
+        check_count("cell_touch_bytes", w.cell_touch_bytes, w.cell_bytes)?;
         check_count("chunk", u64::from(w.chunk), 4096)?;
         check_count("processes", u64::from(w.processes), 4096)?;
         if w.barriers == 0 {
