@@ -2,11 +2,12 @@
 //! the queue its policy chooses ([`client_queue`]) with the structure's post protocol, and
 //! services the interrupt of each reply signal, collecting the reply from the OUT-box.
 //!
-//! The Primary policies read the primary queue's bitmap (one load, no lock) to learn its length
-//! against the cutoff capacity. A post that finds every mailbox in use pauses, services the
-//! replies whose signals have arrived (collecting a reply frees its mailbox, section 2.1) and
-//! chooses again (a Static client chooses the same queue); once every request is generated, a
-//! client still collects its outstanding replies before it exits. Asynchronously, a reply's
+//! The Primary policies read the primary queue's bitmap (one load, no lock) and count its set
+//! bits, a loop over its MaxReqs bits (`count_ms` each), to learn its length against the cutoff
+//! capacity. A post that finds every mailbox in use pauses, services the replies whose signals
+//! have arrived (collecting a reply frees its mailbox, section 2.1) and chooses again (a Static
+//! client chooses the same queue); once every request is generated, a client still collects its
+//! outstanding replies before it exits. Asynchronously, a reply's
 //! interrupt is serviced at the client's next step after the signal arrives; synchronously the
 //! client blocks until the signal arrives, then services it and posts its next request
 //! (section 4.2).
@@ -337,7 +338,10 @@ impl Program for Client {
                         Some(Outcome::Word { old, .. }) => old,
                         _ => 0,
                     };
-                    let (q, cost) = self.choose(cx, bm.count_ones() as usize);
+                    let (q, draw) = self.choose(cx, bm.count_ones() as usize);
+                    // Counting the primary's bits is a loop over its MaxReqs mailboxes.
+                    let bits = self.structure.mailboxes() as Cycles;
+                    let cost = draw + self.costs.count.saturating_mul(bits);
                     self.phase = Phase::Post(id, q);
                     if cost > 0 {
                         return Op::Compute(cost);
