@@ -46,7 +46,9 @@ pub const STRUCTURES: &[StructureInfo] = &[
         description: "One queue per scheduler: MaxReqs mailboxes (an IN-box and an OUT-box each, \
                       with their own test-and-test-and-set locks) and a bitmap of filled \
                       IN-boxes under a bitmap lock; schedulers read the bitmap without the lock, \
-                      then re-check under it (module `readyq::multi_access`).",
+                      then re-check under it; a mailbox stays in use until its client \
+                      collects the reply, the OUT-box reserved for it (module \
+                      `readyq::multi_access`).",
         paper: "DiBella et al. 1992 section 2.1",
         used_by: "dibella (scheduler = static | random | sequential | primary-*)",
     },

@@ -14,16 +14,20 @@
 //!   direction ([`next_mailbox`]), take the bitmap lock, re-check the bit, reset it if still set
 //!   (the mailbox is now reserved for this scheduler) and release; if another scheduler reset it
 //!   first, release at once, count a lost re-check and keep searching.
-//! * [`TakeRequest`] — the reserving scheduler empties the IN-box under its lock (and, where
-//!   asked, processes the request's information before letting the lock go).
+//! * [`TakeRequest`] — the reserving scheduler takes the request from the IN-box under its lock,
+//!   leaving it [`TAKEN`] (and, where asked, processes the request's information before letting
+//!   the lock go).
 //! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box empty, checked under
 //!   the IN-box lock), writes the request, then sets the bit under the bitmap lock.
-//! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client.
+//! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client,
+//!   who then empties the IN-box: the mailbox is in use from the post until the reply is
+//!   collected (section 2.1: the OUT-box is reserved for the reply).
 //!
 //! Invariants: a bit is set only by the client that filled its IN-box and reset only under the
 //! bitmap lock by a scheduler that saw it set under that lock, so each posted request is
-//! reserved by exactly one scheduler; an IN-box is reused only after that scheduler emptied it.
-//! Request words are never 0 (0 means an empty box).
+//! reserved by exactly one scheduler; a mailbox is reused only after its client collected the
+//! reply, so an OUT-box never holds two replies. Request words are never 0 (an empty box) nor
+//! [`TAKEN`].
 
 use smpsched_policy::dibella::{next_mailbox, Direction};
 
@@ -34,6 +38,12 @@ use crate::outcome::{Outcome, WordOp};
 
 /// The most mailboxes a queue may have (one bitmap word).
 pub const MAX_MAILBOXES: usize = 64;
+
+/// What a scheduler leaves in an IN-box it took the request from: the mailbox stays in use,
+/// its OUT-box reserved for the reply (section 2.1: "Once a client has successfully posted a
+/// request in an IN-box, the OUT-box is implicitly reserved for the reply to that request"),
+/// until the client collects the reply and empties the IN-box.
+pub const TAKEN: u64 = u64::MAX;
 
 /// Where each queue's bitmap lock, bitmap and mailboxes lie in simulated memory. Every lock and
 /// its data share a block of `stride` bytes (at least 16, one cache line when lines are 16
@@ -255,7 +265,7 @@ impl TakeRequest {
             layout.inbox_lock(q, i),
             pause,
             Some(inbox),
-            Write::Always(inbox, 0),
+            Write::Always(inbox, TAKEN),
         ))
     }
 
@@ -301,28 +311,43 @@ impl PutReply {
     }
 }
 
-/// A client reads (and empties) mailbox `i`'s OUT-box under its lock: done with the reply word.
+/// A client reads (and empties) mailbox `i`'s OUT-box under its lock, then frees the mailbox
+/// (empties its IN-box, which its scheduler left [`TAKEN`]): done with the reply word.
 #[derive(Clone, Debug)]
-pub struct CollectReply(Locked);
+pub struct CollectReply {
+    locked: Locked,
+    inbox: u64,
+    reply: Option<u64>,
+}
 
 impl CollectReply {
     /// Collecting the reply in mailbox `i` of queue `q`.
     pub fn new(layout: &Layout, q: usize, i: usize, pause: impl Into<Pause>) -> Self {
         let pause = pause.into();
         let outbox = layout.outbox(q, i);
-        CollectReply(Locked::new(
-            layout.outbox_lock(q, i),
-            pause,
-            Some(outbox),
-            Write::Always(outbox, 0),
-        ))
+        CollectReply {
+            locked: Locked::new(
+                layout.outbox_lock(q, i),
+                pause,
+                Some(outbox),
+                Write::Always(outbox, 0),
+            ),
+            inbox: layout.inbox(q, i),
+            reply: None,
+        }
     }
 
     /// The next step; done with the reply word.
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
-        match self.0.resume(outcome) {
+        if let Some(v) = self.reply {
+            return Step::Done(v);
+        }
+        match self.locked.resume(outcome) {
             Step::Op(op) => Step::Op(op),
-            Step::Done((v, _)) => Step::Done(v),
+            Step::Done((v, _)) => {
+                self.reply = Some(v);
+                Step::Op(word(self.inbox, WordOp::Store(0)))
+            }
         }
     }
 }
@@ -490,11 +515,17 @@ mod tests {
         assert_eq!(m.get(l.bitmap(1)), 0b01);
         let mut t = TakeRequest::new(&l, 1, 1, 8);
         assert_eq!(m.drive(|o| t.resume(o)).0, 12);
-        assert_eq!(m.get(l.inbox(1, 1)), 0, "the IN-box is free again");
+        assert_eq!(m.get(l.inbox(1, 1)), TAKEN, "the OUT-box is reserved");
         let mut r = PutReply::new(&l, 1, 1, 12, 8);
         m.drive(|o| r.resume(o));
         let mut c = CollectReply::new(&l, 1, 1, 8);
         assert_eq!(m.drive(|o| c.resume(o)).0, 12);
+        assert_eq!(m.get(l.outbox(1, 1)), 0);
+        assert_eq!(
+            m.get(l.inbox(1, 1)),
+            0,
+            "collected: the mailbox is free again"
+        );
         // Right to left from mailbox 0 wraps to the highest set bit.
         let mut p = Poll::new(l, 1, 0, Direction::RightToLeft, 8);
         assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
@@ -518,6 +549,13 @@ mod tests {
         assert_eq!(post(&mut m, l, 0, 3, 1), None);
         let mut t = TakeRequest::new(&l, 0, 0, 8);
         assert_eq!(m.drive(|o| t.resume(o)).0, 1);
+        // Taken, but its OUT-box is reserved for the reply until the client collects it.
+        assert_eq!(post(&mut m, l, 0, 3, 1), None);
+        let mut r = PutReply::new(&l, 0, 0, 1, 8);
+        m.drive(|o| r.resume(o));
+        assert_eq!(post(&mut m, l, 0, 3, 1), None, "replied, not yet collected");
+        let mut c = CollectReply::new(&l, 0, 0, 8);
+        assert_eq!(m.drive(|o| c.resume(o)).0, 1);
         assert_eq!(post(&mut m, l, 0, 3, 1), Some(0));
     }
 
@@ -581,9 +619,11 @@ mod tests {
             }
         };
         assert_eq!(got, 9);
-        assert_eq!(computed, vec![(300, 1, 0)], "emptied, still locked, once");
+        assert_eq!(computed, vec![(300, 1, TAKEN)], "taken, still locked, once");
         assert_eq!(m.get(l.inbox_lock(0, 0)), 0);
-        // Without a hold the take issues no computation.
+        // Without a hold the take issues no computation (once the reply is collected).
+        let mut c = CollectReply::new(&l, 0, 0, 8);
+        m.drive(|o| c.resume(o));
         post(&mut m, l, 0, 10, 3);
         let mut t = TakeRequest::new(&l, 0, 0, 8);
         let (v, ops) = m.drive(|o| t.resume(o));

@@ -2,11 +2,15 @@
 //! the queue its policy chooses ([`client_queue`]) with the structure's post protocol, and
 //! services the interrupt of each reply signal, collecting the reply from the OUT-box.
 //!
-//! The Primary policies read the primary queue's bitmap (one load, no lock) to learn its length
-//! against the cutoff capacity. A post that finds every mailbox in use pauses and chooses again
-//! (a Static client chooses the same queue). Asynchronously, a reply's interrupt is serviced at
-//! the client's next step after the signal arrives; synchronously the client blocks until the
-//! signal arrives, then services it and posts its next request (section 4.2).
+//! The Primary policies read the primary queue's bitmap (one load, no lock) and count its set
+//! bits, a loop over its MaxReqs bits (`count_ms` each), to learn its length against the cutoff
+//! capacity. A post that finds every mailbox in use pauses, services the replies whose signals
+//! have arrived (collecting a reply frees its mailbox, section 2.1) and chooses again (a Static
+//! client chooses the same queue); once every request is generated, a client still collects its
+//! outstanding replies before it exits. Asynchronously, a reply's
+//! interrupt is serviced at the client's next step after the signal arrives; synchronously the
+//! client blocks until the signal arrives, then services it and posts its next request
+//! (section 4.2).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -40,6 +44,9 @@ enum Phase {
     Post(usize, usize),
     /// Request `id` is posted.
     Posted,
+    /// Every mailbox of the chosen queue was in use for request `id`: service the replies
+    /// that arrived (freeing their mailboxes), then choose again.
+    Retry(usize),
     /// Blocked for the reply signal (synchronous).
     Waiting,
     /// The reply signal was sent: wait for it to arrive, then service it.
@@ -64,6 +71,10 @@ pub(crate) struct Client {
     /// The mailbox last used in each queue.
     last: Vec<usize>,
     full: u64,
+    /// Requests posted whose replies are not yet collected.
+    outstanding: u64,
+    /// Where the client goes once a reply is collected.
+    after_collect: Phase,
 }
 
 impl Client {
@@ -94,6 +105,8 @@ impl Client {
             waited: false,
             last: vec![mailboxes - 1; queues],
             full: 0,
+            outstanding: 0,
+            after_collect: Phase::Top,
         }
     }
 
@@ -108,6 +121,39 @@ impl Client {
 
     fn event(&self) -> Option<smpsched_sim::SyncId> {
         self.shared.borrow().events.get(self.me).copied()
+    }
+
+    /// The reply (its queue and mailbox) whose signal has arrived by `now`, taken off the
+    /// client's list; only asynchronously (a synchronous client waits for its one reply).
+    fn due_reply(&mut self, now: Cycles) -> Option<(usize, usize)> {
+        self.gap?;
+        let mut sh = self.shared.borrow_mut();
+        match sh.replies[self.me].front() {
+            Some(&(at, q, i)) if at <= now => {
+                sh.replies[self.me].pop_front();
+                self.outstanding -= 1;
+                Some((q, i))
+            }
+            _ => None,
+        }
+    }
+
+    /// Once every request is generated, a multi-access client still collects its replies,
+    /// so that no mailbox stays in use for a client that has gone: the operation that waits
+    /// for or services the next one, `None` when none is left.
+    fn drain(&mut self, now: Cycles) -> Option<Op> {
+        if self.outstanding == 0 || !matches!(self.structure, Structure::MultiAccess(_)) {
+            return None;
+        }
+        if let Some((q, i)) = self.due_reply(now) {
+            self.phase = Phase::Collect(q, i);
+            return Some(Op::Compute(self.costs.interrupt.max(1)));
+        }
+        let front = self.shared.borrow().replies[self.me].front().copied();
+        Some(match front {
+            Some((at, _, _)) => Op::Sleep(at.saturating_sub(now).max(1)),
+            None => Op::Sleep(self.costs.interrupt.max(1)),
+        })
     }
 
     /// The queue for the next request, given the primary's length; with the random draw's cost.
@@ -155,7 +201,7 @@ impl Program for Client {
                     }
                     Step::Done(None) => {
                         self.full += 1;
-                        self.phase = Phase::Choose(id);
+                        self.phase = Phase::Retry(id);
                         return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
                     }
                 },
@@ -192,6 +238,7 @@ impl Program for Client {
                         if let Some(&(at, q, i)) = sh.replies[self.me].front() {
                             if at <= cx.now {
                                 sh.replies[self.me].pop_front();
+                                self.outstanding -= 1;
                                 self.phase = Phase::Collect(q, i);
                                 return Op::Compute(self.costs.interrupt.max(1));
                             }
@@ -199,6 +246,9 @@ impl Program for Client {
                     }
                     if sh.reqs.len() as u64 >= sh.total {
                         drop(sh);
+                        if let Some(op) = self.drain(cx.now) {
+                            return op;
+                        }
                         if self.full > 0 {
                             let v = self.full as f64;
                             self.full = 0;
@@ -250,8 +300,16 @@ impl Program for Client {
                     };
                     return Op::Compute(post.max(1));
                 }
+                Phase::Retry(id) => {
+                    self.phase = Phase::Choose(id);
+                    if let Some((q, i)) = self.due_reply(cx.now) {
+                        self.after_collect = Phase::Retry(id);
+                        self.phase = Phase::Collect(q, i);
+                        return Op::Compute(self.costs.interrupt.max(1));
+                    }
+                }
                 Phase::Collect(q, i) => {
-                    self.phase = Phase::Top;
+                    self.phase = std::mem::replace(&mut self.after_collect, Phase::Top);
                     if let Structure::MultiAccess(l) = self.structure {
                         self.active =
                             Active::Collect(CollectReply::new(&l, q, i, self.costs.pause));
@@ -280,7 +338,10 @@ impl Program for Client {
                         Some(Outcome::Word { old, .. }) => old,
                         _ => 0,
                     };
-                    let (q, cost) = self.choose(cx, bm.count_ones() as usize);
+                    let (q, draw) = self.choose(cx, bm.count_ones() as usize);
+                    // Counting the primary's bits is a loop over its MaxReqs mailboxes.
+                    let bits = self.structure.mailboxes() as Cycles;
+                    let cost = draw + self.costs.count.saturating_mul(bits);
                     self.phase = Phase::Post(id, q);
                     if cost > 0 {
                         return Op::Compute(cost);
@@ -301,6 +362,7 @@ impl Program for Client {
                 }
                 Phase::Posted => {
                     self.sequence += 1;
+                    self.outstanding += 1;
                     self.phase = Phase::Top;
                     if self.gap.is_none() {
                         if let Some(e) = self.event() {
@@ -321,6 +383,7 @@ impl Program for Client {
                         Some((at, _, _)) if at > cx.now => return Op::Sleep(at - cx.now),
                         Some((_, q, i)) => {
                             self.shared.borrow_mut().replies[self.me].pop_front();
+                            self.outstanding -= 1;
                             self.phase = Phase::Collect(q, i);
                             return Op::Compute(self.costs.interrupt.max(1));
                         }

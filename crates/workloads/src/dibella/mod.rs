@@ -136,6 +136,11 @@ pub struct DiBella {
     /// a certain amount of time").
     #[serde(default = "d_random")]
     pub random_ms: f64,
+    /// Client processor time per mailbox bit counted: the Primary client policies learn their
+    /// primary queue's length by counting the set bits of its MaxReqs-bit bitmap (section 2.3),
+    /// a loop on the client's processor before each post. 0: the count is free.
+    #[serde(default)]
+    pub count_ms: f64,
     /// Scheduler processor time per queue visited in its polling loop.
     #[serde(default = "d_visit")]
     pub visit_ms: f64,
@@ -249,6 +254,7 @@ impl DiBella {
             ("interrupt_ms", self.interrupt_ms),
             ("post_ms", self.post_ms),
             ("random_ms", self.random_ms),
+            ("count_ms", self.count_ms),
             ("visit_ms", self.visit_ms),
             ("pause_ms", self.pause_ms),
         ] {
@@ -305,6 +311,8 @@ pub(crate) struct Costs {
     pub post: Cycles,
     pub post_dist: ServiceDist,
     pub random: Cycles,
+    /// Counting one bit of the primary queue's bitmap (Primary client policies).
+    pub count: Cycles,
     pub visit: Cycles,
     /// Pacing of lock waits; each program's `seed` is its processor's number + 1, so that
     /// waiters' long-wait draws differ.
@@ -412,6 +420,7 @@ impl DiBella {
             post: m.ms(self.post_ms),
             post_dist: self.post_dist,
             random: m.ms(self.random_ms),
+            count: m.ms(self.count_ms),
             visit: m.ms(self.visit_ms),
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             gap: self.gap_ms * m.clock_mhz * 1000.0,
@@ -534,6 +543,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },
         ParamInfo { name: "post_dist", default: "exponential", doc: "fixed | exponential composing times with mean post_ms" },
         ParamInfo { name: "random_ms", default: "0.02", doc: "time to draw a random number" },
+        ParamInfo { name: "count_ms", default: "0", doc: "Primary client time per bitmap bit counted for the primary's length" },
         ParamInfo { name: "visit_ms", default: "0.005", doc: "scheduler time per queue visited while polling" },
         ParamInfo { name: "lock", default: "test-and-test-and-set", doc: "test-and-test-and-set | test-and-set: how a waiter retries a held lock" },
         ParamInfo { name: "pause_ms", default: "0.002", doc: "pause between reads of a held lock" },

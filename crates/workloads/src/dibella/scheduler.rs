@@ -6,7 +6,9 @@
 //! serviced there, secondary queues (right to left under the bidirectional option) from the
 //! one remembered secondary index (footnote 3: one index, not one per queue). After servicing a
 //! request the scheduler starts again at its primary queue (section 2.2, Sequential); the
-//! Sequential policy resumes its walk of the other queues where it last found work. FCFS
+//! Sequential policy resumes its walk of the other queues where it last found work; the Random
+//! policy, which has no primary, stays on the queue it served until it finds it empty (section
+//! 3.1: a scheduler continues to service requests as long as there are requests in the queue). FCFS
 //! structures: Global polls the one queue, Distributed FCFS its own queue then the others in
 //! turn, each under the queue's lock.
 
@@ -61,6 +63,8 @@ pub(crate) struct Scheduler {
     pos: usize,
     /// The Sequential policy's remembered queue.
     cursor: usize,
+    /// The Random policy's queue while it keeps finding requests there (section 3.1).
+    staying: Option<usize>,
     /// The last mailbox serviced in the primary queue and in a secondary queue.
     last_primary: usize,
     last_secondary: usize,
@@ -94,6 +98,7 @@ impl Scheduler {
             order: Vec::with_capacity(queues),
             pos: 0,
             cursor: (me + 1) % queues,
+            staying: None,
             // Start so that the first search begins at mailbox 0 (left to right) or at the
             // highest mailbox (right to left).
             last_primary: mailboxes - 1,
@@ -107,6 +112,21 @@ impl Scheduler {
     /// Starts a search round: the order of queues to visit, paying for a random draw where the
     /// policy makes one. `None` when the run is over.
     fn round(&mut self, cx: &mut ThreadCtx<'_>) -> Option<Op> {
+        // Section 3.1: "a scheduler will continue to service requests as long as there are
+        // requests in the queue"; the Random policy draws a queue only once the one it served
+        // last is found empty.
+        if let Some(q) = self.staying.take() {
+            let dir = if self.bidirectional && q != self.me {
+                Direction::RightToLeft
+            } else {
+                Direction::LeftToRight
+            };
+            self.order.clear();
+            self.order.push((q, dir));
+            self.pos = 0;
+            self.phase = Phase::Visit;
+            return None;
+        }
         let draws = matches!(
             self.policy,
             SchedulerPolicy::Random | SchedulerPolicy::PrimaryRandom
@@ -182,6 +202,9 @@ impl Scheduler {
             if self.policy == SchedulerPolicy::Sequential {
                 self.cursor = q;
             }
+        }
+        if self.policy == SchedulerPolicy::Random {
+            self.staying = Some(q);
         }
         // The bookkeeping part of the service was done under the lock.
         let service = self.shared.borrow().reqs[id].service;
