@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use smpsched_sim::RunReport;
+use smpsched_sim::{AppReport, RunReport};
 
 use crate::exec::runner::RunRecord;
 use crate::input::error::LabError;
@@ -81,13 +81,40 @@ pub(crate) fn summary_only(report: &RunReport) -> Cow<'_, RunReport> {
 
 /// The CSV table of every kept job of `runs`: one row per run, application and job.
 pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
+    per_app_csv("jobs.csv", runs, &JOB_MEASURES, |a| {
+        let rows = a.job_times.iter().enumerate().map(|(k, j)| {
+            vec![
+                a.name.clone(),
+                k.to_string(),
+                j.arrived.to_string(),
+                j.first_run.to_string(),
+                j.exited.to_string(),
+                j.held.to_string(),
+                j.response().to_string(),
+                j.wait().to_string(),
+                j.slowdown().to_string(),
+            ]
+        });
+        rows.collect()
+    })
+}
+
+/// A CSV table `file` of `runs` with a row per run and each row `rows` gives for an
+/// application: the run's and the point's columns, then those of `measures` (the last,
+/// `stopped`, filled in here).
+pub(crate) fn per_app_csv(
+    file: &str,
+    runs: &[RunRecord],
+    measures: &[&str],
+    rows: impl Fn(&AppReport) -> Vec<Vec<String>>,
+) -> Result<String, LabError> {
     let cols = param_columns(runs);
-    let fail = |e: csv::Error| LabError::Internal(format!("jobs.csv: {e}"));
+    let fail = |e: &dyn std::fmt::Display| LabError::Internal(format!("{file}: {e}"));
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<&str> = vec!["point", "repetition", "seed"];
     header.extend(&cols);
-    header.extend(JOB_MEASURES);
-    w.write_record(&header).map_err(fail)?;
+    header.extend(measures);
+    w.write_record(&header).map_err(|e| fail(&e))?;
     for r in runs {
         let prefix = row_prefix(r, &cols);
         let stopped = r
@@ -95,26 +122,14 @@ pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
             .as_ref()
             .map_or_else(String::new, |s| s.describe());
         for a in &r.report.apps {
-            for (k, j) in a.job_times.iter().enumerate() {
+            for cells in rows(a) {
                 let mut row = prefix.clone();
-                row.extend([
-                    a.name.clone(),
-                    k.to_string(),
-                    j.arrived.to_string(),
-                    j.first_run.to_string(),
-                    j.exited.to_string(),
-                    j.held.to_string(),
-                    j.response().to_string(),
-                    j.wait().to_string(),
-                    j.slowdown().to_string(),
-                    stopped.clone(),
-                ]);
-                w.write_record(&row).map_err(fail)?;
+                row.extend(cells);
+                row.push(stopped.clone());
+                w.write_record(&row).map_err(|e| fail(&e))?;
             }
         }
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| LabError::Internal(format!("jobs.csv: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| LabError::Internal(format!("jobs.csv: {e}")))
+    let bytes = w.into_inner().map_err(|e| fail(&e))?;
+    String::from_utf8(bytes).map_err(|e| fail(&e))
 }

@@ -7,7 +7,7 @@
 use crate::exec::runner::RunRecord;
 use crate::input::error::LabError;
 use crate::results::format_table;
-use crate::results::jobs::{param_columns, row_prefix};
+use crate::results::jobs::per_app_csv;
 use crate::spec::experiment::Experiment;
 
 /// The measure columns of `threads.csv`, after the run's and the point's columns: the
@@ -28,41 +28,21 @@ pub const THREAD_MEASURES: [&str; 9] = [
 
 /// The CSV table of every measured thread of `runs`: one row per run, application and thread.
 pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
-    let cols = param_columns(runs);
-    let fail = |e: csv::Error| LabError::Internal(format!("threads.csv: {e}"));
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<&str> = vec!["point", "repetition", "seed"];
-    header.extend(&cols);
-    header.extend(THREAD_MEASURES);
-    w.write_record(&header).map_err(fail)?;
-    for r in runs {
-        let prefix = row_prefix(r, &cols);
-        let stopped = r
-            .stopped
-            .as_ref()
-            .map_or_else(String::new, |s| s.describe());
-        for a in &r.report.apps {
-            for t in &a.per_thread {
-                let mut row = prefix.clone();
-                row.extend([
-                    a.name.clone(),
-                    t.rank.to_string(),
-                    t.dispatches.to_string(),
-                    t.runtime_cycles.to_string(),
-                    t.wakeups.to_string(),
-                    t.wake_lat_mean_us.to_string(),
-                    t.wake_lat_p50_us.to_string(),
-                    t.wake_lat_p99_us.to_string(),
-                    stopped.clone(),
-                ]);
-                w.write_record(&row).map_err(fail)?;
-            }
-        }
-    }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| LabError::Internal(format!("threads.csv: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| LabError::Internal(format!("threads.csv: {e}")))
+    per_app_csv("threads.csv", runs, &THREAD_MEASURES, |a| {
+        let rows = a.per_thread.iter().map(|t| {
+            vec![
+                a.name.clone(),
+                t.rank.to_string(),
+                t.dispatches.to_string(),
+                t.runtime_cycles.to_string(),
+                t.wakeups.to_string(),
+                t.wake_lat_mean_us.to_string(),
+                t.wake_lat_p50_us.to_string(),
+                t.wake_lat_p99_us.to_string(),
+            ]
+        });
+        rows.collect()
+    })
 }
 
 /// `(mean, min, max)` of `v` (zeros for none).
