@@ -223,43 +223,21 @@ fn check_sizes(t: &RequestTest) -> Result<(), RequestError> {
 pub fn run(t: &RequestTest) -> Result<RequestReport, RequestError> {
     check_sizes(t)?;
     let q = build(t)?;
-    let outboxes: Vec<OutBox> = (0..t.clients).map(|_| OutBox::default()).collect();
-    let served_total = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    let shared = Shared {
+        q: &*q,
+        outboxes: (0..t.clients).map(|_| OutBox::default()).collect(),
+        served_total: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+    };
     let delays = Mutex::new(Vec::with_capacity(t.requests));
     let last_post = Mutex::new(Instant::now());
     let start = Instant::now();
     let served: Vec<usize> = std::thread::scope(|s| {
         let scheds: Vec<_> = (0..t.schedulers)
             .map(|i| {
-                let (q, outboxes, served_total, stop, delays) =
-                    (&q, &outboxes, &served_total, &stop, &delays);
+                let (shared, delays) = (&shared, &delays);
                 s.spawn(move || {
-                    let mut mine = Vec::new();
-                    let mut misses = 0u32;
-                    while !stop.load(Ordering::Acquire) {
-                        match q.take(i) {
-                            Take::Item(r) => {
-                                let end = Instant::now() + r.service;
-                                while Instant::now() < end {
-                                    std::hint::spin_loop();
-                                }
-                                mine.push(r.posted.elapsed());
-                                outboxes[r.client].replies.fetch_add(1, Ordering::Release);
-                                if served_total.fetch_add(1, Ordering::AcqRel) + 1 == t.requests {
-                                    stop.store(true, Ordering::Release);
-                                }
-                                misses = 0;
-                            }
-                            Take::Retry => {}
-                            Take::Empty => {
-                                misses += 1;
-                                if misses > 8 {
-                                    std::thread::yield_now();
-                                }
-                            }
-                        }
-                    }
+                    let mine = scheduler(i, t, shared);
                     let count = mine.len();
                     delays
                         .lock()
@@ -270,42 +248,9 @@ pub fn run(t: &RequestTest) -> Result<RequestReport, RequestError> {
             })
             .collect();
         for c in 0..t.clients {
-            let (q, outboxes, last_post) = (&q, &outboxes, &last_post);
+            let (shared, last_post) = (&shared, &last_post);
             s.spawn(move || {
-                let quota = t.requests / t.clients + usize::from(c < t.requests % t.clients);
-                let mut client = Client::with_seed(c, 0x5eed ^ c as u64);
-                // Non-uniform: set 0 (clients c with c % schedulers == 0) posts at full rate.
-                let waits = match t.load {
-                    Load::Synchronous => false,
-                    Load::UniformAsync => true,
-                    Load::NonUniformAsync => c % t.schedulers != 0,
-                };
-                let mut next = Instant::now();
-                for k in 0..quota {
-                    if t.load == Load::Synchronous {
-                        while outboxes[c].replies.load(Ordering::Acquire) < k {
-                            std::thread::yield_now();
-                        }
-                    } else if waits {
-                        wait_until(next);
-                        next += t.interarrival;
-                    }
-                    let mut r = Request {
-                        client: c,
-                        posted: Instant::now(),
-                        service: t.service,
-                    };
-                    loop {
-                        match q.post(&mut client, r, Post::default()) {
-                            Ok(_) => break,
-                            Err(PostError::Full(back)) => {
-                                r = back;
-                                std::thread::yield_now();
-                            }
-                            Err(e) => unreachable!("a default post is always supported: {e}"),
-                        }
-                    }
-                }
+                client(c, t, shared);
                 let now = Instant::now();
                 let mut l = last_post.lock().unwrap_or_else(|e| e.into_inner());
                 if now > *l {
@@ -320,17 +265,106 @@ pub fn run(t: &RequestTest) -> Result<RequestReport, RequestError> {
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .duration_since(start);
-    let mut d: Vec<f64> = delays
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .map(|x| x.as_secs_f64() * 1e3)
-        .collect();
+    let delays = delays.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(report(t, &delays, served, generating, elapsed))
+}
+
+/// What the test's threads share: the queue, the clients' OUT-boxes, the count of requests
+/// served and the flag that stops the schedulers once all are.
+struct Shared<'q> {
+    q: &'q dyn ReadyQueue<Request>,
+    outboxes: Vec<OutBox>,
+    served_total: AtomicUsize,
+    stop: AtomicBool,
+}
+
+/// Scheduler `i`: polls its queue index (section 3.1), spins each request's service time and
+/// replies in its client's OUT-box, until every request is served; returns its delays.
+fn scheduler(i: usize, t: &RequestTest, sh: &Shared) -> Vec<Duration> {
+    let mut mine = Vec::new();
+    let mut misses = 0u32;
+    while !sh.stop.load(Ordering::Acquire) {
+        match sh.q.take(i) {
+            Take::Item(r) => {
+                let end = Instant::now() + r.service;
+                while Instant::now() < end {
+                    std::hint::spin_loop();
+                }
+                mine.push(r.posted.elapsed());
+                sh.outboxes[r.client]
+                    .replies
+                    .fetch_add(1, Ordering::Release);
+                if sh.served_total.fetch_add(1, Ordering::AcqRel) + 1 == t.requests {
+                    sh.stop.store(true, Ordering::Release);
+                }
+                misses = 0;
+            }
+            Take::Retry => {}
+            Take::Empty => {
+                misses += 1;
+                if misses > 8 {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+    mine
+}
+
+/// Client `c`: posts its share of the requests under the test's load (section 2.3), retrying a
+/// post that finds the queue full.
+fn client(c: usize, t: &RequestTest, sh: &Shared) {
+    let quota = t.requests / t.clients + usize::from(c < t.requests % t.clients);
+    let mut client = Client::with_seed(c, 0x5eed ^ c as u64);
+    // Non-uniform: set 0 (clients c with c % schedulers == 0) posts at full rate.
+    let waits = match t.load {
+        Load::Synchronous => false,
+        Load::UniformAsync => true,
+        Load::NonUniformAsync => c % t.schedulers != 0,
+    };
+    let mut next = Instant::now();
+    for k in 0..quota {
+        if t.load == Load::Synchronous {
+            while sh.outboxes[c].replies.load(Ordering::Acquire) < k {
+                std::thread::yield_now();
+            }
+        } else if waits {
+            wait_until(next);
+            next += t.interarrival;
+        }
+        let mut r = Request {
+            client: c,
+            posted: Instant::now(),
+            service: t.service,
+        };
+        loop {
+            match sh.q.post(&mut client, r, Post::default()) {
+                Ok(_) => break,
+                Err(PostError::Full(back)) => {
+                    r = back;
+                    std::thread::yield_now();
+                }
+                Err(e) => unreachable!("a default post is always supported: {e}"),
+            }
+        }
+    }
+}
+
+/// The report: mean and percentile delays in ms, the rate requests were generated at over
+/// `generating`, and each scheduler's share off the balanced one.
+fn report(
+    t: &RequestTest,
+    delays: &[Duration],
+    served: Vec<usize>,
+    generating: Duration,
+    elapsed: Duration,
+) -> RequestReport {
+    let mut d: Vec<f64> = delays.iter().map(|x| x.as_secs_f64() * 1e3).collect();
     d.sort_by(f64::total_cmp);
     let total: usize = served.iter().sum();
     let pct = |p: f64| d[((d.len() - 1) as f64 * p).round() as usize];
     let balanced = 100.0 / t.schedulers as f64;
-    Ok(RequestReport {
+    RequestReport {
         requests: total,
         delay_ms: d.iter().sum::<f64>() / d.len() as f64,
         delay_p50_ms: pct(0.5),
@@ -342,7 +376,7 @@ pub fn run(t: &RequestTest) -> Result<RequestReport, RequestError> {
             .collect(),
         served,
         elapsed,
-    })
+    }
 }
 
 #[cfg(test)]

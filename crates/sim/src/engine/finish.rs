@@ -39,10 +39,7 @@ impl Simulation {
 
     /// Settles every processor at the current time and builds the run's report.
     pub(super) fn finish(mut self) -> RunReport {
-        for p in 0..self.procs.len() {
-            self.unpark_at_end(p);
-            self.settle(p);
-        }
+        self.settle_all();
         let elapsed = self.cx.now;
         let np = self.procs.len() as f64;
         let processors: Vec<TimeSplit> = self.procs.iter().map(|p| p.time).collect();
@@ -51,17 +48,7 @@ impl Simulation {
             .fold(TimeSplit::default(), |a, b| a.plus(b));
         let machine_time = np * elapsed as f64;
         let slices = elapsed as f64 / self.sched.shape.nominal_slice.max(1) as f64;
-        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.cx.tasks.len()];
-        for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
-            if cold.exited != Cycles::MAX {
-                jobs[slot.info.task.index()].push(JobTimes {
-                    arrived: cold.arrived,
-                    first_run: cold.first_run,
-                    exited: cold.exited,
-                    held: slot.info.cpu_cycles,
-                });
-            }
-        }
+        let mut jobs = self.job_times();
         let (per_thread, latencies) = self.per_thread();
         let apps = self
             .cx
@@ -103,13 +90,7 @@ impl Simulation {
                 stall: a.mem.stall,
             })
             .collect();
-        let (mut sync, mut locks) = (SyncStats::default(), SyncStats::default());
-        for o in &self.sync {
-            sync.merge(&o.stats);
-            if matches!(o.kind, crate::sync::SyncKind::Lock { .. }) {
-                locks.merge(&o.stats);
-            }
-        }
+        let (sync, locks) = self.sync_totals();
         let trace = self.trace.take().map(|mut t| {
             t.close(elapsed);
             *t
@@ -135,5 +116,41 @@ impl Simulation {
             total,
             apps,
         }
+    }
+
+    /// Settles every processor at the current time, a parked poller's reads included.
+    fn settle_all(&mut self) {
+        for p in 0..self.procs.len() {
+            self.unpark_at_end(p);
+            self.settle(p);
+        }
+    }
+
+    /// Each application's exited jobs, in thread order: arrival, first run, exit, time held.
+    fn job_times(&self) -> Vec<Vec<JobTimes>> {
+        let mut jobs: Vec<Vec<JobTimes>> = vec![Vec::new(); self.cx.tasks.len()];
+        for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
+            if cold.exited != Cycles::MAX {
+                jobs[slot.info.task.index()].push(JobTimes {
+                    arrived: cold.arrived,
+                    first_run: cold.first_run,
+                    exited: cold.exited,
+                    held: slot.info.cpu_cycles,
+                });
+            }
+        }
+        jobs
+    }
+
+    /// The synchronization objects' statistics summed: all of them, and the locks alone.
+    fn sync_totals(&self) -> (SyncStats, SyncStats) {
+        let (mut sync, mut locks) = (SyncStats::default(), SyncStats::default());
+        for o in &self.sync {
+            sync.merge(&o.stats);
+            if matches!(o.kind, crate::sync::SyncKind::Lock { .. }) {
+                locks.merge(&o.stats);
+            }
+        }
+        (sync, locks)
     }
 }

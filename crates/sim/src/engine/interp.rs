@@ -13,7 +13,7 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::{AccessKind, BulkAccess, Placement};
 use crate::metrics::Category;
 use crate::outcome::Outcome;
-use crate::program::{Hint, Op, ThreadCtx};
+use crate::program::{Hint, Op, Spawner, ThreadCtx};
 use crate::sched::{Enqueue, QuantumEnd, Stop, ThreadState};
 use crate::sync::{SyncId, SyncKind};
 use crate::thread::{ThreadAttrs, ThreadSlot, Waiting};
@@ -24,16 +24,11 @@ impl Simulation {
         let pid = ProcId(p as u32);
         let ti = t.index();
         let mut zero = 0u32;
-        let left = |cost: Cycles, handoff: Option<ThreadId>| Step::Left {
-            prev: t,
-            cost,
-            handoff,
-        };
         loop {
             if self.procs[p].need_resched {
                 self.procs[p].need_resched = false;
                 self.preempt(p, t);
-                return Ok(left(0, None));
+                return Ok(left(t, 0, None));
             }
             // The quantum is checked only while the thread has work under way (computing,
             // walking memory, waiting): a thread whose work ended exactly at the quantum's end
@@ -43,18 +38,8 @@ impl Simulation {
             // synchronization access begun at the boundary completes first, as an instruction
             // in flight would.
             if self.cx.now >= self.procs[p].quantum_end && self.cx.threads[ti].under_way() {
-                // The timer interrupt that ends the quantum costs the kernel its handler.
-                let timer = self.cx.machine.kernel.timer;
-                if self.sched.quantum_expired(t, pid, &self.cx) == QuantumEnd::Preempt {
-                    self.preempt(p, t);
-                    return Ok(left(timer, None));
-                }
-                let q = self.sched.shape.slice;
-                self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
-                if timer > 0 {
-                    let seg = Seg::fixed(&[(Category::Kernel, timer)]);
-                    self.start_seg(p, seg, self.after(timer));
-                    return Ok(Step::Busy);
+                if let Some(step) = self.quantum_ends(p, t) {
+                    return Ok(step);
                 }
             }
             if let Some(w) = self.wait_of(ti) {
@@ -114,6 +99,27 @@ impl Simulation {
         }
     }
 
+    /// Thread `t`'s quantum on `p` ended with work under way: the policy preempts it (it
+    /// leaves after the timer interrupt's handler) or grants a fresh quantum, charging the
+    /// handler as a kernel segment. `None` when the thread goes on at once.
+    #[inline]
+    fn quantum_ends(&mut self, p: usize, t: ThreadId) -> Option<Step> {
+        // The timer interrupt that ends the quantum costs the kernel its handler.
+        let timer = self.cx.machine.kernel.timer;
+        if self.sched.quantum_expired(t, ProcId(p as u32), &self.cx) == QuantumEnd::Preempt {
+            self.preempt(p, t);
+            return Some(left(t, timer, None));
+        }
+        let q = self.sched.shape.slice;
+        self.procs[p].quantum_end = q.map_or(Cycles::MAX, |q| self.after(q.max(1)));
+        if timer == 0 {
+            return None;
+        }
+        let seg = Seg::fixed(&[(Category::Kernel, timer)]);
+        self.start_seg(p, seg, self.after(timer));
+        Some(Step::Busy)
+    }
+
     /// Starts (`Some`) or ends (`None`) thread `ti`'s bulk memory access.
     #[inline]
     pub(super) fn set_mem(&mut self, ti: usize, m: Option<Box<crate::memory::BulkAccess>>) {
@@ -158,39 +164,27 @@ impl Simulation {
     /// Applies operation `op` of thread `t`, current on `p` (every operation but a compute,
     /// which the hot loop applies itself): the step it ends with, or `None` when the thread
     /// goes on to its next operation at once. Kept out of line so that the interpreter's loop
-    /// stays small.
+    /// stays small; each operation that does more than a line of work has its own method.
     #[inline(never)]
     fn operate(&mut self, p: usize, t: ThreadId, op: Op) -> Result<Option<Step>, SimError> {
         let pid = ProcId(p as u32);
         let ti = t.index();
-        let left = |cost: Cycles, handoff: Option<ThreadId>| Step::Left {
-            prev: t,
-            cost,
-            handoff,
-        };
         match op {
             Op::Compute(n) => self.cx.threads[ti].exec.remaining = n,
             Op::Mem(acc) => {
                 if !acc.is_done() {
-                    for addr in [acc.base, acc.base.saturating_add(acc.len - 1)] {
-                        if !self.memory.is_allocated(addr) {
-                            return Err(SimError::BadAddress { thread: t, addr });
-                        }
-                    }
+                    self.check_address(t, acc.base)?;
+                    self.check_address(t, acc.base.saturating_add(acc.len - 1))?;
                     self.set_mem(ti, Some(Box::new(acc)));
                 }
             }
             Op::Atomic { addr, kind } => {
-                if !self.memory.is_allocated(addr) {
-                    return Err(SimError::BadAddress { thread: t, addr });
-                }
+                self.check_address(t, addr)?;
                 let charge = self.memory.atomic(pid, self.cx.now, addr, kind);
                 return Ok(Some(self.start_mem(p, t, charge)));
             }
             Op::Word { addr, op } => {
-                if !self.memory.is_allocated(addr) {
-                    return Err(SimError::BadAddress { thread: t, addr });
-                }
+                self.check_address(t, addr)?;
                 let charge = self.word(p, t, addr, op);
                 return Ok(Some(self.start_mem(p, t, charge)));
             }
@@ -199,77 +193,21 @@ impl Simulation {
                 pause,
                 pauses,
             } => {
-                if !self.memory.is_allocated(addr) {
-                    return Err(SimError::BadAddress { thread: t, addr });
-                }
+                self.check_address(t, addr)?;
                 self.start_poll(ti, addr, pause, pauses);
             }
-            Op::Spawn(spawner) => {
-                let info = &self.cx.threads[ti].info;
-                let (task, attrs) = (
-                    info.task,
-                    ThreadAttrs {
-                        mask: self.cx.cold[ti].mask.clone(),
-                        base_priority: self.cx.cold[ti].base_priority,
-                    },
-                );
-                self.reserve_thread(task)?;
-                let child = self.create_thread(task, (spawner.0)(), attrs);
-                self.set_outcome(ti, Outcome::Spawned(child));
-                let cost = self
-                    .cx
-                    .machine
-                    .kernel
-                    .spawn
-                    .saturating_add(self.thread_memory(pid));
-                if cost > 0 {
-                    self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.after(cost));
-                    return Ok(Some(Step::Busy));
-                }
-            }
+            Op::Spawn(spawner) => return self.spawn_op(p, t, &spawner),
             Op::Record { name, value } => {
                 let task = self.cx.threads[ti].info.task.index();
                 self.apps[task].recorded.entry(name).or_default().add(value);
             }
-            Op::Kernel(req) => {
-                if let Some(step) = self.kernel_request(p, t, req) {
-                    return Ok(Some(step));
-                }
-            }
+            Op::Kernel(req) => return Ok(self.kernel_request(p, t, req)),
             Op::Sleep(n) => {
                 self.sleep(p, t, n);
-                return Ok(Some(left(0, None)));
+                return Ok(Some(left(t, 0, None)));
             }
-            Op::Yield | Op::Hint(Hint::Mild) => {
-                let cost = self.cx.machine.kernel.yield_call;
-                self.leave(p, t);
-                self.make_ready(t, Enqueue::Yielded);
-                return Ok(Some(left(cost, None)));
-            }
-            Op::Hint(Hint::Strong { timeout }) => {
-                let k = &self.cx.machine.kernel;
-                let cost = k.yield_call + k.depress;
-                self.sched.depress(t, Some(self.after(timeout)), &self.cx);
-                self.leave(p, t);
-                self.make_ready(t, Enqueue::Yielded);
-                return Ok(Some(left(cost, None)));
-            }
-            Op::Hint(Hint::Cancel) => self.sched.depress(t, None, &self.cx),
-            Op::Hint(Hint::Absolute(n)) => {
-                let cost = self.cx.machine.kernel.yield_call;
-                self.sleep(p, t, n);
-                return Ok(Some(left(cost, None)));
-            }
-            Op::Hint(Hint::Handoff(to)) => {
-                let cost = self.cx.machine.kernel.yield_call;
-                let target = (to != t
-                    && to.index() < self.cx.threads.len()
-                    && self.cx.threads[to.index()].info.state == ThreadState::Ready)
-                    .then_some(to);
-                self.leave(p, t);
-                self.make_ready(t, Enqueue::Yielded);
-                return Ok(Some(left(cost, target)));
-            }
+            Op::Yield => return Ok(self.hint_op(p, t, Hint::Mild)),
+            Op::Hint(hint) => return Ok(self.hint_op(p, t, hint)),
             Op::Wait(obj) => {
                 self.check_sync(t, obj)?;
                 self.set_wait(
@@ -282,62 +220,140 @@ impl Simulation {
                     }),
                 );
             }
-            Op::Signal(obj) => {
-                self.check_sync(t, obj)?;
-                let o = &mut self.sync[obj.0 as usize];
-                o.signal(t).map_err(|m| SimError::Misuse {
-                    thread: t,
-                    object: obj.0,
-                    what: format!("{m:?}"),
-                })?;
-                let msg = if matches!(o.kind, SyncKind::Port { .. }) {
-                    self.cx.machine.kernel.message
-                } else {
-                    0
-                };
-                // The releasing write comes first: it invalidates the spinners' copies.
-                let c = self.sync_access(p, t, obj, self.cx.now, true);
-                let (wake_cost, handoff) = self.release_waiters(obj, true);
-                if let Some(r) = handoff {
-                    self.leave(p, t);
-                    self.make_ready(t, Enqueue::Yielded);
-                    return Ok(Some(left(msg, Some(r))));
-                }
-                if c.total() + msg + wake_cost > 0 {
-                    return Ok(Some(self.start_charge(p, c, msg + wake_cost)));
-                }
-            }
+            Op::Signal(obj) => return self.signal_op(p, t, obj),
             Op::Clear(obj) => {
                 self.check_sync(t, obj)?;
                 self.sync[obj.0 as usize]
                     .clear()
-                    .map_err(|m| SimError::Misuse {
-                        thread: t,
-                        object: obj.0,
-                        what: format!("{m:?}"),
-                    })?;
+                    .map_err(|m| misuse(t, obj, m))?;
             }
-            Op::Exit => {
-                self.leave(p, t);
-                self.cx.threads[ti].info.state = ThreadState::Exited;
-                self.cx.cold[ti].exited = self.cx.now;
-                let task = self.cx.threads[ti].info.task.index();
-                self.cx.tasks[task].live -= 1;
-                if self.cx.tasks[task].live == 0 {
-                    self.apps[task].completion = self.cx.now;
-                    if self.end_task.is_some_and(|e| e.index() == task) {
-                        // Checked off the hot path, at the loop's next bound check.
-                        self.ending = true;
-                        self.next_check = self.events;
-                    }
-                }
-                self.live -= 1;
-                self.sched.stopped(t, Stop::Exited, &self.cx);
-                self.poll_idle = true;
-                return Ok(Some(left(self.cx.machine.kernel.exit, None)));
-            }
+            Op::Exit => return Ok(Some(self.exit_op(p, t))),
         }
         Ok(None)
+    }
+
+    /// An error unless `addr` lies in memory thread `t`'s program allocated.
+    fn check_address(&self, t: ThreadId, addr: u64) -> Result<(), SimError> {
+        if self.memory.is_allocated(addr) {
+            Ok(())
+        } else {
+            Err(SimError::BadAddress { thread: t, addr })
+        }
+    }
+
+    /// Thread `t`, current on `p`, creates a thread of its application that runs `program`,
+    /// with `t`'s mask and base priority, paying the kernel's spawn and the new thread's memory.
+    fn spawn_op(
+        &mut self,
+        p: usize,
+        t: ThreadId,
+        spawner: &Spawner,
+    ) -> Result<Option<Step>, SimError> {
+        let ti = t.index();
+        let task = self.cx.threads[ti].info.task;
+        let attrs = ThreadAttrs {
+            mask: self.cx.cold[ti].mask.clone(),
+            base_priority: self.cx.cold[ti].base_priority,
+        };
+        self.reserve_thread(task)?;
+        let child = self.create_thread(task, (spawner.0)(), attrs);
+        self.set_outcome(ti, Outcome::Spawned(child));
+        let cost = self
+            .cx
+            .machine
+            .kernel
+            .spawn
+            .saturating_add(self.thread_memory(ProcId(p as u32)));
+        if cost == 0 {
+            return Ok(None);
+        }
+        self.start_seg(p, Seg::fixed(&[(Category::Kernel, cost)]), self.after(cost));
+        Ok(Some(Step::Busy))
+    }
+
+    /// Thread `t`, current on `p`, gives the scheduler a hint (section 5 of Black 1990): a
+    /// yield is mild discouragement; strong discouragement also depresses its priority until
+    /// `timeout`; absolute discouragement sleeps; a handoff names the thread to run next, when
+    /// that thread is ready. `None` for a cancelled depression, which takes no time.
+    fn hint_op(&mut self, p: usize, t: ThreadId, hint: Hint) -> Option<Step> {
+        let (yield_call, depress) = (
+            self.cx.machine.kernel.yield_call,
+            self.cx.machine.kernel.depress,
+        );
+        let (cost, handoff) = match hint {
+            Hint::Cancel => {
+                self.sched.depress(t, None, &self.cx);
+                return None;
+            }
+            Hint::Absolute(n) => {
+                self.sleep(p, t, n);
+                return Some(left(t, yield_call, None));
+            }
+            Hint::Mild => (yield_call, None),
+            Hint::Strong { timeout } => {
+                let cost = yield_call + depress;
+                self.sched.depress(t, Some(self.after(timeout)), &self.cx);
+                (cost, None)
+            }
+            Hint::Handoff(to) => {
+                let target = (to != t
+                    && to.index() < self.cx.threads.len()
+                    && self.cx.threads[to.index()].info.state == ThreadState::Ready)
+                    .then_some(to);
+                (yield_call, target)
+            }
+        };
+        self.leave(p, t);
+        self.make_ready(t, Enqueue::Yielded);
+        Some(left(t, cost, handoff))
+    }
+
+    /// Thread `t`, current on `p`, signals `obj`: the releasing write (which invalidates the
+    /// spinners' copies) and a port's message cost, then the waiters released; a handoff to
+    /// the one woken leaves the processor to it.
+    fn signal_op(&mut self, p: usize, t: ThreadId, obj: SyncId) -> Result<Option<Step>, SimError> {
+        self.check_sync(t, obj)?;
+        let o = &mut self.sync[obj.0 as usize];
+        o.signal(t).map_err(|m| misuse(t, obj, m))?;
+        let msg = if matches!(o.kind, SyncKind::Port { .. }) {
+            self.cx.machine.kernel.message
+        } else {
+            0
+        };
+        let c = self.sync_access(p, t, obj, self.cx.now, true);
+        let (wake_cost, handoff) = self.release_waiters(obj, true);
+        if let Some(r) = handoff {
+            self.leave(p, t);
+            self.make_ready(t, Enqueue::Yielded);
+            return Ok(Some(left(t, msg, Some(r))));
+        }
+        if c.total() + msg + wake_cost > 0 {
+            return Ok(Some(self.start_charge(p, c, msg + wake_cost)));
+        }
+        Ok(None)
+    }
+
+    /// Thread `t`, current on `p`, exits: its application completes with its last thread (and
+    /// ends the run when it is the one the run waits for), and the policy is told.
+    fn exit_op(&mut self, p: usize, t: ThreadId) -> Step {
+        let ti = t.index();
+        self.leave(p, t);
+        self.cx.threads[ti].info.state = ThreadState::Exited;
+        self.cx.cold[ti].exited = self.cx.now;
+        let task = self.cx.threads[ti].info.task.index();
+        self.cx.tasks[task].live -= 1;
+        if self.cx.tasks[task].live == 0 {
+            self.apps[task].completion = self.cx.now;
+            if self.end_task.is_some_and(|e| e.index() == task) {
+                // Checked off the hot path, at the loop's next bound check.
+                self.ending = true;
+                self.next_check = self.events;
+            }
+        }
+        self.live -= 1;
+        self.sched.stopped(t, Stop::Exited, &self.cx);
+        self.poll_idle = true;
+        left(t, self.cx.machine.kernel.exit, None)
     }
 
     /// Writes a new thread's kernel memory (`kernel.thread_bytes` of fresh address space: its
@@ -366,5 +382,24 @@ impl Simulation {
                 what: "no such object".into(),
             })
         }
+    }
+}
+
+/// Thread `t` leaves its processor after `cost` cycles of kernel work, handing it to `handoff`.
+#[inline]
+fn left(t: ThreadId, cost: Cycles, handoff: Option<ThreadId>) -> Step {
+    Step::Left {
+        prev: t,
+        cost,
+        handoff,
+    }
+}
+
+/// Thread `t` misused synchronization object `obj` as `what` says.
+fn misuse(t: ThreadId, obj: SyncId, what: impl std::fmt::Debug) -> SimError {
+    SimError::Misuse {
+        thread: t,
+        object: obj.0,
+        what: format!("{what:?}"),
     }
 }

@@ -104,6 +104,15 @@ impl EventKind {
         }
     }
 }
+/// What the engine's periodic check found: go on, end the run (its application is done),
+/// or stop it with a fault or at a bound.
+enum Checked {
+    Go,
+    End,
+    Fault(SimError),
+    Bound(Bound),
+}
+
 #[derive(Default)]
 struct AppAcc {
     time: TimeSplit,
@@ -212,7 +221,7 @@ mod waiting;
 
 pub use error::SimError;
 use poll::Polling;
-use processor::{Proc, Seg};
+use processor::Proc;
 
 impl Simulation {
     /// A machine with no tasks yet, scheduled by `sched`, whose random streams derive from `seed`.
@@ -232,21 +241,7 @@ impl Simulation {
         });
         let n = machine.processors as usize;
         let idle_handoff = machine.kernel.idle_handoff;
-        let procs = (0..n)
-            .map(|_| Proc {
-                thread: None,
-                charge_to: None,
-                departing: None,
-                seg: Seg::Idle,
-                seg_start: 0,
-                pushed: 0,
-                quantum_end: Cycles::MAX,
-                epoch: 0,
-                time: TimeSplit::default(),
-                need_resched: false,
-                dispatches: 0,
-            })
-            .collect();
+        let procs = (0..n).map(|_| Proc::idle()).collect();
         let idle = idle::IdleSet::all(n);
         Ok(Simulation {
             cx: SchedCtx {
@@ -393,7 +388,6 @@ impl Simulation {
         self.poll_idle_processors()?;
         let time_bound = self.limits.cycles.min(MAX_TIME);
         while self.live > 0 {
-            let mut tick = false;
             let Some((time, kind)) = self.agenda.pop() else {
                 if let Some(end) = self.end_time {
                     // Nothing left to happen before the end: the rest is idle until then.
@@ -416,91 +410,119 @@ impl Simulation {
                 return Err(self.stop(bound));
             }
             if self.events >= self.next_check {
-                if let Some(fault) = self.fault.take() {
-                    return Err(fault);
+                match self.check(every, observe) {
+                    Checked::Go => {}
+                    Checked::End => break,
+                    Checked::Fault(fault) => return Err(fault),
+                    Checked::Bound(bound) => return Err(self.stop(bound)),
                 }
-                if self.ending {
-                    break;
-                }
-                if self.events >= self.limits.events {
-                    let bound = Bound::Events(self.limits.events);
-                    return Err(self.stop(bound));
-                }
-                observe(Progress {
-                    now: self.cx.now,
-                    events: self.events,
-                    live: self.live,
-                    limits: self.limits,
-                });
-                self.next_check = self.events.saturating_add(every).min(self.limits.events);
             }
             debug_assert!(time >= self.cx.now);
             self.cx.now = time;
             self.events += 1;
             self.event_pushed = 0;
-            match EventKind::unpack(kind) {
-                EventKind::Proc { p, epoch } => {
-                    self.pending_work -= 1;
-                    let pi = p as usize;
-                    if self.procs[pi].epoch == epoch {
-                        self.event_pushed = self.procs[pi].pushed;
-                        self.settle(pi);
-                        self.advance(pi)?;
-                    }
-                }
-                EventKind::Wake { t, epoch } => {
-                    self.pending_work -= 1;
-                    let ti = t as usize;
-                    if self.cx.threads[ti].exec.epoch == epoch
-                        && self.cx.threads[ti].info.state == ThreadState::Blocked
-                    {
-                        self.make_ready(ThreadId(t), Enqueue::Woken);
-                    }
-                }
-                EventKind::Tick => {
-                    self.tick()?;
-                    tick = true;
-                }
-                EventKind::Arrive { i } => {
-                    self.pending_work -= 1;
-                    let (task, program) = self.arrivals[i as usize]
-                        .take()
-                        .expect("an arrival happens once");
-                    self.create_thread(task, program, ThreadAttrs::default());
-                }
-            }
-            self.apply_kicks_if_any();
-            if self.poll_idle {
-                if self.idle.is_empty() {
-                    // Every processor is busy: nobody to offer the change to.
-                    self.poll_idle = false;
-                } else {
-                    self.poll_idle_processors()?;
-                }
-            }
-            if self.memory.has_woken() {
-                self.wake_pollers();
-            }
-            // Only ticks are left, and no thread can run or be woken: a deadlock. A thread that
-            // is ready may wait for a later tick (a gang waits for its slice), so only once no
-            // other event has come for more ticks than there are applications (a whole round of
-            // slices) are ready or spinning threads taken as stuck.
-            if !tick {
-                self.idle_ticks = 0;
-            } else if self.pending_work == 0 && self.end_time.is_none() {
-                if self.all_live_blocked() {
-                    return Err(self.deadlock());
-                }
-                self.idle_ticks += 1;
-                if self.idle_ticks > self.cx.tasks.len() as u64 + 2 {
-                    return Err(self.deadlock());
-                }
-            }
+            let tick = self.handle(kind)?;
+            self.after_event(tick)?;
         }
         match self.fault.take() {
             Some(fault) => Err(fault),
             None => Ok(self.finish()),
         }
+    }
+
+    /// The check made every `every` events and at the event bound: a policy's fault, the end
+    /// of the application the run waits for, the bound, or the observer's turn. Off the hot path.
+    #[cold]
+    fn check(&mut self, every: u64, observe: &mut dyn FnMut(Progress)) -> Checked {
+        if let Some(fault) = self.fault.take() {
+            return Checked::Fault(fault);
+        }
+        if self.ending {
+            return Checked::End;
+        }
+        if self.events >= self.limits.events {
+            return Checked::Bound(Bound::Events(self.limits.events));
+        }
+        observe(Progress {
+            now: self.cx.now,
+            events: self.events,
+            live: self.live,
+            limits: self.limits,
+        });
+        self.next_check = self.events.saturating_add(every).min(self.limits.events);
+        Checked::Go
+    }
+
+    /// Handles one event at the current time; true when it was the clock's tick.
+    #[inline]
+    fn handle(&mut self, kind: u64) -> Result<bool, SimError> {
+        match EventKind::unpack(kind) {
+            EventKind::Proc { p, epoch } => {
+                self.pending_work -= 1;
+                let pi = p as usize;
+                if self.procs[pi].epoch == epoch {
+                    self.event_pushed = self.procs[pi].pushed;
+                    self.settle(pi);
+                    self.advance(pi)?;
+                }
+            }
+            EventKind::Wake { t, epoch } => {
+                self.pending_work -= 1;
+                let ti = t as usize;
+                if self.cx.threads[ti].exec.epoch == epoch
+                    && self.cx.threads[ti].info.state == ThreadState::Blocked
+                {
+                    self.make_ready(ThreadId(t), Enqueue::Woken);
+                }
+            }
+            EventKind::Tick => {
+                self.tick()?;
+                return Ok(true);
+            }
+            EventKind::Arrive { i } => {
+                self.pending_work -= 1;
+                let (task, program) = self.arrivals[i as usize]
+                    .take()
+                    .expect("an arrival happens once");
+                self.create_thread(task, program, ThreadAttrs::default());
+            }
+        }
+        Ok(false)
+    }
+
+    /// What follows every event: the policy's kicks, an offer to the idle processors, the
+    /// pollers a write released, and the deadlock check once only ticks are left (`tick`: the
+    /// event was the clock's).
+    #[inline]
+    fn after_event(&mut self, tick: bool) -> Result<(), SimError> {
+        self.apply_kicks_if_any();
+        if self.poll_idle {
+            if self.idle.is_empty() {
+                // Every processor is busy: nobody to offer the change to.
+                self.poll_idle = false;
+            } else {
+                self.poll_idle_processors()?;
+            }
+        }
+        if self.memory.has_woken() {
+            self.wake_pollers();
+        }
+        // Only ticks are left, and no thread can run or be woken: a deadlock. A thread that
+        // is ready may wait for a later tick (a gang waits for its slice), so only once no
+        // other event has come for more ticks than there are applications (a whole round of
+        // slices) are ready or spinning threads taken as stuck.
+        if !tick {
+            self.idle_ticks = 0;
+        } else if self.pending_work == 0 && self.end_time.is_none() {
+            if self.all_live_blocked() {
+                return Err(self.deadlock());
+            }
+            self.idle_ticks += 1;
+            if self.idle_ticks > self.cx.tasks.len() as u64 + 2 {
+                return Err(self.deadlock());
+            }
+        }
+        Ok(())
     }
 
     /// Ends a run that reached `bound`, with what was measured up to now.

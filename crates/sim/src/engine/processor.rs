@@ -59,6 +59,25 @@ pub(super) struct Proc {
     pub(super) dispatches: u32,
 }
 
+impl Proc {
+    /// A processor with nothing to run, at the start of a run.
+    pub(super) fn idle() -> Self {
+        Proc {
+            thread: None,
+            charge_to: None,
+            departing: None,
+            seg: Seg::Idle,
+            seg_start: 0,
+            pushed: 0,
+            quantum_end: Cycles::MAX,
+            epoch: 0,
+            time: TimeSplit::default(),
+            need_resched: false,
+            dispatches: 0,
+        }
+    }
+}
+
 /// What a processor does once the kernel work for a departed thread is charged.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Departure {
@@ -336,56 +355,15 @@ impl Simulation {
         kernel: Cycles,
         rest_of_slice: bool,
     ) -> Dispatch {
-        let ti = t.index();
         debug_assert_ne!(
-            self.cx.threads[ti].info.state,
+            self.cx.threads[t.index()].info.state,
             ThreadState::Exited,
             "dispatching exited {t}"
         );
         self.idle.remove(p);
-        let pid = ProcId(p as u32);
-        let info = &mut self.cx.threads[ti].info;
-        info.state = ThreadState::Running(pid);
-        let app = &mut self.apps[info.task.index()];
-        let measured = app.per_thread;
-        if let Some(tr) = self.trace.as_deref_mut() {
-            if let Some(from) = info.last_proc.filter(|&l| l != pid) {
-                tr.mark(self.cx.now, t, Some(pid), Mark::Migrated { from });
-            }
-            tr.dispatch(pid, t, info.task, self.cx.now);
-        }
-        let dispatches = self.procs[p].dispatches.wrapping_add(1);
-        self.procs[p].dispatches = dispatches;
-        if let Some(last) = info.last_proc {
-            app.redispatches += 1;
-            if last == pid {
-                app.same_proc += 1;
-                let between = dispatches.wrapping_sub(info.last_dispatch).wrapping_sub(1);
-                app.intervening.add(u64::from(between));
-            } else {
-                app.migrations += 1;
-            }
-        }
-        info.last_dispatch = dispatches;
-        if info.last_proc.is_none() {
-            self.cx.cold[ti].first_run = self.cx.now;
-        }
-        info.last_proc = Some(pid);
-        if info.masked
-            && self.cx.cold[ti]
-                .mask
-                .as_ref()
-                .is_some_and(|m| !m.allows(pid))
-            && self.fault.is_none()
-        {
-            self.fault = Some(SimError::MaskViolated {
-                thread: t,
-                processor: pid,
-            });
-            self.next_check = 0;
-        }
-        let switch = if prev != Some(t) {
-            app.switches += 1;
+        let switched = prev != Some(t);
+        let measured = self.count_dispatch(p, t, switched);
+        let switch = if switched {
             self.cx.machine.context_switch_cycles
         } else {
             0
@@ -395,7 +373,7 @@ impl Simulation {
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
         if measured {
-            self.note_ran(ti, started);
+            self.note_ran(t.index(), started);
         }
         let fresh = match quantum {
             Some(q) => started.saturating_add(q.max(1)),
@@ -423,6 +401,59 @@ impl Simulation {
             proc.epoch = proc.epoch.wrapping_add(1);
             Dispatch::Immediate
         }
+    }
+
+    /// Marks thread `t` running on `p` and counts the dispatch: the trace's marks, where it ran
+    /// last (same processor, with the dispatches between, or a migration; Gupta 1991's affinity
+    /// measures), its first run, a context switch when `switched`, and a fault when its mask
+    /// forbids `p`. True when its application keeps per-thread measures.
+    #[inline(always)]
+    fn count_dispatch(&mut self, p: usize, t: ThreadId, switched: bool) -> bool {
+        let ti = t.index();
+        let pid = ProcId(p as u32);
+        let info = &mut self.cx.threads[ti].info;
+        info.state = ThreadState::Running(pid);
+        let app = &mut self.apps[info.task.index()];
+        if let Some(tr) = self.trace.as_deref_mut() {
+            if let Some(from) = info.last_proc.filter(|&l| l != pid) {
+                tr.mark(self.cx.now, t, Some(pid), Mark::Migrated { from });
+            }
+            tr.dispatch(pid, t, info.task, self.cx.now);
+        }
+        let dispatches = self.procs[p].dispatches.wrapping_add(1);
+        self.procs[p].dispatches = dispatches;
+        if let Some(last) = info.last_proc {
+            app.redispatches += 1;
+            if last == pid {
+                app.same_proc += 1;
+                let between = dispatches.wrapping_sub(info.last_dispatch).wrapping_sub(1);
+                app.intervening.add(u64::from(between));
+            } else {
+                app.migrations += 1;
+            }
+        }
+        info.last_dispatch = dispatches;
+        if info.last_proc.is_none() {
+            self.cx.cold[ti].first_run = self.cx.now;
+        }
+        info.last_proc = Some(pid);
+        if switched {
+            app.switches += 1;
+        }
+        if info.masked
+            && self.cx.cold[ti]
+                .mask
+                .as_ref()
+                .is_some_and(|m| !m.allows(pid))
+            && self.fault.is_none()
+        {
+            self.fault = Some(SimError::MaskViolated {
+                thread: t,
+                processor: pid,
+            });
+            self.next_check = 0;
+        }
+        app.per_thread
     }
 
     /// Runs processor `p` from the end of its last segment until it starts a new one.

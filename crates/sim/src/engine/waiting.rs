@@ -83,96 +83,107 @@ impl Simulation {
         t: ThreadId,
         w: Waiting,
     ) -> Result<Option<Step>, SimError> {
-        let ti = t.index();
-        let oi = w.obj.0 as usize;
-        let attempt = self.sync[oi].try_pass(t, w.arrived);
+        let attempt = self.sync[w.obj.0 as usize].try_pass(t, w.arrived);
         match attempt {
             Attempt::Pass | Attempt::PassAndRelease => {
-                let o = &mut self.sync[oi];
-                if !w.contended {
-                    o.stats.immediate += 1;
-                }
-                let msg = if matches!(o.kind, SyncKind::Port { .. }) {
-                    self.cx.machine.kernel.message
-                } else {
-                    0
-                };
-                self.set_wait(ti, None);
-                let wake_cost = if attempt == Attempt::PassAndRelease {
-                    self.release_waiters(w.obj, false).0
-                } else {
-                    0
-                };
-                let c = self.sync_access(p, t, w.obj, self.cx.now, false);
-                if c.total() + msg + wake_cost == 0 {
-                    return Ok(None);
-                }
-                Ok(Some(self.start_charge(p, c, msg + wake_cost)))
+                Ok(self.passed(p, t, w, attempt == Attempt::PassAndRelease))
             }
-            Attempt::Wait(arrived) => {
-                let policy = self.sync[oi].policy;
-                let since = w.since.unwrap_or(self.cx.now);
-                if !w.contended {
-                    self.sync[oi].stats.contended += 1;
-                    if let Some(tr) = self.trace.as_deref_mut() {
-                        let at = self.cx.now;
-                        tr.mark(
-                            at,
-                            t,
-                            Some(ProcId(p as u32)),
-                            Mark::Waits { object: w.obj.0 },
-                        );
-                    }
-                }
-                self.set_wait(
-                    ti,
-                    Some(Waiting {
-                        obj: w.obj,
-                        arrived,
-                        since: Some(since),
-                        contended: true,
-                    }),
+            Attempt::Wait(arrived) => Ok(Some(self.must_wait(p, t, w, arrived))),
+        }
+    }
+
+    /// Thread `t` on `p` passed the object it waited on (`release`: and its passing releases
+    /// the others waiting): the access, a port's message and the wake-ups are charged to it.
+    fn passed(&mut self, p: usize, t: ThreadId, w: Waiting, release: bool) -> Option<Step> {
+        let o = &mut self.sync[w.obj.0 as usize];
+        if !w.contended {
+            o.stats.immediate += 1;
+        }
+        let msg = if matches!(o.kind, SyncKind::Port { .. }) {
+            self.cx.machine.kernel.message
+        } else {
+            0
+        };
+        self.set_wait(t.index(), None);
+        let wake_cost = if release {
+            self.release_waiters(w.obj, false).0
+        } else {
+            0
+        };
+        let c = self.sync_access(p, t, w.obj, self.cx.now, false);
+        if c.total() + msg + wake_cost == 0 {
+            return None;
+        }
+        Some(self.start_charge(p, c, msg + wake_cost))
+    }
+
+    /// Thread `t` on `p` must wait for its object (`arrived`: its arrival, at a barrier): it
+    /// spins until the object's spin limit or its quantum ends, then blocks on the object's
+    /// queue, handing off to the holder when the policy says so.
+    fn must_wait(&mut self, p: usize, t: ThreadId, w: Waiting, arrived: Option<u64>) -> Step {
+        let ti = t.index();
+        let oi = w.obj.0 as usize;
+        let policy = self.sync[oi].policy;
+        let since = w.since.unwrap_or(self.cx.now);
+        if !w.contended {
+            self.sync[oi].stats.contended += 1;
+            if let Some(tr) = self.trace.as_deref_mut() {
+                let at = self.cx.now;
+                tr.mark(
+                    at,
+                    t,
+                    Some(ProcId(p as u32)),
+                    Mark::Waits { object: w.obj.0 },
                 );
-                let deadline = match policy.spin {
-                    Spin::Forever => Cycles::MAX,
-                    Spin::Limit(s) => since.saturating_add(s),
-                };
-                if self.cx.now < deadline {
-                    let o = &mut self.sync[oi];
-                    if !o.spinners.iter().any(|s| s.thread == t) {
-                        o.spinners.push(Spinner {
-                            thread: t,
-                            proc: ProcId(p as u32),
-                            since,
-                        });
-                    }
-                    let end = deadline.min(self.procs[p].quantum_end);
-                    self.start_seg(p, Seg::Spin, end);
-                    return Ok(Some(Step::Busy));
-                }
-                // Spinning is over: block on the object's queue.
-                let o = &mut self.sync[oi];
-                o.remove_spinner(t);
-                o.blocked.push_back(t);
-                o.stats.blocks += 1;
-                let handoff = match policy.after {
-                    // To the holder if it is ready and not running, whatever its application (in
-                    // Gupta's applications, 5.1, locks and events are the application's own).
-                    AfterSpin::HandoffToHolder => o
-                        .holder()
-                        .filter(|h| self.cx.threads[h.index()].info.state == ThreadState::Ready),
-                    AfterSpin::Block => None,
-                };
-                if let Some(Waiting { since, .. }) = self.wait_of_mut(ti) {
-                    *since = None;
-                }
-                self.block(p, t);
-                Ok(Some(Step::Left {
-                    prev: t,
-                    cost: self.cx.machine.kernel.block,
-                    handoff,
-                }))
             }
+        }
+        self.set_wait(
+            ti,
+            Some(Waiting {
+                obj: w.obj,
+                arrived,
+                since: Some(since),
+                contended: true,
+            }),
+        );
+        let deadline = match policy.spin {
+            Spin::Forever => Cycles::MAX,
+            Spin::Limit(s) => since.saturating_add(s),
+        };
+        if self.cx.now < deadline {
+            let o = &mut self.sync[oi];
+            if !o.spinners.iter().any(|s| s.thread == t) {
+                o.spinners.push(Spinner {
+                    thread: t,
+                    proc: ProcId(p as u32),
+                    since,
+                });
+            }
+            let end = deadline.min(self.procs[p].quantum_end);
+            self.start_seg(p, Seg::Spin, end);
+            return Step::Busy;
+        }
+        // Spinning is over: block on the object's queue.
+        let o = &mut self.sync[oi];
+        o.remove_spinner(t);
+        o.blocked.push_back(t);
+        o.stats.blocks += 1;
+        let handoff = match policy.after {
+            // To the holder if it is ready and not running, whatever its application (in
+            // Gupta's applications, 5.1, locks and events are the application's own).
+            AfterSpin::HandoffToHolder => o
+                .holder()
+                .filter(|h| self.cx.threads[h.index()].info.state == ThreadState::Ready),
+            AfterSpin::Block => None,
+        };
+        if let Some(Waiting { since, .. }) = self.wait_of_mut(ti) {
+            *since = None;
+        }
+        self.block(p, t);
+        Step::Left {
+            prev: t,
+            cost: self.cx.machine.kernel.block,
+            handoff,
         }
     }
 

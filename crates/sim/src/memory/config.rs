@@ -273,30 +273,8 @@ impl MemoryConfig {
         self.lines() / self.ways().max(1)
     }
 
-    /// Checks that this configuration describes a usable machine with `processors` processors;
-    /// the error names the offending field and what would be valid.
-    pub fn validate(&self, processors: u32) -> Result<(), MemoryError> {
-        if processors == 0 || processors > MAX_PROCESSORS {
-            return Err(MemoryError::InvalidProcessors {
-                count: processors,
-                max: MAX_PROCESSORS,
-            });
-        }
-        latency("hit_cycles", self.hit_cycles, 1)?;
-        if self.chunk_cycles == 0 || self.chunk_cycles > MAX_CHUNK_CYCLES {
-            return Err(MemoryError::field(
-                "chunk_cycles",
-                format!(
-                    "{} is not valid; use 1 to {MAX_CHUNK_CYCLES}",
-                    self.chunk_cycles
-                ),
-            ));
-        }
-        if !self.enabled {
-            return Ok(());
-        }
-        latency("miss_cycles", self.miss_cycles, self.hit_cycles)?;
-        latency("atomic_cycles", self.atomic_cycles, 0)?;
+    /// Checks the cache's geometry: the line, the size and the associativity.
+    fn validate_geometry(&self) -> Result<(), MemoryError> {
         let line = self.line_bytes;
         if !line.is_power_of_two() || !(MIN_LINE_BYTES..=MAX_LINE_BYTES).contains(&line) {
             return Err(MemoryError::field(
@@ -334,26 +312,36 @@ impl MemoryConfig {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Checks that this configuration describes a usable machine with `processors` processors;
+    /// the error names the offending field and what would be valid.
+    pub fn validate(&self, processors: u32) -> Result<(), MemoryError> {
+        if processors == 0 || processors > MAX_PROCESSORS {
+            return Err(MemoryError::InvalidProcessors {
+                count: processors,
+                max: MAX_PROCESSORS,
+            });
+        }
+        latency("hit_cycles", self.hit_cycles, 1)?;
+        if self.chunk_cycles == 0 || self.chunk_cycles > MAX_CHUNK_CYCLES {
+            return Err(MemoryError::field(
+                "chunk_cycles",
+                format!(
+                    "{} is not valid; use 1 to {MAX_CHUNK_CYCLES}",
+                    self.chunk_cycles
+                ),
+            ));
+        }
+        if !self.enabled {
+            return Ok(());
+        }
+        latency("miss_cycles", self.miss_cycles, self.hit_cycles)?;
+        latency("atomic_cycles", self.atomic_cycles, 0)?;
+        self.validate_geometry()?;
         if let Some(numa) = &self.numa {
-            if numa.nodes == 0 || numa.nodes > MAX_PROCESSORS {
-                return Err(MemoryError::field(
-                    "numa.nodes",
-                    format!("{} is not valid; use 1 to {MAX_PROCESSORS}", numa.nodes),
-                ));
-            }
-            // A node without a processor would hold memory no one is local to.
-            if numa.mapping != NodeMapping::PerProcessor && numa.nodes > processors {
-                return Err(MemoryError::field(
-                    "numa.nodes",
-                    format!(
-                        "{} nodes for {processors} processors; use 1 to {processors} (or \
-                         mapping = \"per_processor\")",
-                        numa.nodes
-                    ),
-                ));
-            }
-            latency("numa.local_cycles", numa.local_cycles, self.hit_cycles)?;
-            latency("numa.remote_cycles", numa.remote_cycles, numa.local_cycles)?;
+            validate_numa(numa, processors, self.hit_cycles)?;
         }
         if let Some(bus) = &self.bus {
             latency("bus.transfer_cycles", bus.transfer_cycles, 1)?;
@@ -363,6 +351,34 @@ impl MemoryConfig {
         }
         Ok(())
     }
+}
+
+/// Checks a NUMA configuration for `processors` processors whose cache hits take `hit_cycles`.
+fn validate_numa(
+    numa: &NumaConfig,
+    processors: u32,
+    hit_cycles: Cycles,
+) -> Result<(), MemoryError> {
+    if numa.nodes == 0 || numa.nodes > MAX_PROCESSORS {
+        return Err(MemoryError::field(
+            "numa.nodes",
+            format!("{} is not valid; use 1 to {MAX_PROCESSORS}", numa.nodes),
+        ));
+    }
+    // A node without a processor would hold memory no one is local to.
+    if numa.mapping != NodeMapping::PerProcessor && numa.nodes > processors {
+        return Err(MemoryError::field(
+            "numa.nodes",
+            format!(
+                "{} nodes for {processors} processors; use 1 to {processors} (or \
+                     mapping = \"per_processor\")",
+                numa.nodes
+            ),
+        ));
+    }
+    latency("numa.local_cycles", numa.local_cycles, hit_cycles)?;
+    latency("numa.remote_cycles", numa.remote_cycles, numa.local_cycles)?;
+    Ok(())
 }
 
 /// Checks `min <= value <= MAX_LATENCY`, naming `field` otherwise.

@@ -24,152 +24,56 @@ fn presets_validate() {
     assert_eq!((dm.ways(), dm.sets()), (1, 4096));
 }
 
+/// One bad value per case: the field it must be reported under, and the change from Tango.
+type Case = (&'static str, fn(&mut MemoryConfig));
+
 #[test]
 fn bad_sizes_name_their_field() {
-    let base = MemoryConfig::tango();
-    let cases: Vec<(MemoryConfig, &str)> = vec![
-        (
-            MemoryConfig {
-                cache_bytes: 0,
-                ..base.clone()
-            },
-            "cache_bytes",
-        ),
-        (
-            MemoryConfig {
-                cache_bytes: 8,
-                ..base.clone()
-            },
-            "cache_bytes",
-        ),
-        (
-            MemoryConfig {
-                cache_bytes: 1000,
-                ..base.clone()
-            },
-            "cache_bytes",
-        ),
-        (
-            MemoryConfig {
-                cache_bytes: 2 << 30,
-                ..base.clone()
-            },
-            "cache_bytes",
-        ),
-        (
-            MemoryConfig {
-                line_bytes: 0,
-                ..base.clone()
-            },
-            "line_bytes",
-        ),
-        (
-            MemoryConfig {
-                line_bytes: 24,
-                ..base.clone()
-            },
-            "line_bytes",
-        ),
-        (
-            MemoryConfig {
-                line_bytes: 2,
-                ..base.clone()
-            },
-            "line_bytes",
-        ),
-        (
-            MemoryConfig {
-                line_bytes: 8192,
-                ..base.clone()
-            },
-            "line_bytes",
-        ),
-        (
-            MemoryConfig {
-                associativity: 3,
-                ..base.clone()
-            },
-            "associativity",
-        ),
-        (
-            MemoryConfig {
-                associativity: 8192,
-                ..base.clone()
-            },
-            "associativity",
-        ),
-        (
-            MemoryConfig {
-                hit_cycles: 0,
-                ..base.clone()
-            },
-            "hit_cycles",
-        ),
-        (
-            MemoryConfig {
-                miss_cycles: 0,
-                ..base.clone()
-            },
-            "miss_cycles",
-        ),
-        (
-            MemoryConfig {
-                miss_cycles: u64::MAX,
-                ..base.clone()
-            },
-            "miss_cycles",
-        ),
-        (
-            MemoryConfig {
-                atomic_cycles: 1 << 40,
-                ..base.clone()
-            },
-            "atomic_cycles",
-        ),
-        (
-            MemoryConfig {
-                numa: Some(NumaConfig {
-                    nodes: 0,
-                    ..NumaConfig::default()
-                }),
-                ..base.clone()
-            },
-            "numa.nodes",
-        ),
-        (
-            MemoryConfig {
-                numa: Some(NumaConfig {
-                    nodes: 2,
-                    local_cycles: 10,
-                    remote_cycles: 5,
-                    ..NumaConfig::default()
-                }),
-                ..base.clone()
-            },
-            "numa.remote_cycles",
-        ),
-        (
-            MemoryConfig {
-                numa: Some(NumaConfig {
-                    local_cycles: 0,
-                    ..NumaConfig::default()
-                }),
-                ..base.clone()
-            },
-            "numa.local_cycles",
-        ),
-        (
-            MemoryConfig {
-                bus: Some(BusConfig {
-                    transfer_cycles: 0,
-                    locked_atomics: false,
-                }),
-                ..base.clone()
-            },
-            "bus.transfer_cycles",
-        ),
+    let cases: Vec<Case> = vec![
+        ("cache_bytes", |c| c.cache_bytes = 0),
+        ("cache_bytes", |c| c.cache_bytes = 8),
+        ("cache_bytes", |c| c.cache_bytes = 1000),
+        ("cache_bytes", |c| c.cache_bytes = 2 << 30),
+        ("line_bytes", |c| c.line_bytes = 0),
+        ("line_bytes", |c| c.line_bytes = 24),
+        ("line_bytes", |c| c.line_bytes = 2),
+        ("line_bytes", |c| c.line_bytes = 8192),
+        ("associativity", |c| c.associativity = 3),
+        ("associativity", |c| c.associativity = 8192),
+        ("hit_cycles", |c| c.hit_cycles = 0),
+        ("miss_cycles", |c| c.miss_cycles = 0),
+        ("miss_cycles", |c| c.miss_cycles = u64::MAX),
+        ("atomic_cycles", |c| c.atomic_cycles = 1 << 40),
+        ("numa.nodes", |c| {
+            c.numa = Some(NumaConfig {
+                nodes: 0,
+                ..NumaConfig::default()
+            })
+        }),
+        ("numa.remote_cycles", |c| {
+            c.numa = Some(NumaConfig {
+                nodes: 2,
+                local_cycles: 10,
+                remote_cycles: 5,
+                ..NumaConfig::default()
+            })
+        }),
+        ("numa.local_cycles", |c| {
+            c.numa = Some(NumaConfig {
+                local_cycles: 0,
+                ..NumaConfig::default()
+            })
+        }),
+        ("bus.transfer_cycles", |c| {
+            c.bus = Some(BusConfig {
+                transfer_cycles: 0,
+                locked_atomics: false,
+            })
+        }),
     ];
-    for (cfg, field) in cases {
+    for (field, spoil) in cases {
+        let mut cfg = MemoryConfig::tango();
+        spoil(&mut cfg);
         let err = cfg.validate(4).unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with(&format!("memory.{field}:")), "{text}");

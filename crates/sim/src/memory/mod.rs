@@ -38,6 +38,8 @@ mod bus_tests;
 #[cfg(test)]
 mod l2_tests;
 #[cfg(test)]
+mod prop_tests;
+#[cfg(test)]
 mod tests;
 
 pub use bulk::BulkAccess;

@@ -514,6 +514,13 @@ impl MemorySystem {
             }
         }
         ch.misses += 1;
+        self.miss_latency(p, line, ch)
+    }
+
+    /// The latency of `p`'s miss on `line`: the shared second level's when it holds the line
+    /// (else it is installed there), otherwise memory's (local, remote or UMA).
+    #[inline]
+    fn miss_latency(&mut self, p: usize, line: u64, ch: &mut Charge) -> Cycles {
         if let Some(l2) = &mut self.l2 {
             if l2.touch(line).is_some() {
                 return self.cfg.l2.as_ref().map_or(0, |c| c.hit_cycles);

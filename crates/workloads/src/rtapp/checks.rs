@@ -11,23 +11,12 @@ use super::spec::{At, Event, RtAppError, Spec, Task, MAX_INSTANCES};
 /// run's end (a task looping forever needs a duration).
 pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     let names: BTreeSet<&str> = spec.tasks.iter().map(|t| t.name.as_str()).collect();
-    let forks = |t: &Task| -> Vec<String> {
-        t.phases
-            .iter()
-            .flat_map(|p| &p.events)
-            .filter_map(|e| match e {
-                Event::Fork(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect()
-    };
-    let any_fork = spec.tasks.iter().any(|t| !forks(t).is_empty());
     for t in &spec.tasks {
         let at = At {
             task: Some(t.name.clone()),
             phase: None,
         };
-        for f in forks(t) {
+        for f in forks_of(t) {
             if !names.contains(f.as_str()) {
                 return Err(at.error(
                     "fork",
@@ -45,7 +34,34 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
             ));
         }
     }
-    // A cycle of forks would create threads without end.
+    check_fork_cycles(spec, line)?;
+    count_barriers(spec, line)?;
+    let total: u64 = spec.tasks.iter().map(|t| t.instances).sum();
+    if total > MAX_INSTANCES {
+        return Err(At::default().error(
+            "instance",
+            line,
+            format!("more than {MAX_INSTANCES} threads"),
+        ));
+    }
+    Ok(())
+}
+
+/// The tasks task `t` forks, in the order of its events.
+fn forks_of(t: &Task) -> Vec<String> {
+    t.phases
+        .iter()
+        .flat_map(|p| &p.events)
+        .filter_map(|e| match e {
+            Event::Fork(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An error when forks make a cycle, which would create threads without end (every fork names
+/// a task of the file: checked before).
+fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
     let mut stack: Vec<(String, Vec<String>)> = Vec::new();
     for t in &spec.tasks {
         stack.push((t.name.clone(), vec![t.name.clone()]));
@@ -55,7 +71,7 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
                 .iter()
                 .find(|x| x.name == name)
                 .expect("checked above");
-            for f in forks(task) {
+            for f in forks_of(task) {
                 if path.contains(&f) {
                     return Err(At {
                         task: Some(name.clone()),
@@ -73,6 +89,13 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
             }
         }
     }
+    Ok(())
+}
+
+/// Registers every barrier with its parties (the instances of the tasks that use it); an error
+/// when a barrier is used in a file with forks (rt-app's rule).
+fn count_barriers(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
+    let any_fork = spec.tasks.iter().any(|t| !forks_of(t).is_empty());
     for t in &spec.tasks {
         for p in &t.phases {
             for e in &p.events {
@@ -105,14 +128,6 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
             })
             .map(|t| t.instances)
             .sum();
-    }
-    let total: u64 = spec.tasks.iter().map(|t| t.instances).sum();
-    if total > MAX_INSTANCES {
-        return Err(At::default().error(
-            "instance",
-            line,
-            format!("more than {MAX_INSTANCES} threads"),
-        ));
     }
     Ok(())
 }

@@ -12,21 +12,19 @@
 
 mod checks;
 pub mod json;
+mod objects;
 pub mod program;
 pub mod spec;
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
-use smpsched_sim::memory::Placement;
 use smpsched_sim::sched::ParamInfo;
-use smpsched_sim::sync::WaitPolicy;
-use smpsched_sim::{CpuMask, ProcId, SimError, Simulation, SyncKind, TaskId, ThreadAttrs};
+use smpsched_sim::{CpuMask, ProcId, SimError, Simulation, TaskId, ThreadAttrs};
 
 use crate::{Workload, WorkloadInfo};
-use program::{suspend_cond, RtAppThread, Shared};
+use program::{RtAppThread, Shared};
 use spec::{Event, Spec};
 
 /// Largest rt-app file read (1 MiB).
@@ -59,7 +57,7 @@ impl RtApp {
     }
 
     /// Whether any task writes memory (and so needs buffers).
-    fn writes(task: &spec::Task) -> bool {
+    pub(crate) fn writes(task: &spec::Task) -> bool {
         task.phases
             .iter()
             .flat_map(|p| &p.events)
@@ -85,82 +83,9 @@ impl Workload for RtApp {
         // The figures scx_simulator's users read: per-thread dispatches, runtime, wake-ups.
         sim.measure_threads(task);
         let spec = self.spec().clone();
-        let procs = sim.machine().processors;
-        for t in &spec.tasks {
-            let phases = t.phases.iter().map(|p| &p.attrs);
-            for cpus in std::iter::once(&t.attrs)
-                .chain(phases)
-                .filter_map(|a| a.cpus.as_ref())
-            {
-                if let Some(c) = cpus.iter().find(|&&c| c >= procs) {
-                    return Err(SimError::Workload(format!(
-                        "rt-app task `{}`: cpus names CPU {c}, but the machine has {procs} \
-                         processors",
-                        t.name
-                    )));
-                }
-            }
-        }
-        let mut mutexes = BTreeMap::new();
-        let mut conds = BTreeMap::new();
-        let mut barriers = BTreeMap::new();
-        for t in &spec.tasks {
-            conds.entry(suspend_cond(&t.name)).or_insert_with(|| {
-                (
-                    sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK),
-                    0,
-                )
-            });
-            for e in t.phases.iter().flat_map(|p| &p.events) {
-                let (mutex, cond) = match e {
-                    Event::Lock(m) | Event::Unlock(m) => (Some(m), None),
-                    Event::Wait { cond, mutex } | Event::Sync { cond, mutex } => {
-                        (Some(mutex), Some(cond.clone()))
-                    }
-                    Event::Signal(c) | Event::Broad(c) => (None, Some(c.clone())),
-                    Event::Suspend(t) | Event::Resume(t) => (None, Some(suspend_cond(t))),
-                    _ => (None, None),
-                };
-                if let Some(m) = mutex {
-                    mutexes.entry(m.clone()).or_insert_with(|| {
-                        sim.create_sync(SyncKind::Lock { holder: None }, WaitPolicy::BLOCK)
-                    });
-                }
-                if let Some(c) = cond {
-                    conds.entry(c).or_insert_with(|| {
-                        (
-                            sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK),
-                            0,
-                        )
-                    });
-                }
-            }
-        }
-        for (b, &parties) in &spec.barriers {
-            let kind = SyncKind::Barrier {
-                parties: parties.min(u64::from(u32::MAX)) as u32,
-                arrived: 0,
-                generation: 0,
-            };
-            barriers.insert(b.clone(), sim.create_sync(kind, WaitPolicy::BLOCK));
-        }
-        let mut buffers = Vec::new();
-        for t in &spec.tasks {
-            let n = if Self::writes(t) {
-                t.instances.max(1)
-            } else {
-                0
-            };
-            let mut v = Vec::new();
-            for _ in 0..n {
-                v.push(
-                    sim.memory()
-                        .alloc(spec.mem_buffer, Placement::Local, None)
-                        .base,
-                );
-            }
-            buffers.push(v);
-        }
+        objects::check_cpus(&spec, sim.machine().processors)?;
+        let (mutexes, conds, barriers) = objects::sync_objects(sim, &spec);
+        let buffers = objects::buffers(sim, &spec);
         let cycles_per_us = sim.machine().clock_mhz;
         // rt-app kills every thread when the duration ends: the run ends there, normally.
         if let Some(d) = spec.duration {

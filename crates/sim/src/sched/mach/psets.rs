@@ -72,25 +72,10 @@ impl Mach {
                 (Reply::Refused("no such processor set"), call)
             }
             Request::ProcessorSet(ProcessorSetCall::AssignProcessor { set, processor }) => {
-                let p = processor.index();
-                if p >= self.proc_set.len() {
-                    return (Reply::Refused("no such processor"), call);
+                match self.assign_processor(set as usize, processor.index(), cx, out) {
+                    Ok(()) => (Reply::Done, us(self.params.assign_processor_us)),
+                    Err(why) => (Reply::Refused(why), call),
                 }
-                let (old, set) = (self.proc_set[p], set as usize);
-                if old == 0 && set != 0 && self.members(0) == 1 {
-                    return (
-                        Reply::Refused("the default processor set keeps at least one processor"),
-                        call,
-                    );
-                }
-                self.proc_set[p] = set;
-                if let Some(r) = cx.running[p] {
-                    if self.thread_set.get(r.index()) != Some(&set) {
-                        out.preempt.push(ProcId(p as u32));
-                    }
-                }
-                out.offer_idle = true;
-                (Reply::Done, us(self.params.assign_processor_us))
             }
             Request::ProcessorSet(ProcessorSetCall::AssignThread { set, thread }) => {
                 let u = thread.unwrap_or(t);
@@ -106,19 +91,48 @@ impl Mach {
                 (Reply::Done, us(cost))
             }
             Request::ProcessorSet(ProcessorSetCall::AssignTask { set }) => {
-                let task = cx.thread(t).task;
-                let set = set as usize;
-                if self.task_set.len() <= task.index() {
-                    self.task_set.resize(task.index() + 1, 0);
-                }
-                self.task_set[task.index()] = set;
-                for u in (0..cx.thread_count() as u32).map(ThreadId) {
-                    let info = cx.thread(u);
-                    if info.task == task && info.state != ThreadState::Exited {
-                        self.move_thread(u, set, cx, out);
-                    }
-                }
+                self.assign_task(t, set as usize, cx, out);
                 (Reply::Done, us(self.params.assign_thread_other_us))
+            }
+        }
+    }
+
+    /// Moves processor `p` to processor set `set` (section 6 of Black 1990), preempting a
+    /// thread it runs that does not belong there; the default set keeps at least one processor.
+    fn assign_processor(
+        &mut self,
+        set: usize,
+        p: usize,
+        cx: &SchedCtx,
+        out: &mut Actions,
+    ) -> Result<(), &'static str> {
+        if p >= self.proc_set.len() {
+            return Err("no such processor");
+        }
+        if self.proc_set[p] == 0 && set != 0 && self.members(0) == 1 {
+            return Err("the default processor set keeps at least one processor");
+        }
+        self.proc_set[p] = set;
+        if let Some(r) = cx.running[p] {
+            if self.thread_set.get(r.index()) != Some(&set) {
+                out.preempt.push(ProcId(p as u32));
+            }
+        }
+        out.offer_idle = true;
+        Ok(())
+    }
+
+    /// Moves thread `t`'s task, and every live thread of it, to processor set `set`.
+    fn assign_task(&mut self, t: ThreadId, set: usize, cx: &SchedCtx, out: &mut Actions) {
+        let task = cx.thread(t).task;
+        if self.task_set.len() <= task.index() {
+            self.task_set.resize(task.index() + 1, 0);
+        }
+        self.task_set[task.index()] = set;
+        for u in (0..cx.thread_count() as u32).map(ThreadId) {
+            let info = cx.thread(u);
+            if info.task == task && info.state != ThreadState::Exited {
+                self.move_thread(u, set, cx, out);
             }
         }
     }
