@@ -5,11 +5,14 @@
 //! (section 2.2), built on a test-and-test-and-set spin lock; and George 1990's centralized dual
 //! queue (section 1) and Distributed Dual Queues (section 2) on the GP1000's NUMA memory.
 
+pub mod copy;
 pub mod ddq;
 pub mod ddq_layout;
 pub mod dual;
 pub mod fcfs;
 pub mod multi_access;
+#[cfg(test)]
+mod multi_access_tests;
 pub mod spin;
 
 pub use ddq::{DdqInsert, DdqRemove, GeorgeLayout, Inserted, Scheme, Tuning};
