@@ -36,6 +36,7 @@ impl Copy {
     }
 
     /// The operation copying every word, one reference per word; `None` for no words.
+    #[inline]
     pub fn op(&self) -> Option<Op> {
         (self.words > 0).then(|| {
             let len = 8 * u64::from(self.words);

@@ -148,6 +148,7 @@ impl Access {
         }
     }
 
+    #[inline]
     fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
         let l = self.layout;
         let q = self.q;
@@ -234,6 +235,7 @@ impl FcfsPost {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<bool> {
         match self.0.resume(outcome) {
             Step::Op(op) => Step::Op(op),
@@ -266,6 +268,7 @@ impl FcfsTake {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
         self.0.resume(outcome)
     }

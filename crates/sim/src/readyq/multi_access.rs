@@ -226,6 +226,7 @@ impl Poll {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<usize>> {
         match &mut self.state {
             PollState::Start => {
@@ -311,6 +312,7 @@ impl TakeRequest {
 
     /// The next step; done with the request word (0 if the IN-box was empty: a broken
     /// invariant).
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
         match self.0.resume(outcome) {
             Step::Op(op) => Step::Op(op),
@@ -336,6 +338,7 @@ impl PutReply {
     }
 
     /// The next step.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<()> {
         match self.0.resume(outcome) {
             Step::Op(op) => Step::Op(op),
@@ -371,6 +374,7 @@ impl CollectReply {
     }
 
     /// The next step; done with the reply word.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
         if let Some(v) = self.reply {
             return Step::Done(v);
@@ -471,6 +475,7 @@ impl Post {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<usize>> {
         match &mut self.state {
             PostState::Start => {

@@ -105,6 +105,7 @@ impl Acquire {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<()> {
         match self.state {
             AcqState::Start => {
@@ -203,6 +204,7 @@ impl Locked {
         Locked { hold, ..self }
     }
 
+    #[inline]
     pub(super) fn resume(&mut self, outcome: Option<&Outcome>) -> Step<(u64, u32)> {
         loop {
             match self.phase {
