@@ -24,6 +24,7 @@ pub mod sched;
 pub mod sync;
 pub mod thread;
 pub mod trace;
+pub mod word_hash;
 
 pub use config::MachineConfig;
 pub use engine::{SimError, Simulation};

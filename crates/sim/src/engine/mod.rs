@@ -165,7 +165,7 @@ pub struct Simulation {
     measured: bool,
     /// The words programs operate on ([`Op::Word`](crate::Op::Word)), by address; absent
     /// means 0. Only looked up, never iterated.
-    words: std::collections::HashMap<u64, u64>,
+    words: crate::word_hash::WordMap,
     /// The latest notice to each task and its generation (0: none yet).
     notices: Vec<(u32, Option<Notice>)>,
     /// Whether any notice was ever sent (else programs are not checked for one).
@@ -272,7 +272,7 @@ impl Simulation {
             tick_actions: Actions::default(),
             offer_first: Vec::new(),
             measured: false,
-            words: std::collections::HashMap::new(),
+            words: Default::default(),
             notices: Vec::new(),
             touches: Vec::new(),
             notices_sent: false,

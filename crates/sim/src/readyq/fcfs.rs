@@ -11,6 +11,7 @@
 //! Invariants: `head <= tail <= head + capacity`; head and tail change only under the lock;
 //! slot `k % capacity` holds the `k`-th request posted while `head <= k < tail`.
 
+use super::copy::{body_bytes, Copy};
 use super::spin::{release, word, word_outcome, Acquire, Pause, Step};
 
 use crate::ids::Cycles;
@@ -25,6 +26,8 @@ pub struct FcfsLayout {
     queues: usize,
     capacity: usize,
     stride: u64,
+    /// Words of a request beyond its slot word, copied under the queue lock.
+    words: u32,
 }
 
 impl FcfsLayout {
@@ -36,16 +39,27 @@ impl FcfsLayout {
             queues,
             capacity,
             stride: line_bytes.max(16),
+            words: 0,
         }
+    }
+
+    /// The same layout with requests of `words` words beyond the slot word, each slot's body in
+    /// whole lines after every queue: the poster stores them and the taker loads them under the
+    /// queue lock ([`Copy`]).
+    pub fn with_request_words(self, words: u32) -> Self {
+        FcfsLayout { words, ..self }
     }
 
     fn per_queue(capacity: usize, stride: u64) -> u64 {
         2 * stride + (8 * capacity as u64).div_ceil(stride) * stride
     }
 
-    /// Bytes `queues` queues of `capacity` requests occupy.
-    pub fn bytes(queues: usize, capacity: usize, line_bytes: u64) -> u64 {
-        queues as u64 * Self::per_queue(capacity, line_bytes.max(16))
+    /// Bytes `queues` queues of `capacity` requests of `words` words beyond the slot word
+    /// occupy.
+    pub fn bytes(queues: usize, capacity: usize, line_bytes: u64, words: u32) -> u64 {
+        let stride = line_bytes.max(16);
+        let bodies = (queues * capacity) as u64 * body_bytes(words, stride);
+        queues as u64 * Self::per_queue(capacity, stride) + bodies
     }
 
     /// Queues.
@@ -82,6 +96,18 @@ impl FcfsLayout {
     pub fn slot(&self, q: usize, k: u64) -> u64 {
         self.start(q) + 2 * self.stride + 8 * (k % self.capacity as u64)
     }
+
+    /// The first of the request words of slot `k` of queue `q`.
+    pub fn slot_body(&self, q: usize, k: u64) -> u64 {
+        let queues = self.queues as u64 * Self::per_queue(self.capacity, self.stride);
+        let n = q as u64 * self.capacity as u64 + k % self.capacity as u64;
+        self.base + queues + n * body_bytes(self.words, self.stride)
+    }
+
+    /// Words of a request beyond its slot word.
+    pub fn request_words(&self) -> u32 {
+        self.words
+    }
 }
 
 /// Whether a protocol posts or takes.
@@ -98,6 +124,7 @@ struct Access {
     q: usize,
     kind: Kind,
     acq: Acquire,
+    copy: Option<Copy>,
     hold: Cycles,
     phase: u8,
     head: u64,
@@ -112,6 +139,7 @@ impl Access {
             q,
             kind,
             acq: Acquire::new(layout.lock(q), pause),
+            copy: None,
             hold: 0,
             phase: 0,
             head: 0,
@@ -120,6 +148,7 @@ impl Access {
         }
     }
 
+    #[inline]
     fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
         let l = self.layout;
         let q = self.q;
@@ -146,6 +175,9 @@ impl Access {
                         }
                         self.phase = 3;
                         self.result = Some(v);
+                        if l.words > 0 {
+                            self.copy = Some(Copy::store(l.slot_body(q, self.tail), l.words));
+                        }
                         Step::Op(word(l.slot(q, self.tail), WordOp::Store(v)))
                     }
                     Kind::Take => {
@@ -154,22 +186,32 @@ impl Access {
                             return Step::Op(release(l.lock(q)));
                         }
                         self.phase = 5;
+                        if l.words > 0 {
+                            self.copy = Some(Copy::load(l.slot_body(q, self.head), l.words));
+                        }
                         Step::Op(word(l.slot(q, self.head), WordOp::Load))
                     }
                 }
             }
             3 => {
-                self.phase = 4;
+                self.phase = 6;
                 Step::Op(word(l.tail(q), WordOp::Store(self.tail + 1)))
             }
             5 => {
                 self.result = Some(word_outcome(outcome).0);
-                self.phase = if self.hold > 0 { 6 } else { 4 };
+                self.phase = 6;
                 Step::Op(word(l.head(q), WordOp::Store(self.head + 1)))
             }
             6 => {
+                // The request's other words, then the bookkeeping, still holding the lock.
+                if let Some(op) = self.copy.take().and_then(|c| c.op()) {
+                    return Step::Op(op);
+                }
                 self.phase = 4;
-                Step::Op(Op::Compute(self.hold))
+                if self.hold > 0 {
+                    return Step::Op(Op::Compute(self.hold));
+                }
+                self.resume(None)
             }
             4 => {
                 self.phase = 9;
@@ -193,6 +235,7 @@ impl FcfsPost {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<bool> {
         match self.0.resume(outcome) {
             Step::Op(op) => Step::Op(op),
@@ -225,6 +268,7 @@ impl FcfsTake {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<u64>> {
         self.0.resume(outcome)
     }
@@ -257,7 +301,7 @@ mod tests {
             assert_eq!(m.drive(|o| t.resume(o)).0, Some(v));
         }
         assert_eq!(m.get(l.lock(1)), 0, "released");
-        assert!(l.slot(1, 2) < l.lock(1) + FcfsLayout::bytes(1, 3, 16));
+        assert!(l.slot(1, 2) < l.lock(1) + FcfsLayout::bytes(1, 3, 16, 0));
     }
 
     #[test]
@@ -293,5 +337,52 @@ mod tests {
         let mut t = FcfsTake::new(l, 0, 8).holding(500);
         let (r, ops) = m.drive(|o| t.resume(o));
         assert_eq!((r, ops), (None, 4));
+    }
+
+    /// Drives a protocol to the end, noting each copy (base, bytes, kind, lock word then).
+    fn copies_of<T>(
+        m: &mut TestMemory,
+        lock: u64,
+        mut resume: impl FnMut(Option<&Outcome>) -> Step<T>,
+    ) -> Vec<(u64, u64, crate::memory::AccessKind, u64)> {
+        let (mut outcome, mut copies) = (None, Vec::new());
+        loop {
+            match resume(outcome.as_ref()) {
+                Step::Done(_) => return copies,
+                Step::Op(op) => {
+                    if let Op::Mem(b) = &op {
+                        copies.push((b.base, b.len, b.kind, m.get(lock)));
+                    }
+                    outcome = m.apply(&op);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_request_is_copied_in_and_out_under_the_queue_lock() {
+        use crate::memory::AccessKind::{Read, Write};
+        let l = FcfsLayout::new(0, 2, 2, 16).with_request_words(3);
+        let mut m = TestMemory::default();
+        let mut copies = Vec::new();
+        for _ in 0..2 {
+            let mut post = FcfsPost::new(l, 1, 5, 8);
+            copies.extend(copies_of(&mut m, l.lock(1), |o| post.resume(o)));
+            let mut take = FcfsTake::new(l, 1, 8);
+            copies.extend(copies_of(&mut m, l.lock(1), |o| take.resume(o)));
+        }
+        let (b0, b1) = (l.slot_body(1, 0), l.slot_body(1, 1));
+        assert_eq!(
+            copies,
+            vec![
+                (b0, 24, Write, 1),
+                (b0, 24, Read, 1),
+                (b1, 24, Write, 1),
+                (b1, 24, Read, 1)
+            ],
+            "stored by the poster, loaded by the taker, each under the lock"
+        );
+        assert!(l.slot_body(0, 1) + 24 <= b0 && b0 >= l.slot(1, 1) + 8);
+        assert!(FcfsLayout::bytes(2, 2, 16, 3) >= l.slot_body(1, 1) + 24);
     }
 }

@@ -5,11 +5,14 @@
 //! (section 2.2), built on a test-and-test-and-set spin lock; and George 1990's centralized dual
 //! queue (section 1) and Distributed Dual Queues (section 2) on the GP1000's NUMA memory.
 
+pub mod copy;
 pub mod ddq;
 pub mod ddq_layout;
 pub mod dual;
 pub mod fcfs;
 pub mod multi_access;
+#[cfg(test)]
+mod multi_access_tests;
 pub mod spin;
 
 pub use ddq::{DdqInsert, DdqRemove, GeorgeLayout, Inserted, Scheme, Tuning};
@@ -46,9 +49,10 @@ pub const STRUCTURES: &[StructureInfo] = &[
         description: "One queue per scheduler: MaxReqs mailboxes (an IN-box and an OUT-box each, \
                       with their own test-and-test-and-set locks) and a bitmap of filled \
                       IN-boxes under a bitmap lock; schedulers read the bitmap without the lock, \
-                      then re-check under it; a mailbox stays in use until its client \
-                      collects the reply, the OUT-box reserved for it (module \
-                      `readyq::multi_access`).",
+                      then re-check under it; clients read an IN-box before locking it; a \
+                      request's other words are copied under the IN-box lock; a mailbox stays \
+                      in use until its client collects the reply, the OUT-box reserved for it \
+                      (modules `readyq::multi_access`, `readyq::copy`).",
         paper: "DiBella et al. 1992 section 2.1",
         used_by: "dibella (scheduler = static | random | sequential | primary-*)",
     },
@@ -56,8 +60,9 @@ pub const STRUCTURES: &[StructureInfo] = &[
         name: "fcfs",
         summary: "DiBella's Global FCFS queue and Anderson's Distributed FCFS queues, one lock each",
         description: "A ring of request words with head and tail under one test-and-test-and-set \
-                      lock: one queue for all (Global) or one per scheduler (Distributed FCFS) \
-                      (module `readyq::fcfs`).",
+                      lock, a request's other words copied under it: one queue for all (Global) \
+                      or one per scheduler (Distributed FCFS) (modules `readyq::fcfs`, \
+                      `readyq::copy`).",
         paper: "DiBella et al. 1992 section 2.2",
         used_by: "dibella (scheduler = global | distributed-fcfs)",
     },

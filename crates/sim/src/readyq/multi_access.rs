@@ -14,11 +14,13 @@
 //!   direction ([`next_mailbox`]), take the bitmap lock, re-check the bit, reset it if still set
 //!   (the mailbox is now reserved for this scheduler) and release; if another scheduler reset it
 //!   first, release at once, count a lost re-check and keep searching.
-//! * [`TakeRequest`] — the reserving scheduler takes the request from the IN-box under its lock,
-//!   leaving it [`TAKEN`] (and, where asked, processes the request's information before letting
+//! * [`TakeRequest`] — the reserving scheduler takes the request from the IN-box under its lock
+//!   (its other words copied out under that lock), leaving it [`TAKEN`] (and, where asked, processes the request's information before letting
 //!   the lock go).
-//! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box empty, checked under
-//!   the IN-box lock), writes the request, then sets the bit under the bitmap lock.
+//! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box read empty without
+//!   the lock, as the schedulers read the bitmap, then checked again under the IN-box lock),
+//!   writes the request (its other words copied under that lock, [`Copy`]), then sets the bit
+//!   under the bitmap lock.
 //! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client,
 //!   who then empties the IN-box: the mailbox is in use from the post until the reply is
 //!   collected (section 2.1: the OUT-box is reserved for the reply).
@@ -31,6 +33,7 @@
 
 use smpsched_policy::dibella::{next_mailbox, Direction};
 
+use super::copy::{body_bytes, Copy};
 use super::spin::{release, word, word_outcome, Acquire, Locked, Pause, Step, Write};
 
 use crate::ids::Cycles;
@@ -54,6 +57,8 @@ pub struct Layout {
     queues: usize,
     mailboxes: usize,
     stride: u64,
+    /// Words of a request beyond its IN-box word, copied under the IN-box lock.
+    words: u32,
 }
 
 impl Layout {
@@ -66,12 +71,36 @@ impl Layout {
             queues,
             mailboxes,
             stride: line_bytes.max(16),
+            words: 0,
         }
     }
 
-    /// Bytes the layout of `queues` queues of `mailboxes` mailboxes occupies.
-    pub fn bytes(queues: usize, mailboxes: usize, line_bytes: u64) -> u64 {
-        queues as u64 * (1 + 2 * mailboxes as u64) * line_bytes.max(16)
+    /// The same layout with requests of `words` words beyond the IN-box word, each mailbox's
+    /// body in whole lines after every queue's blocks: the poster stores them and the taker
+    /// loads them under the IN-box lock ([`Copy`]).
+    pub fn with_request_words(self, words: u32) -> Self {
+        Layout { words, ..self }
+    }
+
+    /// Bytes the layout of `queues` queues of `mailboxes` mailboxes with requests of `words`
+    /// words beyond the IN-box word occupies.
+    pub fn bytes(queues: usize, mailboxes: usize, line_bytes: u64, words: u32) -> u64 {
+        let stride = line_bytes.max(16);
+        let bodies = queues as u64 * mailboxes as u64 * body_bytes(words, stride);
+        queues as u64 * (1 + 2 * mailboxes as u64) * stride + bodies
+    }
+
+    /// Words of a request beyond its IN-box word.
+    pub fn request_words(&self) -> u32 {
+        self.words
+    }
+
+    /// The first of the request words of mailbox `i`'s IN-box in queue `q`.
+    pub fn inbox_body(&self, q: usize, i: usize) -> u64 {
+        debug_assert!(q < self.queues && i < self.mailboxes);
+        let blocks = self.queues as u64 * (1 + 2 * self.mailboxes as u64) * self.stride;
+        let k = (q * self.mailboxes + i) as u64;
+        self.base + blocks + k * body_bytes(self.words, self.stride)
     }
 
     /// Queues.
@@ -197,6 +226,7 @@ impl Poll {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<usize>> {
         match &mut self.state {
             PollState::Start => {
@@ -261,12 +291,16 @@ impl TakeRequest {
     pub fn new(layout: &Layout, q: usize, i: usize, pause: impl Into<Pause>) -> Self {
         let pause = pause.into();
         let inbox = layout.inbox(q, i);
-        TakeRequest(Locked::new(
+        let locked = Locked::new(
             layout.inbox_lock(q, i),
             pause,
             Some(inbox),
             Write::Always(inbox, TAKEN),
-        ))
+        );
+        TakeRequest(match layout.words {
+            0 => locked,
+            w => locked.copying(Copy::load(layout.inbox_body(q, i), w)),
+        })
     }
 
     /// The same take, processing the request for `hold` cycles before it lets the IN-box lock
@@ -278,6 +312,7 @@ impl TakeRequest {
 
     /// The next step; done with the request word (0 if the IN-box was empty: a broken
     /// invariant).
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
         match self.0.resume(outcome) {
             Step::Op(op) => Step::Op(op),
@@ -303,6 +338,7 @@ impl PutReply {
     }
 
     /// The next step.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<()> {
         match self.0.resume(outcome) {
             Step::Op(op) => Step::Op(op),
@@ -338,6 +374,7 @@ impl CollectReply {
     }
 
     /// The next step; done with the reply word.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<u64> {
         if let Some(v) = self.reply {
             return Step::Done(v);
@@ -356,6 +393,7 @@ impl CollectReply {
 enum PostState {
     Start,
     Scanned,
+    Peeked(usize),
     InboxLocking(Locked, usize),
     Filled(usize),
     BitmapLocking(Acquire, usize),
@@ -365,9 +403,9 @@ enum PostState {
 }
 
 /// A client posts the request word `value` (not 0) in queue `q`: it reads the bitmap, tries the
-/// mailboxes whose bits are clear from just after its remembered mailbox `last`, and fills the
-/// first IN-box it finds empty under the IN-box lock; then it sets that mailbox's bit under the
-/// bitmap lock. [`Step::Done`] with the mailbox, or `None` when every mailbox was in use.
+/// mailboxes whose bits are clear from just after its remembered mailbox `last`, reading each
+/// IN-box without its lock, and fills the first it finds empty under the IN-box lock (if it is
+/// still empty there); then it sets that mailbox's bit under the bitmap lock. [`Step::Done`] with the mailbox, or `None` when every mailbox was in use.
 #[derive(Clone, Debug)]
 pub struct Post {
     layout: Layout,
@@ -400,31 +438,44 @@ impl Post {
         }
     }
 
+    /// Reads the IN-box of the next mailbox whose bit was clear, without its lock (optimistic,
+    /// as the schedulers read the bitmap): only one found empty is then locked and re-checked.
     fn try_next(&mut self) -> Step<Option<usize>> {
         match next_mailbox(&[self.free], self.last, Direction::LeftToRight) {
             Some(i) if self.tried < self.layout.mailboxes => {
                 self.tried += 1;
                 self.free &= !(1u64 << i);
                 self.last = i;
-                let inbox = self.layout.inbox(self.q, i);
-                let mut l = Locked::new(
-                    self.layout.inbox_lock(self.q, i),
-                    self.pause,
-                    Some(inbox),
-                    Write::IfEmpty(inbox, self.value),
-                );
-                let op = match l.resume(None) {
-                    Step::Op(op) => op,
-                    Step::Done(_) => unreachable!("a locked access starts with a test-and-set"),
-                };
-                self.state = PostState::InboxLocking(l, i);
-                Step::Op(op)
+                self.state = PostState::Peeked(i);
+                Step::Op(word(self.layout.inbox(self.q, i), WordOp::Load))
             }
             _ => Step::Done(None),
         }
     }
 
+    /// Locks mailbox `i`'s IN-box and fills it if it is still empty.
+    fn fill(&mut self, i: usize) -> Step<Option<usize>> {
+        let inbox = self.layout.inbox(self.q, i);
+        let mut l = Locked::new(
+            self.layout.inbox_lock(self.q, i),
+            self.pause,
+            Some(inbox),
+            Write::IfEmpty(inbox, self.value),
+        );
+        if self.layout.words > 0 {
+            let body = self.layout.inbox_body(self.q, i);
+            l = l.copying(Copy::store(body, self.layout.words));
+        }
+        let op = match l.resume(None) {
+            Step::Op(op) => op,
+            Step::Done(_) => unreachable!("a locked access starts with a test-and-set"),
+        };
+        self.state = PostState::InboxLocking(l, i);
+        Step::Op(op)
+    }
+
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<Option<usize>> {
         match &mut self.state {
             PostState::Start => {
@@ -434,6 +485,14 @@ impl Post {
             PostState::Scanned => {
                 self.free = !word_outcome(outcome).0 & self.layout.valid_bits();
                 self.try_next()
+            }
+            PostState::Peeked(i) => {
+                let i = *i;
+                if word_outcome(outcome).0 != 0 {
+                    // In use: not worth its lock.
+                    return self.try_next();
+                }
+                self.fill(i)
             }
             PostState::InboxLocking(l, i) => {
                 let i = *i;
@@ -488,145 +547,5 @@ impl Post {
             }
             PostState::Released(i) => Step::Done(Some(*i)),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::spin::TestMemory;
-    use super::*;
-    use crate::program::Op;
-
-    fn post(m: &mut TestMemory, l: Layout, q: usize, v: u64, last: usize) -> Option<usize> {
-        let mut p = Post::new(l, q, v, last, 8);
-        m.drive(|o| p.resume(o)).0
-    }
-
-    #[test]
-    fn post_poll_take_reply_collect() {
-        let l = Layout::new(1 << 12, 3, 4, 16);
-        let mut m = TestMemory::default();
-        assert_eq!(post(&mut m, l, 1, 11, 3), Some(0));
-        assert_eq!(post(&mut m, l, 1, 12, 3), Some(1));
-        assert_eq!(m.get(l.bitmap(1)), 0b11);
-        // A scheduler remembering mailbox 0 finds mailbox 1 first.
-        let mut p = Poll::new(l, 1, 0, Direction::LeftToRight, 8);
-        assert_eq!(m.drive(|o| p.resume(o)).0, Some(1));
-        assert_eq!(m.get(l.bitmap(1)), 0b01);
-        let mut t = TakeRequest::new(&l, 1, 1, 8);
-        assert_eq!(m.drive(|o| t.resume(o)).0, 12);
-        assert_eq!(m.get(l.inbox(1, 1)), TAKEN, "the OUT-box is reserved");
-        let mut r = PutReply::new(&l, 1, 1, 12, 8);
-        m.drive(|o| r.resume(o));
-        let mut c = CollectReply::new(&l, 1, 1, 8);
-        assert_eq!(m.drive(|o| c.resume(o)).0, 12);
-        assert_eq!(m.get(l.outbox(1, 1)), 0);
-        assert_eq!(
-            m.get(l.inbox(1, 1)),
-            0,
-            "collected: the mailbox is free again"
-        );
-        // Right to left from mailbox 0 wraps to the highest set bit.
-        let mut p = Poll::new(l, 1, 0, Direction::RightToLeft, 8);
-        assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
-        let mut p = Poll::new(l, 1, 0, Direction::RightToLeft, 8);
-        assert_eq!(m.drive(|o| p.resume(o)).0, None, "empty");
-        for k in 0..3 {
-            m.apply(&release(l.bitmap_lock(k)));
-        }
-    }
-
-    #[test]
-    fn a_full_queue_refuses_and_a_reserved_inbox_is_skipped() {
-        let l = Layout::new(0, 1, 2, 16);
-        let mut m = TestMemory::default();
-        assert_eq!(post(&mut m, l, 0, 1, 1), Some(0));
-        assert_eq!(post(&mut m, l, 0, 2, 1), Some(1));
-        assert_eq!(post(&mut m, l, 0, 3, 1), None, "every mailbox in use");
-        // Reserved by a scheduler (bit reset) but not yet emptied: still not free.
-        let mut p = Poll::new(l, 0, 1, Direction::LeftToRight, 8);
-        assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
-        assert_eq!(post(&mut m, l, 0, 3, 1), None);
-        let mut t = TakeRequest::new(&l, 0, 0, 8);
-        assert_eq!(m.drive(|o| t.resume(o)).0, 1);
-        // Taken, but its OUT-box is reserved for the reply until the client collects it.
-        assert_eq!(post(&mut m, l, 0, 3, 1), None);
-        let mut r = PutReply::new(&l, 0, 0, 1, 8);
-        m.drive(|o| r.resume(o));
-        assert_eq!(post(&mut m, l, 0, 3, 1), None, "replied, not yet collected");
-        let mut c = CollectReply::new(&l, 0, 0, 8);
-        assert_eq!(m.drive(|o| c.resume(o)).0, 1);
-        assert_eq!(post(&mut m, l, 0, 3, 1), Some(0));
-    }
-
-    #[test]
-    fn a_lost_recheck_lets_go_and_searches_on() {
-        // Two schedulers read the bitmap without the lock and see the same bit; the second to
-        // take the lock finds it reset, lets go, and reserves the other request.
-        let l = Layout::new(0, 1, 8, 16);
-        let mut m = TestMemory::default();
-        post(&mut m, l, 0, 5, 7);
-        post(&mut m, l, 0, 6, 7);
-        let mut a = Poll::new(l, 0, 7, Direction::LeftToRight, 8);
-        let mut b = Poll::new(l, 0, 7, Direction::LeftToRight, 8);
-        // Both scan.
-        let oa = match a.resume(None) {
-            Step::Op(op) => m.apply(&op),
-            Step::Done(_) => unreachable!(),
-        };
-        let ob = match b.resume(None) {
-            Step::Op(op) => m.apply(&op),
-            Step::Done(_) => unreachable!(),
-        };
-        // A runs to completion first.
-        let mut o = oa;
-        let got_a = loop {
-            match a.resume(o.as_ref()) {
-                Step::Op(op) => o = m.apply(&op),
-                Step::Done(r) => break r,
-            }
-        };
-        let mut o = ob;
-        let got_b = loop {
-            match b.resume(o.as_ref()) {
-                Step::Op(op) => o = m.apply(&op),
-                Step::Done(r) => break r,
-            }
-        };
-        assert_eq!(got_a, Some(0));
-        assert_eq!(got_b, Some(1));
-        assert_eq!((a.lost, b.lost), (0, 1));
-    }
-
-    #[test]
-    fn a_holding_take_processes_the_request_under_the_inbox_lock() {
-        let l = Layout::new(0, 1, 4, 16);
-        let mut m = TestMemory::default();
-        post(&mut m, l, 0, 9, 3);
-        let mut p = Poll::new(l, 0, 3, Direction::LeftToRight, 8);
-        assert_eq!(m.drive(|o| p.resume(o)).0, Some(0));
-        let mut t = TakeRequest::new(&l, 0, 0, 8).holding(300);
-        let mut outcome = None;
-        let mut computed = Vec::new();
-        let got = loop {
-            match t.resume(outcome.as_ref()) {
-                Step::Op(Op::Compute(c)) => {
-                    computed.push((c, m.get(l.inbox_lock(0, 0)), m.get(l.inbox(0, 0))));
-                    outcome = None;
-                }
-                Step::Op(op) => outcome = m.apply(&op),
-                Step::Done(r) => break r,
-            }
-        };
-        assert_eq!(got, 9);
-        assert_eq!(computed, vec![(300, 1, TAKEN)], "taken, still locked, once");
-        assert_eq!(m.get(l.inbox_lock(0, 0)), 0);
-        // Without a hold the take issues no computation (once the reply is collected).
-        let mut c = CollectReply::new(&l, 0, 0, 8);
-        m.drive(|o| c.resume(o));
-        post(&mut m, l, 0, 10, 3);
-        let mut t = TakeRequest::new(&l, 0, 0, 8);
-        let (v, ops) = m.drive(|o| t.resume(o));
-        assert_eq!((v, ops), (10, 4));
     }
 }

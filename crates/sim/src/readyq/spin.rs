@@ -24,6 +24,8 @@
 //! `1..=2 * cycles` (the same mean) from its own stream: short waits, the usual case, keep
 //! their exact cost; a starved waiter gets through.
 
+use super::copy::Copy;
+
 use crate::ids::Cycles;
 use crate::outcome::{Outcome, WordOp};
 pub use crate::pause::{Pause, Spin, STREAK};
@@ -103,6 +105,7 @@ impl Acquire {
     }
 
     /// The next step, given the outcome of the operation issued last.
+    #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<()> {
         match self.state {
             AcqState::Start => {
@@ -159,15 +162,16 @@ pub(super) enum Write {
     IfEmpty(u64, u64),
 }
 
-/// Locks `lock`, reads a word (if asked), writes (if asked or if the read found 0), computes
-/// `hold` cycles still holding the lock (0: none), unlocks; done with the word read and the
-/// failed test-and-sets.
+/// Locks `lock`, reads a word (if asked), writes (if asked or if the read found 0), copies the
+/// request's other words (if asked, and only if it wrote), computes `hold` cycles still holding
+/// the lock (0: none), unlocks; done with the word read and the failed test-and-sets.
 #[derive(Clone, Debug)]
 pub(super) struct Locked {
     acq: Acquire,
     lock: u64,
     read: Option<u64>,
     write: Write,
+    copy: Option<Copy>,
     hold: Cycles,
     phase: u8,
     value: u64,
@@ -180,9 +184,18 @@ impl Locked {
             lock,
             read,
             write,
+            copy: None,
             hold: 0,
             phase: 0,
             value: 0,
+        }
+    }
+
+    /// The same access, copying a request's body (`copy`) after its write, before any hold.
+    pub(super) fn copying(self, copy: Copy) -> Self {
+        Locked {
+            copy: Some(copy),
+            ..self
         }
     }
 
@@ -191,6 +204,7 @@ impl Locked {
         Locked { hold, ..self }
     }
 
+    #[inline]
     pub(super) fn resume(&mut self, outcome: Option<&Outcome>) -> Step<(u64, u32)> {
         loop {
             match self.phase {
@@ -213,10 +227,13 @@ impl Locked {
                         Write::IfEmpty(a, v) if self.value == 0 => {
                             return Step::Op(word(a, WordOp::Store(v)))
                         }
-                        _ => {}
+                        _ => self.copy = None,
                     }
                 }
                 2 => {
+                    if let Some(op) = self.copy.take().and_then(|c| c.op()) {
+                        return Step::Op(op);
+                    }
                     self.phase = 3;
                     if self.hold > 0 {
                         return Step::Op(Op::Compute(self.hold));

@@ -184,14 +184,15 @@ impl Program for Client {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
             let outcome = cx.outcome.take();
-            match std::mem::replace(&mut self.active, Active::None) {
+            // The protocol in progress, resumed in place (it is large: moving it out and back
+            // at every step would copy it twice per operation).
+            match &mut self.active {
                 Active::None => {}
-                Active::Post(mut p, id, q) => match p.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::Post(p, id, q);
-                        return op;
-                    }
+                Active::Post(p, id, q) => match p.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
                     Step::Done(Some(i)) => {
+                        let (id, q) = (*id, *q);
+                        self.active = Active::None;
                         self.last[q] = i;
                         let mut sh = self.shared.borrow_mut();
                         sh.reqs[id].posted_after = sh.serviced;
@@ -200,17 +201,18 @@ impl Program for Client {
                         return self.post_record(cx.now, sh.reqs[id].generated);
                     }
                     Step::Done(None) => {
+                        let id = *id;
+                        self.active = Active::None;
                         self.full += 1;
                         self.phase = Phase::Retry(id);
                         return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
                     }
                 },
-                Active::FcfsPost(mut p, id, q) => match p.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::FcfsPost(p, id, q);
-                        return op;
-                    }
+                Active::FcfsPost(p, id, q) => match p.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
                     Step::Done(true) => {
+                        let (id, q) = (*id, *q);
+                        self.active = Active::None;
                         let mut sh = self.shared.borrow_mut();
                         sh.reqs[id].posted_after = sh.serviced;
                         sh.reqs[id].mailbox = (q, 0);
@@ -218,17 +220,16 @@ impl Program for Client {
                         return self.post_record(cx.now, sh.reqs[id].generated);
                     }
                     Step::Done(false) => {
+                        let id = *id;
+                        self.active = Active::None;
                         self.full += 1;
                         self.phase = Phase::Choose(id);
                         return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
                     }
                 },
-                Active::Collect(mut c) => match c.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::Collect(c);
-                        return op;
-                    }
-                    Step::Done(_) => {}
+                Active::Collect(c) => match c.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
+                    Step::Done(_) => self.active = Active::None,
                 },
             }
             match self.phase {

@@ -148,6 +148,11 @@ pub struct DiBella {
     /// reads its cached copy) or `test-and-set` (every retry a locked bus transaction).
     #[serde(default)]
     pub lock: Spin,
+    /// Words of a request beyond the word that marks its box full, copied one word at a time
+    /// into the IN-box (FCFS: the slot) by the poster and out of it by the scheduler, each under
+    /// the box's (FCFS: the queue's) lock (section 2.1). 0: a request is one word.
+    #[serde(default)]
+    pub request_words: u32,
     /// Pause between two retries of a held spin lock, and before a client retries a full queue.
     #[serde(default = "d_pause")]
     pub pause_ms: f64,
@@ -243,6 +248,12 @@ impl DiBella {
             return Err(format!(
                 "mailboxes: must be between 1 and {MAX_MAILBOXES}, got {}",
                 self.mailboxes
+            ));
+        }
+        if self.request_words > 64 {
+            return Err(format!(
+                "request_words: must be between 0 and 64, got {}",
+                self.request_words
             ));
         }
         for (name, v) in [
@@ -402,14 +413,18 @@ impl DiBella {
                 } else {
                     (s, mailboxes)
                 };
-                let bytes = FcfsLayout::bytes(queues, cap, line);
+                let bytes = FcfsLayout::bytes(queues, cap, line, self.request_words);
                 let base = sim.memory().alloc(bytes, Placement::Uma, None).base;
-                Structure::Fcfs(FcfsLayout::new(base, queues, cap, line))
+                Structure::Fcfs(
+                    FcfsLayout::new(base, queues, cap, line).with_request_words(self.request_words),
+                )
             }
             _ => {
-                let bytes = Layout::bytes(s, mailboxes, line);
+                let bytes = Layout::bytes(s, mailboxes, line, self.request_words);
                 let base = sim.memory().alloc(bytes, Placement::Uma, None).base;
-                Structure::MultiAccess(Layout::new(base, s, mailboxes, line))
+                Structure::MultiAccess(
+                    Layout::new(base, s, mailboxes, line).with_request_words(self.request_words),
+                )
             }
         };
         let costs = Costs {
@@ -502,7 +517,8 @@ impl Workload for DiBella {
     }
 
     fn memory_bytes(&self) -> u64 {
-        Layout::bytes(self.schedulers as usize, self.mailboxes as usize, 64)
+        let words = self.request_words;
+        Layout::bytes(self.schedulers as usize, self.mailboxes as usize, 64, words)
     }
 
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
@@ -546,6 +562,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "count_ms", default: "0", doc: "Primary client time per bitmap bit counted for the primary's length" },
         ParamInfo { name: "visit_ms", default: "0.005", doc: "scheduler time per queue visited while polling" },
         ParamInfo { name: "lock", default: "test-and-test-and-set", doc: "test-and-test-and-set | test-and-set: how a waiter retries a held lock" },
+        ParamInfo { name: "request_words", default: "0", doc: "request words beyond the first, copied in and out under the box's (FCFS: queue's) lock" },
         ParamInfo { name: "pause_ms", default: "0.002", doc: "pause between reads of a held lock" },
     ],
     build: |t| {

@@ -237,15 +237,16 @@ impl Program for Scheduler {
                 return op;
             }
             let outcome = cx.outcome.take();
-            match std::mem::replace(&mut self.active, Active::None) {
+            // The protocol in progress, resumed in place (moving it out and back at every step
+            // would copy it twice per operation).
+            match &mut self.active {
                 Active::None => {}
-                Active::Poll(mut p, q, secondary) => match p.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::Poll(p, q, secondary);
-                        return op;
-                    }
+                Active::Poll(p, q, secondary) => match p.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
                     Step::Done(found) => {
-                        self.lost += u64::from(p.lost);
+                        let (q, secondary, lost) = (*q, *secondary, p.lost);
+                        self.active = Active::None;
+                        self.lost += u64::from(lost);
                         if let Some(i) = found {
                             if secondary {
                                 self.last_secondary = i;
@@ -261,27 +262,32 @@ impl Program for Scheduler {
                         continue;
                     }
                 },
-                Active::Take(mut t, q) => match t.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::Take(t, q);
-                        return op;
+                Active::Take(t, q) => match t.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
+                    Step::Done(w) => {
+                        let q = *q;
+                        self.active = Active::None;
+                        return self.serve(w, q);
                     }
-                    Step::Done(w) => return self.serve(w, q),
                 },
-                Active::FcfsTake(mut t, q) => match t.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::FcfsTake(t, q);
-                        return op;
+                Active::FcfsTake(t, q) => match t.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
+                    Step::Done(Some(w)) => {
+                        let q = *q;
+                        self.active = Active::None;
+                        return self.serve(w, q);
                     }
-                    Step::Done(Some(w)) => return self.serve(w, q),
-                    Step::Done(None) => continue,
+                    Step::Done(None) => {
+                        self.active = Active::None;
+                        continue;
+                    }
                 },
-                Active::Reply(mut r) => match r.resume(outcome.as_ref()) {
-                    Step::Op(op) => {
-                        self.active = Active::Reply(r);
-                        return op;
+                Active::Reply(r) => match r.resume(outcome.as_ref()) {
+                    Step::Op(op) => return op,
+                    Step::Done(()) => {
+                        self.active = Active::None;
+                        continue;
                     }
-                    Step::Done(()) => continue,
                 },
             }
             match self.phase {
