@@ -12,9 +12,15 @@ fn main() {
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for entry in entries.flatten() {
             let readme = entry.path().join("README.md");
+            if !readme.is_file() {
+                // Named only when it exists: cargo reruns a build script for a path that does not
+                // exist every time, which would rebuild the lab (and the binary) on every build. A
+                // folder's README added later changes the folder, which is watched above.
+                continue;
+            }
             println!("cargo:rerun-if-changed={}", readme.display());
             let id = entry.file_name().to_string_lossy().to_string();
-            if readme.is_file() && holds_a_reproduction(&entry.path()) {
+            if holds_a_reproduction(&entry.path()) {
                 papers.push((id, readme));
             }
         }
