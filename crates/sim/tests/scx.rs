@@ -123,3 +123,48 @@ fn central_dispatches_wakeups_to_idle_processors_it_kicks() {
         assert!(t.wake_lat_p99_us < 1_000.0, "thread {}: {:?}", t.rank, t);
     }
 }
+
+#[test]
+fn simple_runs_threads_masked_to_some_processors_without_stranding_any() {
+    // scx-simple declares its queues shared, so the engine stops offering work at the first
+    // idle processor that finds none; once a masked thread is queued it offers to every idle
+    // one again. Six long threads on six processors, and four that wake every 4 ms for 1 ms,
+    // masked to processors 4 and 5: every one of those wakes and does all of its work.
+    let mut s = sim("scx-simple", "", 6);
+    let task = s.add_task("mixed");
+    s.measure_threads(task);
+    let m = machine(6);
+    for _ in 0..6 {
+        s.spawn(task, Box::new(Script::new([Op::Compute(m.ms(100.0))])))
+            .unwrap();
+    }
+    let attrs = ThreadAttrs {
+        mask: Some(smpsched_sim::CpuMask::of([
+            smpsched_sim::ProcId(4),
+            smpsched_sim::ProcId(5),
+        ])),
+        base_priority: 0,
+    };
+    for _ in 0..4 {
+        let mut ops = Vec::new();
+        for _ in 0..50 {
+            ops.push(Op::Compute(m.ms(1.0)));
+            ops.push(Op::Sleep(m.ms(3.0)));
+        }
+        s.spawn_with(task, Box::new(Script::new(ops)), attrs.clone())
+            .unwrap();
+    }
+    let r = s.run().unwrap();
+    r.check_conservation().unwrap();
+    for t in &r.apps[0].per_thread[6..] {
+        // Its 50 ms of compute, and the switches into it (charged to the thread coming in).
+        let work = 50 * m.ms(1.0);
+        let run = t.runtime_cycles;
+        assert!(
+            (work..work + work / 20).contains(&run),
+            "thread {}: {run}",
+            t.rank
+        );
+        assert!(t.wakeups >= 49, "thread {}: {} wake-ups", t.rank, t.wakeups);
+    }
+}

@@ -94,6 +94,12 @@ impl ScxOps for Simple {
         }
     }
 
+    /// The shared queue and the global one serve every processor; a local queue is filled
+    /// only by `select_cpu`, for the idle processor it returns.
+    fn shared_queues(&self) -> bool {
+        true
+    }
+
     fn stopping(&mut self, t: ThreadId, _runnable: bool, k: &mut Kfuncs) {
         if self.fifo {
             return;

@@ -122,6 +122,11 @@ impl<O: ScxOps> Scheduler for Scx<O> {
             Some(s) => Shape::new(machine).slice(Some(s)),
             None => Shape::new(machine).unsliced(dfl),
         };
+        let shape = if self.ops.shared_queues() {
+            shape.shared_queue()
+        } else {
+            shape
+        };
         shape
             .tick(self.ops.timer_interval(machine).map(|c| c.max(1)))
             .kicking()

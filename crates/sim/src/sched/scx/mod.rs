@@ -80,4 +80,13 @@ pub trait ScxOps {
 
     /// Every [`ScxOps::timer_interval`] (a BPF timer: `scx_central`'s slice enforcement).
     fn timer(&mut self, _k: &mut Kfuncs) {}
+
+    /// Whether every processor draws its work from queues all processors share (the global
+    /// queue and custom ones), a local queue being filled only for the processor `select_cpu`
+    /// returned or a kick named. Then one idle processor finding nothing means every idle one
+    /// would, and the engine stops offering there ([`Shape::shared_queue`](crate::sched::Shape));
+    /// false, the default, asks every idle processor.
+    fn shared_queues(&self) -> bool {
+        false
+    }
 }
