@@ -47,9 +47,9 @@ enum Micro {
     Broad(String),
     /// Wait on the condition, releasing `mutex` (if any) meanwhile.
     Wait(String, Option<String>),
-    /// Sleep until the timer's next expiry.
+    /// Sleep until the next expiry of the thread's timer number `timer`.
     Timer {
-        name: String,
+        timer: usize,
         period: f64,
         absolute: bool,
     },
@@ -69,8 +69,9 @@ pub struct RtAppThread {
     phase_loop: u64,
     event: usize,
     micro: VecDeque<Micro>,
-    /// Each timer's last expiry.
-    timers: BTreeMap<String, Cycles>,
+    /// Each timer's name and last expiry (none before its first use), in order of first use:
+    /// a task has few timers, so a name is found by a short scan, with no allocation.
+    timers: Vec<(String, Option<Cycles>)>,
     /// Where the next `mem` write starts in the buffer.
     written: u64,
 }
@@ -98,7 +99,7 @@ impl RtAppThread {
             phase_loop: 0,
             event: 0,
             micro: VecDeque::new(),
-            timers: BTreeMap::new(),
+            timers: Vec::new(),
             written: 0,
         };
         if delay > 0.0 {
@@ -130,26 +131,20 @@ impl RtAppThread {
     /// Queues the steps of the next event (and the attributes of a phase that starts), then
     /// moves to the next event, phase loop, phase, or loop of the phases.
     fn advance(&mut self) {
-        let (event, attrs) = {
-            let s = self.shared.borrow();
-            let phases = &s.spec.tasks[self.task].phases;
-            // Phases with no event (attributes only) are passed over.
-            while phases[self.phase].events.is_empty() {
-                self.phase = (self.phase + 1) % phases.len();
-            }
-            let phase = &phases[self.phase];
-            let starts = self.event == 0 && self.phase_loop == 0;
-            (
-                phase.events[self.event].clone(),
-                starts.then(|| phase.attrs.clone()),
-            )
-        };
-        if let Some(a) = attrs {
-            self.push_attrs(&a);
-        }
-        self.queue(event);
-        let s = self.shared.borrow();
+        // The file's events are read in place (`queue` only reads the shared state), so an
+        // event is not copied, names and all, at every step.
+        let shared = Rc::clone(&self.shared);
+        let s = shared.borrow();
         let phases = &s.spec.tasks[self.task].phases;
+        // Phases with no event (attributes only) are passed over.
+        while phases[self.phase].events.is_empty() {
+            self.phase = (self.phase + 1) % phases.len();
+        }
+        let phase = &phases[self.phase];
+        if self.event == 0 && self.phase_loop == 0 {
+            self.push_attrs(&phase.attrs);
+        }
+        self.queue(&phase.events[self.event]);
         self.event += 1;
         if self.event < phases[self.phase].events.len() {
             return;
@@ -169,57 +164,74 @@ impl RtAppThread {
         }
     }
 
-    fn queue(&mut self, event: Event) {
+    /// The thread's number for the timer `name`, given at its first use.
+    fn timer(&mut self, name: &str) -> usize {
+        match self.timers.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None => {
+                self.timers.push((name.to_string(), None));
+                self.timers.len() - 1
+            }
+        }
+    }
+
+    fn queue(&mut self, event: &Event) {
         let ns_per_loop = self.shared.borrow().spec.ns_per_loop;
         let m = |op| Micro::Op(op);
         match event {
             Event::Run(us) => {
                 // rt-app runs floor(t * 1000 / ns) loops of the calibrated workload.
-                let us = ns_per_loop.map_or(us, |ns| (us * 1000.0 / ns).floor() * ns / 1000.0);
+                let us = ns_per_loop.map_or(*us, |ns| (us * 1000.0 / ns).floor() * ns / 1000.0);
                 let c = self.cycles(us);
                 self.micro.push_back(m(Op::Compute(c)));
             }
             Event::Runtime(us) => {
-                let c = self.cycles(us);
+                let c = self.cycles(*us);
                 self.micro.push_back(m(Op::Compute(c)));
             }
             Event::Sleep(us) => {
-                let c = self.cycles(us);
+                let c = self.cycles(*us);
                 self.micro.push_back(m(Op::Sleep(c)));
             }
             Event::Timer {
                 name,
                 period,
                 absolute,
-            } => self.micro.push_back(Micro::Timer {
-                name,
-                period,
-                absolute,
-            }),
+            } => {
+                let timer = self.timer(name);
+                self.micro.push_back(Micro::Timer {
+                    timer,
+                    period: *period,
+                    absolute: *absolute,
+                });
+            }
             Event::Lock(x) => {
-                let id = self.shared.borrow().mutexes[&x];
+                let id = self.shared.borrow().mutexes[x];
                 self.micro.push_back(m(Op::Wait(id)));
             }
             Event::Unlock(x) => {
-                let id = self.shared.borrow().mutexes[&x];
+                let id = self.shared.borrow().mutexes[x];
                 self.micro.push_back(m(Op::Signal(id)));
             }
-            Event::Wait { cond, mutex } => self.micro.push_back(Micro::Wait(cond, Some(mutex))),
-            Event::Signal(c) => self.micro.push_back(Micro::Signal(c)),
-            Event::Broad(c) => self.micro.push_back(Micro::Broad(c)),
+            Event::Wait { cond, mutex } => self
+                .micro
+                .push_back(Micro::Wait(cond.clone(), Some(mutex.clone()))),
+            Event::Signal(c) => self.micro.push_back(Micro::Signal(c.clone())),
+            Event::Broad(c) => self.micro.push_back(Micro::Broad(c.clone())),
             Event::Sync { cond, mutex } => {
-                let id = self.shared.borrow().mutexes[&mutex];
+                let id = self.shared.borrow().mutexes[mutex];
                 self.micro.push_back(m(Op::Wait(id)));
                 self.micro.push_back(Micro::Signal(cond.clone()));
-                self.micro.push_back(Micro::Wait(cond, Some(mutex)));
+                self.micro
+                    .push_back(Micro::Wait(cond.clone(), Some(mutex.clone())));
                 self.micro.push_back(m(Op::Signal(id)));
             }
             Event::Barrier(b) => {
-                let id = self.shared.borrow().barriers[&b];
+                let id = self.shared.borrow().barriers[b];
                 self.micro.push_back(m(Op::Wait(id)));
             }
-            Event::Suspend(t) => self.micro.push_back(Micro::Wait(suspend_cond(&t), None)),
-            Event::Resume(t) => self.micro.push_back(Micro::Broad(suspend_cond(&t))),
+            Event::Suspend(t) => self.micro.push_back(Micro::Wait(suspend_cond(t), None)),
+            Event::Resume(t) => self.micro.push_back(Micro::Broad(suspend_cond(t))),
             Event::Yield => self.micro.push_back(m(Op::Yield)),
             Event::Fork(name) => {
                 let shared = Rc::clone(&self.shared);
@@ -228,13 +240,13 @@ impl RtAppThread {
                     .spec
                     .tasks
                     .iter()
-                    .position(|t| t.name == name)
+                    .position(|t| &t.name == name)
                     .expect("forks are checked when the file is read");
                 self.micro.push_back(m(Op::Spawn(Spawner::new(move || {
                     Box::new(RtAppThread::new(Rc::clone(&shared), task, false))
                 }))));
             }
-            Event::Mem(bytes) | Event::IoRun(bytes) => self.write(bytes),
+            Event::Mem(bytes) | Event::IoRun(bytes) => self.write(*bytes),
         }
     }
 
@@ -296,22 +308,21 @@ impl Program for RtAppThread {
                         return Op::Wait(id);
                     }
                     Micro::Timer {
-                        name,
+                        timer,
                         period,
                         absolute,
                     } => {
                         let p = self.cycles(period);
-                        let last = *self.timers.entry(name.clone()).or_insert(cx.now);
+                        let last = *self.timers[timer].1.get_or_insert(cx.now);
                         let target = last.saturating_add(p);
                         if target > cx.now {
-                            self.timers.insert(name, target);
+                            self.timers[timer].1 = Some(target);
                             self.micro.push_front(Micro::Woke(target));
                             return Op::Sleep(target - cx.now);
                         }
                         // Missed: an absolute timer keeps its reference, a relative one
                         // restarts from now.
-                        self.timers
-                            .insert(name, if absolute { target } else { cx.now });
+                        self.timers[timer].1 = Some(if absolute { target } else { cx.now });
                     }
                     Micro::Woke(target) => {
                         let cpu = self.shared.borrow().cycles_per_us;
