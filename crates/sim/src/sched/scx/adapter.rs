@@ -37,8 +37,18 @@ impl<O: ScxOps> Scx<O> {
         }
     }
 
-    /// Sizes the queues and task fields, and runs `init` once.
+    /// Sizes the queues and task fields, and runs `init` once; at once when that is done.
+    #[inline]
     fn prepare(&mut self, cx: &SchedCtx) {
+        if self.ready && self.tasks.len() >= cx.thread_count() {
+            return;
+        }
+        self.prepare_slow(cx);
+    }
+
+    /// [`Self::prepare`]'s work: the first call, and after threads were created.
+    #[cold]
+    fn prepare_slow(&mut self, cx: &SchedCtx) {
         self.dsqs.size(cx.machine.processors as usize);
         if self.tasks.len() < cx.thread_count() {
             self.tasks.resize(cx.thread_count(), ScxTask::default());
@@ -205,6 +215,9 @@ impl<O: ScxOps> Scheduler for Scx<O> {
     }
 
     fn take_kicks(&mut self, out: &mut Vec<Kick>) {
+        if self.kicks.is_empty() {
+            return;
+        }
         out.append(&mut self.kicks);
     }
 }
