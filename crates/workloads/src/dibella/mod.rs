@@ -403,10 +403,55 @@ impl DiBella {
                 s + c
             )));
         }
-        let m = sim.machine().clone();
+        let structure = self.structure(sim, spol);
+        let costs = self.costs(sim.machine());
+        let shared = self.shared(sim, c);
+        let pin = |p: usize| ThreadAttrs {
+            mask: Some(CpuMask::of([ProcId(p as u32)])),
+            base_priority: 0,
+        };
+        for me in 0..s {
+            let prog = scheduler::Scheduler::new(
+                me,
+                s,
+                spol,
+                self.bidirectional,
+                structure,
+                costs.on(me),
+                &shared,
+            );
+            sim.spawn_with(task, Box::new(prog), pin(me))?;
+        }
+        let service = (sim.machine().ms(self.service_ms), self.service_dist);
+        for k in 0..c {
+            let gap = match self.load {
+                Load::Synchronous => None,
+                Load::Uniform => Some(costs.gap),
+                Load::NonUniform if k % s == 0 => Some(0.0),
+                Load::NonUniform => Some(costs.gap),
+            };
+            let prog = client::Client::new(
+                k,
+                s,
+                cpol,
+                gap,
+                service,
+                structure,
+                costs.on(s + k),
+                &shared,
+            );
+            sim.spawn_with(task, Box::new(prog), pin(s + k))?;
+        }
+        Ok(shared)
+    }
+
+    /// The ready queue the scheduler policy uses, laid out in the simulation's memory: one
+    /// FCFS queue (Global), one per scheduler (Distributed FCFS) or multi-access mailboxes.
+    fn structure(&self, sim: &mut Simulation, spol: SchedulerPolicy) -> Structure {
+        let s = self.schedulers as usize;
         let line = sim.memory().line_bytes().max(1);
         let mailboxes = self.mailboxes as usize;
-        let structure = match spol {
+        match spol {
             SchedulerPolicy::Global | SchedulerPolicy::DistributedFcfs => {
                 let (queues, cap) = if spol == SchedulerPolicy::Global {
                     (1, mailboxes * s)
@@ -426,8 +471,12 @@ impl DiBella {
                     Layout::new(base, s, mailboxes, line).with_request_words(self.request_words),
                 )
             }
-        };
-        let costs = Costs {
+        }
+    }
+
+    /// The file's times in the machine's cycles.
+    fn costs(&self, m: &smpsched_sim::MachineConfig) -> Costs {
+        Costs {
             signal: m.ms(self.signal_ms),
             bookkeeping: m.ms(self.bookkeeping_ms),
             send: m.ms(self.send_ms),
@@ -440,62 +489,29 @@ impl DiBella {
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             gap: self.gap_ms * m.clock_mhz * 1000.0,
             cycles_per_ms: m.clock_mhz * 1000.0,
-        };
+        }
+    }
+
+    /// The bookkeeping the programs share, with one reply event per client when synchronous.
+    fn shared(&self, sim: &mut Simulation, clients: usize) -> Rc<RefCell<Shared>> {
         let events = if self.load == Load::Synchronous {
-            (0..c)
+            (0..clients)
                 .map(|_| sim.create_sync(SyncKind::Event { set: false }, WaitPolicy::BLOCK))
                 .collect()
         } else {
             Vec::new()
         };
-        let shared = Rc::new(RefCell::new(Shared {
+        Rc::new(RefCell::new(Shared {
             total: self.requests,
             reqs: Vec::with_capacity(self.requests.min(1 << 24) as usize),
             serviced: 0,
             first_generated: Cycles::MAX,
             last_generated: 0,
-            per_scheduler: vec![0; s],
-            replies: vec![VecDeque::new(); c],
+            per_scheduler: vec![0; self.schedulers as usize],
+            replies: vec![VecDeque::new(); clients],
             events,
             finished: false,
-        }));
-        let pin = |p: usize| ThreadAttrs {
-            mask: Some(CpuMask::of([ProcId(p as u32)])),
-            base_priority: 0,
-        };
-        for me in 0..s {
-            let prog = scheduler::Scheduler::new(
-                me,
-                s,
-                spol,
-                self.bidirectional,
-                structure,
-                costs.on(me),
-                &shared,
-            );
-            sim.spawn_with(task, Box::new(prog), pin(me))?;
-        }
-        let ms = |v: f64| m.ms(v);
-        for k in 0..c {
-            let gap = match self.load {
-                Load::Synchronous => None,
-                Load::Uniform => Some(costs.gap),
-                Load::NonUniform if k % s == 0 => Some(0.0),
-                Load::NonUniform => Some(costs.gap),
-            };
-            let prog = client::Client::new(
-                k,
-                s,
-                cpol,
-                gap,
-                (ms(self.service_ms), self.service_dist),
-                structure,
-                costs.on(s + k),
-                &shared,
-            );
-            sim.spawn_with(task, Box::new(prog), pin(s + k))?;
-        }
-        Ok(shared)
+        }))
     }
 }
 
