@@ -418,6 +418,8 @@ pub struct Post {
     state: PostState,
     /// Failed test-and-sets on this post's locks.
     pub lock_failures: u32,
+    /// Cycles the request is processed under the IN-box lock after the fill.
+    hold: Cycles,
 }
 
 impl Post {
@@ -435,7 +437,15 @@ impl Post {
             tried: 0,
             state: PostState::Start,
             lock_failures: 0,
+            hold: 0,
         }
+    }
+
+    /// The same post, processing the request for `hold` cycles after filling the IN-box and
+    /// before letting its lock go (section 2.1: "the remainder of the request information is
+    /// processed while a process has sole access to an IN-box or OUT-box lock").
+    pub fn holding(self, hold: Cycles) -> Self {
+        Post { hold, ..self }
     }
 
     /// Reads the IN-box of the next mailbox whose bit was clear, without its lock (optimistic,
@@ -465,6 +475,9 @@ impl Post {
         if self.layout.words > 0 {
             let body = self.layout.inbox_body(self.q, i);
             l = l.copying(Copy::store(body, self.layout.words));
+        }
+        if self.hold > 0 {
+            l = l.holding(self.hold);
         }
         let op = match l.resume(None) {
             Step::Op(op) => op,

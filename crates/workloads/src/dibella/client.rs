@@ -362,12 +362,13 @@ impl Client {
         let value = id as u64 + 1;
         self.active = match self.structure {
             Structure::MultiAccess(l) => Active::Post(
-                Post::new(l, q, value, self.last[q], self.costs.pause),
+                Post::new(l, q, value, self.last[q], self.costs.pause).holding(self.costs.fill),
                 id,
                 q,
             ),
             Structure::Fcfs(l) => {
-                Active::FcfsPost(FcfsPost::new(l, q, value, self.costs.pause), id, q)
+                let post = FcfsPost::new(l, q, value, self.costs.pause).holding(self.costs.fill);
+                Active::FcfsPost(post, id, q)
             }
         };
     }

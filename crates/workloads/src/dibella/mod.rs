@@ -119,6 +119,12 @@ pub struct DiBella {
     /// service shorter than this is served within it). 0: the lock is let go at once.
     #[serde(default)]
     pub bookkeeping_ms: f64,
+    /// The client's side of the same rule: the time a client spends processing its request's
+    /// information after filling its IN-box (Global and Distributed FCFS: its queue slot) and
+    /// before it lets the box's (FCFS: the queue's) lock go, section 2.1. It is part of the
+    /// client's cycle with `post_ms`; 0: the lock is let go at once.
+    #[serde(default)]
+    pub fill_ms: f64,
     /// Scheduler processor time to send the reply signal (a system call).
     #[serde(default = "d_send")]
     pub send_ms: f64,
@@ -262,6 +268,7 @@ impl DiBella {
             ("signal_ms", self.signal_ms),
             ("send_ms", self.send_ms),
             ("bookkeeping_ms", self.bookkeeping_ms),
+            ("fill_ms", self.fill_ms),
             ("interrupt_ms", self.interrupt_ms),
             ("post_ms", self.post_ms),
             ("random_ms", self.random_ms),
@@ -317,6 +324,8 @@ pub(crate) struct Costs {
     pub signal: Cycles,
     /// Bookkeeping done under the IN-box (FCFS: queue) lock.
     pub bookkeeping: Cycles,
+    /// A client's processing of its request under the IN-box (FCFS: queue) lock.
+    pub fill: Cycles,
     pub send: Cycles,
     pub interrupt: Cycles,
     pub post: Cycles,
@@ -479,6 +488,7 @@ impl DiBella {
         Costs {
             signal: m.ms(self.signal_ms),
             bookkeeping: m.ms(self.bookkeeping_ms),
+            fill: m.ms(self.fill_ms),
             send: m.ms(self.send_ms),
             interrupt: m.ms(self.interrupt_ms),
             post: m.ms(self.post_ms),
@@ -570,6 +580,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "gap_ms", default: "0.5", doc: "mean wait between requests of a slow client" },
         ParamInfo { name: "signal_ms", default: "0.65", doc: "reply signal propagation" },
         ParamInfo { name: "bookkeeping_ms", default: "0", doc: "part of service_ms done still holding the IN-box (FCFS: queue) lock" },
+        ParamInfo { name: "fill_ms", default: "0", doc: "client time processing its request still holding the IN-box (FCFS: queue) lock" },
         ParamInfo { name: "send_ms", default: "0.3", doc: "scheduler time to send the reply signal" },
         ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },
