@@ -19,8 +19,8 @@
 //!   the lock go).
 //! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box read empty without
 //!   the lock, as the schedulers read the bitmap, then checked again under the IN-box lock),
-//!   writes the request (its other words copied under that lock, [`Copy`]), then sets the bit
-//!   under the bitmap lock.
+//!   writes the request (its other words copied under that lock, [`Copy`], and, where asked,
+//!   processes it before letting the lock go), then sets the bit under the bitmap lock.
 //! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client,
 //!   who then empties the IN-box: the mailbox is in use from the post until the reply is
 //!   collected (section 2.1: the OUT-box is reserved for the reply).

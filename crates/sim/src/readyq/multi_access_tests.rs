@@ -167,7 +167,7 @@ fn a_holding_post_processes_the_request_under_the_inbox_lock_before_its_bit_is_s
     );
     assert_eq!((m.get(l.inbox_lock(0, 0)), m.get(l.bitmap(0))), (0, 1));
     // A post that finds its box in use under the lock processes nothing there: mailbox 1 is
-    // marked full only after the peek (a racing poster), so the hold goes to the next box.
+    // filled by a racing poster after this post's peek, and mailbox 0 is in use.
     let mut p = Post::new(l, 0, 8, 0, 8).holding(200);
     let mut outcome = None;
     let mut holds = 0;
