@@ -234,6 +234,14 @@ impl FcfsPost {
         FcfsPost(Access::new(layout, q, Kind::Post(value), pause))
     }
 
+    /// The same post, processing the request for `hold` cycles after it is in its slot and
+    /// before the queue lock is let go (section 2.1: a request's information is processed
+    /// under the lock of a single-access queue).
+    pub fn holding(mut self, hold: Cycles) -> Self {
+        self.0.hold = hold;
+        self
+    }
+
     /// The next step, given the outcome of the operation issued last.
     #[inline]
     pub fn resume(&mut self, outcome: Option<&Outcome>) -> Step<bool> {
@@ -302,6 +310,33 @@ mod tests {
         }
         assert_eq!(m.get(l.lock(1)), 0, "released");
         assert!(l.slot(1, 2) < l.lock(1) + FcfsLayout::bytes(1, 3, 16, 0));
+    }
+
+    #[test]
+    fn a_holding_post_keeps_the_queue_lock_while_it_processes_the_request() {
+        let l = FcfsLayout::new(4096, 1, 1, 16);
+        let mut m = TestMemory::default();
+        let mut p = FcfsPost::new(l, 0, 7, 8).holding(300);
+        let mut outcome = None;
+        let mut computed = Vec::new();
+        let posted = loop {
+            match p.resume(outcome.as_ref()) {
+                Step::Op(Op::Compute(c)) => {
+                    computed.push((c, m.get(l.lock(0)), m.get(l.tail(0))));
+                    outcome = None;
+                }
+                Step::Op(op) => outcome = m.apply(&op),
+                Step::Done(r) => break r,
+            }
+        };
+        assert!(posted);
+        assert_eq!(computed, vec![(300, 1, 1)], "posted, still locked, once");
+        assert_eq!(m.get(l.lock(0)), 0, "released");
+        // A post that finds the queue full lets the lock go at once.
+        let mut p = FcfsPost::new(l, 0, 8, 8).holding(300);
+        let (posted, ops) = m.drive(|o| p.resume(o));
+        assert!(!posted);
+        assert_eq!(ops, 4, "lock, head, tail, release: no hold");
     }
 
     #[test]

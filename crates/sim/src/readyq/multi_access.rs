@@ -19,8 +19,8 @@
 //!   the lock go).
 //! * [`Post`] — a client finds a free IN-box (its bit clear and the IN-box read empty without
 //!   the lock, as the schedulers read the bitmap, then checked again under the IN-box lock),
-//!   writes the request (its other words copied under that lock, [`Copy`]), then sets the bit
-//!   under the bitmap lock.
+//!   writes the request (its other words copied under that lock, [`Copy`], and, where asked,
+//!   processes it before letting the lock go), then sets the bit under the bitmap lock.
 //! * [`PutReply`] / [`CollectReply`] — the OUT-box written by the scheduler, read by the client,
 //!   who then empties the IN-box: the mailbox is in use from the post until the reply is
 //!   collected (section 2.1: the OUT-box is reserved for the reply).
@@ -418,6 +418,8 @@ pub struct Post {
     state: PostState,
     /// Failed test-and-sets on this post's locks.
     pub lock_failures: u32,
+    /// Cycles the request is processed under the IN-box lock after the fill.
+    hold: Cycles,
 }
 
 impl Post {
@@ -435,7 +437,15 @@ impl Post {
             tried: 0,
             state: PostState::Start,
             lock_failures: 0,
+            hold: 0,
         }
+    }
+
+    /// The same post, processing the request for `hold` cycles after filling the IN-box and
+    /// before letting its lock go (section 2.1: "the remainder of the request information is
+    /// processed while a process has sole access to an IN-box or OUT-box lock").
+    pub fn holding(self, hold: Cycles) -> Self {
+        Post { hold, ..self }
     }
 
     /// Reads the IN-box of the next mailbox whose bit was clear, without its lock (optimistic,
@@ -465,6 +475,9 @@ impl Post {
         if self.layout.words > 0 {
             let body = self.layout.inbox_body(self.q, i);
             l = l.copying(Copy::store(body, self.layout.words));
+        }
+        if self.hold > 0 {
+            l = l.holding(self.hold);
         }
         let op = match l.resume(None) {
             Step::Op(op) => op,

@@ -141,6 +141,64 @@ fn a_holding_take_processes_the_request_under_the_inbox_lock() {
     assert_eq!((v, ops), (10, 4));
 }
 
+#[test]
+fn a_holding_post_processes_the_request_under_the_inbox_lock_before_its_bit_is_set() {
+    let l = Layout::new(0, 1, 2, 16);
+    let mut m = TestMemory::default();
+    let mut p = Post::new(l, 0, 7, 1, 8).holding(200);
+    let mut outcome = None;
+    let mut computed = Vec::new();
+    let got = loop {
+        match p.resume(outcome.as_ref()) {
+            Step::Op(Op::Compute(c)) => {
+                let seen = (m.get(l.inbox_lock(0, 0)), m.get(l.inbox(0, 0)));
+                computed.push((c, seen, m.get(l.bitmap(0))));
+                outcome = None;
+            }
+            Step::Op(op) => outcome = m.apply(&op),
+            Step::Done(r) => break r,
+        }
+    };
+    assert_eq!(got, Some(0));
+    assert_eq!(
+        computed,
+        vec![(200, (1, 7), 0)],
+        "filled, locked, not yet announced"
+    );
+    assert_eq!((m.get(l.inbox_lock(0, 0)), m.get(l.bitmap(0))), (0, 1));
+    // A post that finds its box in use under the lock processes nothing there: mailbox 1 is
+    // filled by a racing poster after this post's peek, and mailbox 0 is in use.
+    let mut p = Post::new(l, 0, 8, 0, 8).holding(200);
+    let mut outcome = None;
+    let mut holds = 0;
+    let got = loop {
+        match p.resume(outcome.as_ref()) {
+            Step::Op(Op::Compute(c)) => {
+                holds += c;
+                outcome = None;
+            }
+            Step::Op(op) => {
+                let locking_box_1 = matches!(op, Op::Word { addr, op: WordOp::TestAndSet }
+                    if addr == l.inbox_lock(0, 1));
+                if locking_box_1 {
+                    let addr = l.inbox(0, 1);
+                    m.apply(&Op::Word {
+                        addr,
+                        op: WordOp::Store(99),
+                    });
+                }
+                outcome = m.apply(&op);
+            }
+            Step::Done(r) => break r,
+        }
+    };
+    assert_eq!(
+        (got, holds),
+        (None, 0),
+        "box 1 taken by another, box 0 in use: no hold"
+    );
+}
+
 /// Every operation a protocol issues, driven to the end on `m`.
 fn ops_of<T>(
     m: &mut TestMemory,

@@ -164,7 +164,7 @@ pub(super) enum Write {
 
 /// Locks `lock`, reads a word (if asked), writes (if asked or if the read found 0), copies the
 /// request's other words (if asked, and only if it wrote), computes `hold` cycles still holding
-/// the lock (0: none), unlocks; done with the word read and the failed test-and-sets.
+/// the lock (0: none; only if it wrote), unlocks; done with the word read and the failed test-and-sets.
 #[derive(Clone, Debug)]
 pub(super) struct Locked {
     acq: Acquire,
@@ -227,7 +227,11 @@ impl Locked {
                         Write::IfEmpty(a, v) if self.value == 0 => {
                             return Step::Op(word(a, WordOp::Store(v)))
                         }
-                        _ => self.copy = None,
+                        // Nothing written: nothing to copy or process.
+                        _ => {
+                            self.copy = None;
+                            self.hold = 0;
+                        }
                     }
                 }
                 2 => {

@@ -180,221 +180,277 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Resumes the protocol in progress with `outcome`: the operation it asks for next, or
+    /// `None` once it is finished (its result already taken into the client's phase).
+    fn resume_active(&mut self, now: Cycles, outcome: Option<&Outcome>) -> Option<Op> {
+        // The protocol in progress, resumed in place (it is large: moving it out and back at
+        // every step would copy it twice per operation).
+        match &mut self.active {
+            Active::None => None,
+            Active::Post(p, id, q) => match p.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(Some(i)) => {
+                    let (id, q) = (*id, *q);
+                    self.last[q] = i;
+                    Some(self.posted(now, id, (q, i)))
+                }
+                Step::Done(None) => {
+                    let id = *id;
+                    Some(self.found_full(Phase::Retry(id)))
+                }
+            },
+            Active::FcfsPost(p, id, q) => match p.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(true) => {
+                    let (id, q) = (*id, *q);
+                    Some(self.posted(now, id, (q, 0)))
+                }
+                Step::Done(false) => {
+                    let id = *id;
+                    Some(self.found_full(Phase::Choose(id)))
+                }
+            },
+            Active::Collect(c) => match c.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(_) => {
+                    self.active = Active::None;
+                    None
+                }
+            },
+        }
+    }
+
+    /// Request `id` is in `mailbox`: note it and record the post's time.
+    fn posted(&mut self, now: Cycles, id: usize, mailbox: (usize, usize)) -> Op {
+        self.active = Active::None;
+        let mut sh = self.shared.borrow_mut();
+        sh.reqs[id].posted_after = sh.serviced;
+        sh.reqs[id].mailbox = mailbox;
+        self.phase = Phase::Posted;
+        self.post_record(now, sh.reqs[id].generated)
+    }
+
+    /// Every mailbox of the chosen queue was in use: pause, then go on at `then`.
+    fn found_full(&mut self, then: Phase) -> Op {
+        self.active = Active::None;
+        self.full += 1;
+        self.phase = then;
+        Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1))
+    }
+
+    /// At the top of the cycle: service a reply that arrived, finish once every request is
+    /// generated, or wait (slow clients), then generate the next request and compose it.
+    fn top(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if let Some((q, i)) = self.due_reply(cx.now) {
+            self.phase = Phase::Collect(q, i);
+            return Op::Compute(self.costs.interrupt.max(1));
+        }
+        if self.generated_all() {
+            return self.finish(cx.now);
+        }
+        if let Some(mean) = self.gap {
+            if !self.waited && mean > 0.0 {
+                self.waited = true;
+                let u: f64 = cx.rng.random();
+                let wait = (-(1.0 - u).ln() * mean).round() as Cycles;
+                if wait > 0 {
+                    return Op::Compute(wait);
+                }
+            }
+        }
+        self.waited = false;
+        self.generate(cx)
+    }
+
+    fn generated_all(&self) -> bool {
+        let sh = self.shared.borrow();
+        sh.reqs.len() as u64 >= sh.total
+    }
+
+    /// Every request is generated: collect the outstanding replies, record the full queues
+    /// found, exit.
+    fn finish(&mut self, now: Cycles) -> Op {
+        if let Some(op) = self.drain(now) {
+            return op;
+        }
+        if self.full > 0 {
+            let v = self.full as f64;
+            self.full = 0;
+            return Op::Record {
+                name: "full",
+                value: v,
+            };
+        }
+        Op::Exit
+    }
+
+    /// Generates the next request (its service time drawn as the file says) and composes it.
+    fn generate(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        let service = match self.service {
+            (mean, ServiceDist::Fixed) => mean,
+            (mean, ServiceDist::Exponential) => {
+                let u: f64 = cx.rng.random();
+                (-(1.0 - u).ln() * mean as f64).round() as Cycles
+            }
+        };
+        let mut sh = self.shared.borrow_mut();
+        let id = sh.reqs.len();
+        sh.reqs.push(Req {
+            client: self.me as u32,
+            generated: cx.now,
+            service,
+            serviced: 0,
+            mailbox: (0, 0),
+            posted_after: 0,
+            serviced_after: 0,
+            by: u32::MAX,
+        });
+        sh.first_generated = sh.first_generated.min(cx.now);
+        sh.last_generated = cx.now;
+        self.phase = Phase::Choose(id);
+        let post = match self.costs.post_dist {
+            ServiceDist::Fixed => self.costs.post,
+            ServiceDist::Exponential => {
+                let u: f64 = cx.rng.random();
+                (-(1.0 - u).ln() * self.costs.post as f64).round() as Cycles
+            }
+        };
+        Op::Compute(post.max(1))
+    }
+
+    /// Request `id` is composed: read the primary's bitmap (Primary policies), or choose its
+    /// queue and pay the draw.
+    fn choose_step(&mut self, cx: &mut ThreadCtx<'_>, id: usize) -> Option<Op> {
+        let primary_read = matches!(
+            self.policy,
+            ClientPolicy::PrimaryRandom { .. } | ClientPolicy::PrimaryFixed { .. }
+        );
+        if let (true, Structure::MultiAccess(l)) = (primary_read, self.structure) {
+            self.phase = Phase::Length(id);
+            return Some(Op::Word {
+                addr: l.bitmap(client_primary(self.me, self.queues)),
+                op: WordOp::Load,
+            });
+        }
+        let (q, cost) = self.choose(cx, 0);
+        self.phase = Phase::Post(id, q);
+        (cost > 0).then_some(Op::Compute(cost))
+    }
+
+    /// The primary's bitmap was read for request `id`: count its bits, choose the queue.
+    fn length_step(
+        &mut self,
+        cx: &mut ThreadCtx<'_>,
+        id: usize,
+        outcome: Option<Outcome>,
+    ) -> Option<Op> {
+        let bm = match outcome {
+            Some(Outcome::Word { old, .. }) => old,
+            _ => 0,
+        };
+        let (q, draw) = self.choose(cx, bm.count_ones() as usize);
+        // Counting the primary's bits is a loop over its MaxReqs mailboxes.
+        let bits = self.structure.mailboxes() as Cycles;
+        let cost = draw + self.costs.count.saturating_mul(bits);
+        self.phase = Phase::Post(id, q);
+        (cost > 0).then_some(Op::Compute(cost))
+    }
+
+    /// Starts posting request `id` in queue `q` with the structure's protocol.
+    fn start_post(&mut self, id: usize, q: usize) {
+        let value = id as u64 + 1;
+        self.active = match self.structure {
+            Structure::MultiAccess(l) => Active::Post(
+                Post::new(l, q, value, self.last[q], self.costs.pause).holding(self.costs.fill),
+                id,
+                q,
+            ),
+            Structure::Fcfs(l) => {
+                let post = FcfsPost::new(l, q, value, self.costs.pause).holding(self.costs.fill);
+                Active::FcfsPost(post, id, q)
+            }
+        };
+    }
+
+    /// Request posted: asynchronously back to the top; synchronously wait for its reply.
+    fn after_post(&mut self) -> Option<Op> {
+        self.sequence += 1;
+        self.outstanding += 1;
+        self.phase = Phase::Top;
+        if self.gap.is_none() {
+            if let Some(e) = self.event() {
+                self.phase = Phase::Waiting;
+                return Some(Op::Wait(e));
+            }
+        }
+        None
+    }
+
+    /// Synchronously, the reply signal was sent: wait for it to arrive, then service it.
+    fn delivered(&mut self, now: Cycles) -> Option<Op> {
+        let front = self.shared.borrow().replies[self.me].front().copied();
+        match front {
+            Some((at, _, _)) if at > now => Some(Op::Sleep(at - now)),
+            Some((_, q, i)) => {
+                self.shared.borrow_mut().replies[self.me].pop_front();
+                self.outstanding -= 1;
+                self.phase = Phase::Collect(q, i);
+                Some(Op::Compute(self.costs.interrupt.max(1)))
+            }
+            None => {
+                // Woken without a reply (cannot happen): wait again.
+                self.phase = Phase::Posted;
+                self.sequence -= 1;
+                None
+            }
+        }
+    }
+
+    /// One step of the client's cycle in its current phase: the operation to issue, or
+    /// `None` to go on at once with the phase it moved to.
+    fn phase_step(&mut self, cx: &mut ThreadCtx<'_>, outcome: Option<Outcome>) -> Option<Op> {
+        match self.phase {
+            Phase::Top => Some(self.top(cx)),
+            Phase::Retry(id) => {
+                self.phase = Phase::Choose(id);
+                let (q, i) = self.due_reply(cx.now)?;
+                self.after_collect = Phase::Retry(id);
+                self.phase = Phase::Collect(q, i);
+                Some(Op::Compute(self.costs.interrupt.max(1)))
+            }
+            Phase::Collect(q, i) => {
+                self.phase = std::mem::replace(&mut self.after_collect, Phase::Top);
+                if let Structure::MultiAccess(l) = self.structure {
+                    self.active = Active::Collect(CollectReply::new(&l, q, i, self.costs.pause));
+                }
+                None
+            }
+            Phase::Choose(id) => self.choose_step(cx, id),
+            Phase::Length(id) => self.length_step(cx, id, outcome),
+            Phase::Post(id, q) => {
+                self.start_post(id, q);
+                None
+            }
+            Phase::Posted => self.after_post(),
+            Phase::Waiting => {
+                self.phase = Phase::Delivered;
+                self.event().map(Op::Clear)
+            }
+            Phase::Delivered => self.delivered(cx.now),
+        }
+    }
+}
+
 impl Program for Client {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
             let outcome = cx.outcome.take();
-            // The protocol in progress, resumed in place (it is large: moving it out and back
-            // at every step would copy it twice per operation).
-            match &mut self.active {
-                Active::None => {}
-                Active::Post(p, id, q) => match p.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(Some(i)) => {
-                        let (id, q) = (*id, *q);
-                        self.active = Active::None;
-                        self.last[q] = i;
-                        let mut sh = self.shared.borrow_mut();
-                        sh.reqs[id].posted_after = sh.serviced;
-                        sh.reqs[id].mailbox = (q, i);
-                        self.phase = Phase::Posted;
-                        return self.post_record(cx.now, sh.reqs[id].generated);
-                    }
-                    Step::Done(None) => {
-                        let id = *id;
-                        self.active = Active::None;
-                        self.full += 1;
-                        self.phase = Phase::Retry(id);
-                        return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
-                    }
-                },
-                Active::FcfsPost(p, id, q) => match p.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(true) => {
-                        let (id, q) = (*id, *q);
-                        self.active = Active::None;
-                        let mut sh = self.shared.borrow_mut();
-                        sh.reqs[id].posted_after = sh.serviced;
-                        sh.reqs[id].mailbox = (q, 0);
-                        self.phase = Phase::Posted;
-                        return self.post_record(cx.now, sh.reqs[id].generated);
-                    }
-                    Step::Done(false) => {
-                        let id = *id;
-                        self.active = Active::None;
-                        self.full += 1;
-                        self.phase = Phase::Choose(id);
-                        return Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1));
-                    }
-                },
-                Active::Collect(c) => match c.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(_) => self.active = Active::None,
-                },
+            if let Some(op) = self.resume_active(cx.now, outcome.as_ref()) {
+                return op;
             }
-            match self.phase {
-                Phase::Top => {
-                    let mut sh = self.shared.borrow_mut();
-                    if self.gap.is_some() {
-                        if let Some(&(at, q, i)) = sh.replies[self.me].front() {
-                            if at <= cx.now {
-                                sh.replies[self.me].pop_front();
-                                self.outstanding -= 1;
-                                self.phase = Phase::Collect(q, i);
-                                return Op::Compute(self.costs.interrupt.max(1));
-                            }
-                        }
-                    }
-                    if sh.reqs.len() as u64 >= sh.total {
-                        drop(sh);
-                        if let Some(op) = self.drain(cx.now) {
-                            return op;
-                        }
-                        if self.full > 0 {
-                            let v = self.full as f64;
-                            self.full = 0;
-                            return Op::Record {
-                                name: "full",
-                                value: v,
-                            };
-                        }
-                        return Op::Exit;
-                    }
-                    if let Some(mean) = self.gap {
-                        if !self.waited && mean > 0.0 {
-                            self.waited = true;
-                            let u: f64 = cx.rng.random();
-                            let wait = (-(1.0 - u).ln() * mean).round() as Cycles;
-                            if wait > 0 {
-                                return Op::Compute(wait);
-                            }
-                        }
-                    }
-                    self.waited = false;
-                    let service = match self.service {
-                        (mean, ServiceDist::Fixed) => mean,
-                        (mean, ServiceDist::Exponential) => {
-                            let u: f64 = cx.rng.random();
-                            (-(1.0 - u).ln() * mean as f64).round() as Cycles
-                        }
-                    };
-                    let id = sh.reqs.len();
-                    sh.reqs.push(Req {
-                        client: self.me as u32,
-                        generated: cx.now,
-                        service,
-                        serviced: 0,
-                        mailbox: (0, 0),
-                        posted_after: 0,
-                        serviced_after: 0,
-                        by: u32::MAX,
-                    });
-                    sh.first_generated = sh.first_generated.min(cx.now);
-                    sh.last_generated = cx.now;
-                    self.phase = Phase::Choose(id);
-                    let post = match self.costs.post_dist {
-                        ServiceDist::Fixed => self.costs.post,
-                        ServiceDist::Exponential => {
-                            let u: f64 = cx.rng.random();
-                            (-(1.0 - u).ln() * self.costs.post as f64).round() as Cycles
-                        }
-                    };
-                    return Op::Compute(post.max(1));
-                }
-                Phase::Retry(id) => {
-                    self.phase = Phase::Choose(id);
-                    if let Some((q, i)) = self.due_reply(cx.now) {
-                        self.after_collect = Phase::Retry(id);
-                        self.phase = Phase::Collect(q, i);
-                        return Op::Compute(self.costs.interrupt.max(1));
-                    }
-                }
-                Phase::Collect(q, i) => {
-                    self.phase = std::mem::replace(&mut self.after_collect, Phase::Top);
-                    if let Structure::MultiAccess(l) = self.structure {
-                        self.active =
-                            Active::Collect(CollectReply::new(&l, q, i, self.costs.pause));
-                    }
-                }
-                Phase::Choose(id) => {
-                    let primary_read = matches!(
-                        self.policy,
-                        ClientPolicy::PrimaryRandom { .. } | ClientPolicy::PrimaryFixed { .. }
-                    );
-                    if let (true, Structure::MultiAccess(l)) = (primary_read, self.structure) {
-                        self.phase = Phase::Length(id);
-                        return Op::Word {
-                            addr: l.bitmap(client_primary(self.me, self.queues)),
-                            op: WordOp::Load,
-                        };
-                    }
-                    let (q, cost) = self.choose(cx, 0);
-                    self.phase = Phase::Post(id, q);
-                    if cost > 0 {
-                        return Op::Compute(cost);
-                    }
-                }
-                Phase::Length(id) => {
-                    let bm = match outcome {
-                        Some(Outcome::Word { old, .. }) => old,
-                        _ => 0,
-                    };
-                    let (q, draw) = self.choose(cx, bm.count_ones() as usize);
-                    // Counting the primary's bits is a loop over its MaxReqs mailboxes.
-                    let bits = self.structure.mailboxes() as Cycles;
-                    let cost = draw + self.costs.count.saturating_mul(bits);
-                    self.phase = Phase::Post(id, q);
-                    if cost > 0 {
-                        return Op::Compute(cost);
-                    }
-                }
-                Phase::Post(id, q) => {
-                    let value = id as u64 + 1;
-                    self.active = match self.structure {
-                        Structure::MultiAccess(l) => Active::Post(
-                            Post::new(l, q, value, self.last[q], self.costs.pause),
-                            id,
-                            q,
-                        ),
-                        Structure::Fcfs(l) => {
-                            Active::FcfsPost(FcfsPost::new(l, q, value, self.costs.pause), id, q)
-                        }
-                    };
-                }
-                Phase::Posted => {
-                    self.sequence += 1;
-                    self.outstanding += 1;
-                    self.phase = Phase::Top;
-                    if self.gap.is_none() {
-                        if let Some(e) = self.event() {
-                            self.phase = Phase::Waiting;
-                            return Op::Wait(e);
-                        }
-                    }
-                }
-                Phase::Waiting => {
-                    self.phase = Phase::Delivered;
-                    if let Some(e) = self.event() {
-                        return Op::Clear(e);
-                    }
-                }
-                Phase::Delivered => {
-                    let front = self.shared.borrow().replies[self.me].front().copied();
-                    match front {
-                        Some((at, _, _)) if at > cx.now => return Op::Sleep(at - cx.now),
-                        Some((_, q, i)) => {
-                            self.shared.borrow_mut().replies[self.me].pop_front();
-                            self.outstanding -= 1;
-                            self.phase = Phase::Collect(q, i);
-                            return Op::Compute(self.costs.interrupt.max(1));
-                        }
-                        None => {
-                            // Woken without a reply (cannot happen): wait again.
-                            self.phase = Phase::Posted;
-                            self.sequence -= 1;
-                        }
-                    }
-                }
+            if let Some(op) = self.phase_step(cx, outcome) {
+                return op;
             }
         }
     }

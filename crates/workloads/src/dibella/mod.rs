@@ -119,6 +119,12 @@ pub struct DiBella {
     /// service shorter than this is served within it). 0: the lock is let go at once.
     #[serde(default)]
     pub bookkeeping_ms: f64,
+    /// The client's side of the same rule: the time a client spends processing its request's
+    /// information after filling its IN-box (Global and Distributed FCFS: its queue slot) and
+    /// before it lets the box's (FCFS: the queue's) lock go, section 2.1. It is part of the
+    /// client's cycle with `post_ms`; 0: the lock is let go at once.
+    #[serde(default)]
+    pub fill_ms: f64,
     /// Scheduler processor time to send the reply signal (a system call).
     #[serde(default = "d_send")]
     pub send_ms: f64,
@@ -262,6 +268,7 @@ impl DiBella {
             ("signal_ms", self.signal_ms),
             ("send_ms", self.send_ms),
             ("bookkeeping_ms", self.bookkeeping_ms),
+            ("fill_ms", self.fill_ms),
             ("interrupt_ms", self.interrupt_ms),
             ("post_ms", self.post_ms),
             ("random_ms", self.random_ms),
@@ -317,6 +324,8 @@ pub(crate) struct Costs {
     pub signal: Cycles,
     /// Bookkeeping done under the IN-box (FCFS: queue) lock.
     pub bookkeeping: Cycles,
+    /// A client's processing of its request under the IN-box (FCFS: queue) lock.
+    pub fill: Cycles,
     pub send: Cycles,
     pub interrupt: Cycles,
     pub post: Cycles,
@@ -403,10 +412,55 @@ impl DiBella {
                 s + c
             )));
         }
-        let m = sim.machine().clone();
+        let structure = self.structure(sim, spol);
+        let costs = self.costs(sim.machine());
+        let shared = self.shared(sim, c);
+        let pin = |p: usize| ThreadAttrs {
+            mask: Some(CpuMask::of([ProcId(p as u32)])),
+            base_priority: 0,
+        };
+        for me in 0..s {
+            let prog = scheduler::Scheduler::new(
+                me,
+                s,
+                spol,
+                self.bidirectional,
+                structure,
+                costs.on(me),
+                &shared,
+            );
+            sim.spawn_with(task, Box::new(prog), pin(me))?;
+        }
+        let service = (sim.machine().ms(self.service_ms), self.service_dist);
+        for k in 0..c {
+            let gap = match self.load {
+                Load::Synchronous => None,
+                Load::Uniform => Some(costs.gap),
+                Load::NonUniform if k % s == 0 => Some(0.0),
+                Load::NonUniform => Some(costs.gap),
+            };
+            let prog = client::Client::new(
+                k,
+                s,
+                cpol,
+                gap,
+                service,
+                structure,
+                costs.on(s + k),
+                &shared,
+            );
+            sim.spawn_with(task, Box::new(prog), pin(s + k))?;
+        }
+        Ok(shared)
+    }
+
+    /// The ready queue the scheduler policy uses, laid out in the simulation's memory: one
+    /// FCFS queue (Global), one per scheduler (Distributed FCFS) or multi-access mailboxes.
+    fn structure(&self, sim: &mut Simulation, spol: SchedulerPolicy) -> Structure {
+        let s = self.schedulers as usize;
         let line = sim.memory().line_bytes().max(1);
         let mailboxes = self.mailboxes as usize;
-        let structure = match spol {
+        match spol {
             SchedulerPolicy::Global | SchedulerPolicy::DistributedFcfs => {
                 let (queues, cap) = if spol == SchedulerPolicy::Global {
                     (1, mailboxes * s)
@@ -426,10 +480,15 @@ impl DiBella {
                     Layout::new(base, s, mailboxes, line).with_request_words(self.request_words),
                 )
             }
-        };
-        let costs = Costs {
+        }
+    }
+
+    /// The file's times in the machine's cycles.
+    fn costs(&self, m: &smpsched_sim::MachineConfig) -> Costs {
+        Costs {
             signal: m.ms(self.signal_ms),
             bookkeeping: m.ms(self.bookkeeping_ms),
+            fill: m.ms(self.fill_ms),
             send: m.ms(self.send_ms),
             interrupt: m.ms(self.interrupt_ms),
             post: m.ms(self.post_ms),
@@ -440,62 +499,29 @@ impl DiBella {
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             gap: self.gap_ms * m.clock_mhz * 1000.0,
             cycles_per_ms: m.clock_mhz * 1000.0,
-        };
+        }
+    }
+
+    /// The bookkeeping the programs share, with one reply event per client when synchronous.
+    fn shared(&self, sim: &mut Simulation, clients: usize) -> Rc<RefCell<Shared>> {
         let events = if self.load == Load::Synchronous {
-            (0..c)
+            (0..clients)
                 .map(|_| sim.create_sync(SyncKind::Event { set: false }, WaitPolicy::BLOCK))
                 .collect()
         } else {
             Vec::new()
         };
-        let shared = Rc::new(RefCell::new(Shared {
+        Rc::new(RefCell::new(Shared {
             total: self.requests,
             reqs: Vec::with_capacity(self.requests.min(1 << 24) as usize),
             serviced: 0,
             first_generated: Cycles::MAX,
             last_generated: 0,
-            per_scheduler: vec![0; s],
-            replies: vec![VecDeque::new(); c],
+            per_scheduler: vec![0; self.schedulers as usize],
+            replies: vec![VecDeque::new(); clients],
             events,
             finished: false,
-        }));
-        let pin = |p: usize| ThreadAttrs {
-            mask: Some(CpuMask::of([ProcId(p as u32)])),
-            base_priority: 0,
-        };
-        for me in 0..s {
-            let prog = scheduler::Scheduler::new(
-                me,
-                s,
-                spol,
-                self.bidirectional,
-                structure,
-                costs.on(me),
-                &shared,
-            );
-            sim.spawn_with(task, Box::new(prog), pin(me))?;
-        }
-        let ms = |v: f64| m.ms(v);
-        for k in 0..c {
-            let gap = match self.load {
-                Load::Synchronous => None,
-                Load::Uniform => Some(costs.gap),
-                Load::NonUniform if k % s == 0 => Some(0.0),
-                Load::NonUniform => Some(costs.gap),
-            };
-            let prog = client::Client::new(
-                k,
-                s,
-                cpol,
-                gap,
-                (ms(self.service_ms), self.service_dist),
-                structure,
-                costs.on(s + k),
-                &shared,
-            );
-            sim.spawn_with(task, Box::new(prog), pin(s + k))?;
-        }
-        Ok(shared)
+        }))
     }
 }
 
@@ -554,6 +580,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "gap_ms", default: "0.5", doc: "mean wait between requests of a slow client" },
         ParamInfo { name: "signal_ms", default: "0.65", doc: "reply signal propagation" },
         ParamInfo { name: "bookkeeping_ms", default: "0", doc: "part of service_ms done still holding the IN-box (FCFS: queue) lock" },
+        ParamInfo { name: "fill_ms", default: "0", doc: "client time processing its request still holding the IN-box (FCFS: queue) lock" },
         ParamInfo { name: "send_ms", default: "0.3", doc: "scheduler time to send the reply signal" },
         ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },

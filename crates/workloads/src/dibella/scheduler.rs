@@ -230,6 +230,141 @@ impl Scheduler {
     }
 }
 
+impl Scheduler {
+    /// Resumes the protocol in progress with `outcome`: the operation it asks for next, or
+    /// `None` once it is finished and the scheduler goes on with its phase.
+    fn resume_active(&mut self, outcome: Option<&smpsched_sim::Outcome>) -> Option<Op> {
+        // The protocol in progress, resumed in place (moving it out and back at every step
+        // would copy it twice per operation).
+        match &mut self.active {
+            Active::None => None,
+            Active::Poll(p, q, secondary) => match p.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(found) => {
+                    let (q, secondary, lost) = (*q, *secondary, p.lost);
+                    self.active = Active::None;
+                    self.lost += u64::from(lost);
+                    if let Some(i) = found {
+                        self.reserved(q, i, secondary);
+                    }
+                    // The take, when a request was reserved, starts at once.
+                    self.resume_active(None)
+                }
+            },
+            Active::Take(t, q) => match t.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(w) => {
+                    let q = *q;
+                    self.active = Active::None;
+                    Some(self.serve(w, q))
+                }
+            },
+            Active::FcfsTake(t, q) => match t.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(Some(w)) => {
+                    let q = *q;
+                    self.active = Active::None;
+                    Some(self.serve(w, q))
+                }
+                Step::Done(None) => {
+                    self.active = Active::None;
+                    None
+                }
+            },
+            Active::Reply(r) => match r.resume(outcome) {
+                Step::Op(op) => Some(op),
+                Step::Done(()) => {
+                    self.active = Active::None;
+                    None
+                }
+            },
+        }
+    }
+
+    /// Mailbox `i` of queue `q` was reserved: remember it and start taking its request.
+    fn reserved(&mut self, q: usize, i: usize, secondary: bool) {
+        if secondary {
+            self.last_secondary = i;
+        } else {
+            self.last_primary = i;
+        }
+        if let Structure::MultiAccess(l) = self.structure {
+            let take = TakeRequest::new(&l, q, i, self.costs.pause).holding(self.costs.bookkeeping);
+            self.active = Active::Take(take, q);
+        }
+    }
+
+    /// At the start of a round: once every request is serviced, the scheduler's records and
+    /// exit; otherwise the round's order (and its draw's cost).
+    fn round_step(&mut self, cx: &mut ThreadCtx<'_>) -> Option<Op> {
+        let done = {
+            let sh = self.shared.borrow();
+            sh.serviced >= sh.total
+        };
+        if !done {
+            return self.round(cx);
+        }
+        if self.lost > 0 {
+            let v = self.lost as f64;
+            self.lost = 0;
+            return Some(Op::Record {
+                name: "lost_recheck",
+                value: v,
+            });
+        }
+        if self.secondary > 0 {
+            let v = self.secondary as f64;
+            self.secondary = 0;
+            return Some(Op::Record {
+                name: "secondary",
+                value: v,
+            });
+        }
+        Some(Op::Exit)
+    }
+
+    /// The service of request `id` ended at `now`: count it, record its delay and write the
+    /// reply (multi-access).
+    fn served(&mut self, now: smpsched_sim::Cycles, id: usize) -> Op {
+        let shared = self.shared.clone();
+        let mut sh = shared.borrow_mut();
+        let before = sh.serviced;
+        let r = &mut sh.reqs[id];
+        r.serviced += 1;
+        r.serviced_after = before;
+        r.by = self.me as u32;
+        let delay = now.saturating_sub(r.generated) as f64 / self.costs.cycles_per_ms;
+        let (q, i) = r.mailbox;
+        sh.serviced += 1;
+        sh.per_scheduler[self.me] += 1;
+        if sh.serviced == sh.total && !sh.finished {
+            sh.finished = true;
+            self.finish_records(&sh);
+        }
+        drop(sh);
+        self.phase = Phase::Replied(id);
+        if let Structure::MultiAccess(l) = self.structure {
+            self.active = Active::Reply(PutReply::new(&l, q, i, id as u64 + 1, self.costs.pause));
+        }
+        Op::Record {
+            name: "delay",
+            value: delay,
+        }
+    }
+
+    /// The reply signal to request `id`'s client is sent: it arrives `signal` later.
+    fn signalled(&mut self, now: smpsched_sim::Cycles, id: usize) -> Option<Op> {
+        let mut sh = self.shared.borrow_mut();
+        let (client, (q, i)) = (sh.reqs[id].client as usize, sh.reqs[id].mailbox);
+        let at = now + self.costs.signal;
+        sh.replies[client].push_back((at, q, i));
+        let event = sh.events.get(client).copied();
+        drop(sh);
+        self.phase = Phase::Round;
+        event.map(Op::Signal)
+    }
+}
+
 impl Program for Scheduler {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
@@ -237,133 +372,21 @@ impl Program for Scheduler {
                 return op;
             }
             let outcome = cx.outcome.take();
-            // The protocol in progress, resumed in place (moving it out and back at every step
-            // would copy it twice per operation).
-            match &mut self.active {
-                Active::None => {}
-                Active::Poll(p, q, secondary) => match p.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(found) => {
-                        let (q, secondary, lost) = (*q, *secondary, p.lost);
-                        self.active = Active::None;
-                        self.lost += u64::from(lost);
-                        if let Some(i) = found {
-                            if secondary {
-                                self.last_secondary = i;
-                            } else {
-                                self.last_primary = i;
-                            }
-                            if let Structure::MultiAccess(l) = self.structure {
-                                let take = TakeRequest::new(&l, q, i, self.costs.pause)
-                                    .holding(self.costs.bookkeeping);
-                                self.active = Active::Take(take, q);
-                            }
-                        }
-                        continue;
-                    }
-                },
-                Active::Take(t, q) => match t.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(w) => {
-                        let q = *q;
-                        self.active = Active::None;
-                        return self.serve(w, q);
-                    }
-                },
-                Active::FcfsTake(t, q) => match t.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(Some(w)) => {
-                        let q = *q;
-                        self.active = Active::None;
-                        return self.serve(w, q);
-                    }
-                    Step::Done(None) => {
-                        self.active = Active::None;
-                        continue;
-                    }
-                },
-                Active::Reply(r) => match r.resume(outcome.as_ref()) {
-                    Step::Op(op) => return op,
-                    Step::Done(()) => {
-                        self.active = Active::None;
-                        continue;
-                    }
-                },
+            if let Some(op) = self.resume_active(outcome.as_ref()) {
+                return op;
             }
-            match self.phase {
-                Phase::Round => {
-                    {
-                        let sh = self.shared.borrow();
-                        if sh.serviced >= sh.total {
-                            drop(sh);
-                            if self.lost > 0 {
-                                let v = self.lost as f64;
-                                self.lost = 0;
-                                return Op::Record {
-                                    name: "lost_recheck",
-                                    value: v,
-                                };
-                            }
-                            if self.secondary > 0 {
-                                let v = self.secondary as f64;
-                                self.secondary = 0;
-                                return Op::Record {
-                                    name: "secondary",
-                                    value: v,
-                                };
-                            }
-                            return Op::Exit;
-                        }
-                    }
-                    if let Some(op) = self.round(cx) {
-                        return op;
-                    }
-                }
-                Phase::Visit => return self.visit(),
-                Phase::Served(id) => {
-                    let shared = self.shared.clone();
-                    let mut sh = shared.borrow_mut();
-                    let before = sh.serviced;
-                    let r = &mut sh.reqs[id];
-                    r.serviced += 1;
-                    r.serviced_after = before;
-                    r.by = self.me as u32;
-                    let delay =
-                        cx.now.saturating_sub(r.generated) as f64 / self.costs.cycles_per_ms;
-                    let (q, i) = r.mailbox;
-                    sh.serviced += 1;
-                    sh.per_scheduler[self.me] += 1;
-                    if sh.serviced == sh.total && !sh.finished {
-                        sh.finished = true;
-                        self.finish_records(&sh);
-                    }
-                    drop(sh);
-                    self.phase = Phase::Replied(id);
-                    if let Structure::MultiAccess(l) = self.structure {
-                        self.active =
-                            Active::Reply(PutReply::new(&l, q, i, id as u64 + 1, self.costs.pause));
-                    }
-                    return Op::Record {
-                        name: "delay",
-                        value: delay,
-                    };
-                }
+            let op = match self.phase {
+                Phase::Round => self.round_step(cx),
+                Phase::Visit => Some(self.visit()),
+                Phase::Served(id) => Some(self.served(cx.now, id)),
                 Phase::Replied(id) => {
                     self.phase = Phase::Signalled(id);
-                    return Op::Compute(self.costs.send.max(1));
+                    Some(Op::Compute(self.costs.send.max(1)))
                 }
-                Phase::Signalled(id) => {
-                    let mut sh = self.shared.borrow_mut();
-                    let (client, (q, i)) = (sh.reqs[id].client as usize, sh.reqs[id].mailbox);
-                    let at = cx.now + self.costs.signal;
-                    sh.replies[client].push_back((at, q, i));
-                    let event = sh.events.get(client).copied();
-                    drop(sh);
-                    self.phase = Phase::Round;
-                    if let Some(e) = event {
-                        return Op::Signal(e);
-                    }
-                }
+                Phase::Signalled(id) => self.signalled(cx.now, id),
+            };
+            if let Some(op) = op {
+                return op;
             }
         }
     }

@@ -243,6 +243,47 @@ fn bookkeeping_under_the_global_lock_slows_posting_not_under_an_inbox_lock() {
     );
 }
 
+/// The generation rate (requests per ms) and the mean delay (ms) of a NULL non-uniform run in
+/// which each client processes its request for `fill_ms` under the IN-box (FCFS: queue) lock,
+/// composing for `1.16 - fill_ms` so that its cycle is the same; the other times are the
+/// reproduction's (experiments/dibella92).
+fn rate_and_delay_with_fill(s: &str, c: &str, fill_ms: f64) -> (f64, f64) {
+    let mut w = params(s, c, 3, 10, 3000, Load::NonUniform);
+    (w.bookkeeping_ms, w.send_ms, w.interrupt_ms) = (0.11, 0.335, 0.1);
+    w.count_ms = 0.0016;
+    w.fill_ms = fill_ms;
+    w.post_ms = 1.16 - fill_ms;
+    let (_, report) = run(&w, 3);
+    let rec = &report.apps[0].recorded;
+    (
+        rec["throughput"].sum,
+        rec["delay"].sum / rec["delay"].count as f64,
+    )
+}
+
+#[test]
+fn a_client_processing_its_request_under_the_queue_lock_makes_one_lock_bad() {
+    // Section 2.1: a multi-access client processes its request under its own IN-box lock, which
+    // no other process waits for; under Global's one lock every post holds up every other
+    // post and take, so the lock, held 0.22 ms a request, caps the rate below 1 / 0.22.
+    let (g0, _) = rate_and_delay_with_fill("global", "global", 0.0);
+    let (g1, _) = rate_and_delay_with_fill("global", "global", 0.11);
+    assert!(
+        g1 < 1.0 / 0.22 && g1 < 0.8 * g0,
+        "Global {g0:.3} -> {g1:.3} req/ms"
+    );
+    let (m0, md0) = rate_and_delay_with_fill("sequential", "primary-random", 0.0);
+    let (m1, md1) = rate_and_delay_with_fill("sequential", "primary-random", 0.11);
+    assert!(
+        (m1 / m0 - 1.0).abs() < 0.02,
+        "multi-access {m0:.3} -> {m1:.3} req/ms"
+    );
+    assert!(
+        md1 < 1.1 * md0,
+        "multi-access delay {md0:.3} -> {md1:.3} ms"
+    );
+}
+
 #[test]
 fn a_copied_request_costs_misses_under_the_lock_in_every_structure() {
     // Eight words more a request are four 16-byte lines stored by the poster and loaded by the
