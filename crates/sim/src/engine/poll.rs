@@ -27,7 +27,7 @@ use super::{EventKind, Simulation};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::metrics::Category;
 use crate::outcome::{Outcome, WordOp};
-use crate::pause::Pause;
+use crate::pause::{Pause, STREAK};
 
 /// A thread's poll in progress.
 #[derive(Clone, Debug)]
@@ -126,10 +126,16 @@ impl Simulation {
                 .then(pa.cmp(pb))
             });
             woken.clear();
-            woken.extend(keyed.into_iter().map(|(_, p)| p));
-        }
-        for &p in &woken {
-            self.unpark(p as usize);
+            woken.extend(keyed.iter().map(|&(_, p)| p));
+            // Each brought up to now with the place just computed for the order (waking one
+            // poller changes no other's), not walked again.
+            for (r, p) in keyed {
+                self.unpark_then(p as usize, true, r);
+            }
+        } else {
+            for &p in &woken {
+                self.unpark(p as usize);
+            }
         }
         self.woken = woken;
     }
@@ -147,19 +153,29 @@ impl Simulation {
     /// being handled), charges its time, and starts the segment it is in: the rest of a load,
     /// or the rest of a pause (ending at the next load, which will miss).
     pub(super) fn unpark(&mut self, p: usize) {
-        self.unpark_then(p, true);
+        self.unpark_then(p, true, None);
     }
 
     /// [`Simulation::unpark`] at the end of a run: the poller's loads so far are counted and
     /// its time charged, and nothing more is scheduled (a run stopped at a bound may have
     /// handled events past its last time).
     pub(super) fn unpark_at_end(&mut self, p: usize) {
-        self.unpark_then(p, false);
+        self.unpark_then(p, false, None);
     }
 
-    fn unpark_then(&mut self, p: usize, schedule: bool) {
-        let Some(r) = self.resume_of(p) else {
-            return;
+    /// [`Simulation::unpark`], with where the poller stands (`known`) when the caller has just
+    /// computed it ([`Simulation::resume_of`]) and the poller is still parked.
+    fn unpark_then(&mut self, p: usize, schedule: bool, known: Option<Resume>) {
+        let still_parked = || {
+            let t = self.procs[p].thread?;
+            self.polls.get(&t.index())?.parked
+        };
+        let r = match known {
+            Some(r) if still_parked().is_some() => r,
+            _ => match self.resume_of(p) {
+                Some(r) => r,
+                None => return,
+            },
         };
         let ti = self.procs[p].thread.expect("a parked poller runs").index();
         let pid = ProcId(p as u32);
@@ -240,6 +256,16 @@ impl Park {
         let (mut load, mut n, mut loads) = (self.load, pl.n, 0u64);
         // Whether stepping's event at `at`, scheduled at `by`, was handled before now's.
         let fired = |at: Cycles, by: Cycles| at < now || (at == now && by < pushed);
+        // The rounds (a load, then a pause of the constant first pauses) that ended before now
+        // all fired: taken at once, as the walk below would take them one by one.
+        let stride = self.hit + pl.pause.cycles;
+        let constant = u64::from(STREAK.saturating_sub(n));
+        if now > load && constant > 0 {
+            let rounds = ((now - 1 - load) / stride).min(constant);
+            load += rounds * stride;
+            n += rounds as u32;
+            loads += rounds;
+        }
         let (in_pause, end) = loop {
             // The load's end, scheduled as it began; then the pause's end, as it began.
             let start = load + self.hit;
