@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use serde_json::{json, Value};
-use smpsched_lab::app::papers::{run_paper, PaperOutcome};
+use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome};
 use smpsched_lab::exec::shard::Exec;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::summary::relative_distance;
@@ -53,17 +53,26 @@ pub fn reproduce_paper(
                 ..Exec::default()
             },
             &reports,
-            &|exp| {
-                t2.done.store(0, Ordering::Relaxed);
-                t2.total.store(
-                    exp.points.len() * exp.repetitions as usize,
-                    Ordering::Relaxed,
-                );
-                if let Ok(mut l) = t2.label.lock() {
-                    l.clone_from(&exp.name);
-                }
+            Listeners {
+                on_runs: &|runs| {
+                    t2.done.store(0, Ordering::Relaxed);
+                    t2.total.store(runs, Ordering::Relaxed);
+                    if let Ok(mut l) = t2.label.lock() {
+                        l.clone_from(&format!("{name}: every file's runs"));
+                    }
+                },
+                on_file: &|exp| {
+                    t2.done.store(0, Ordering::Relaxed);
+                    t2.total.store(
+                        exp.points.len() * exp.repetitions as usize,
+                        Ordering::Relaxed,
+                    );
+                    if let Ok(mut l) = t2.label.lock() {
+                        l.clone_from(&exp.name);
+                    }
+                },
+                progress: &|done, _| t3.done.store(done, Ordering::Relaxed),
             },
-            &|done, _| t3.done.store(done, Ordering::Relaxed),
         )
     })?
     .map_err(|e| to_py(py, e, &paper))?;

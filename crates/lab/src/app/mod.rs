@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
 
-use crate::app::papers::{papers, run_paper};
+use crate::app::papers::{papers, run_paper, Listeners};
 use crate::exec::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
 use crate::exec::shard::{prefill, Bundle, Exec, Remote};
 use crate::input::error::{InputError, LabError};
@@ -297,19 +297,22 @@ pub fn reproduce(
                 cancel: None,
             },
             &args.reports,
-            &|exp| {
-                for note in &exp.notes {
-                    console.note(note);
-                }
-                if let Some(note) = plan_jobs(exp, args.jobs)
-                    .note()
-                    .filter(|_| remote.is_none())
-                {
-                    console.progress_note(&note);
-                }
-                console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
+            Listeners {
+                on_runs: &|runs| console.stage(runs, &format!("{p}: every file's runs")),
+                on_file: &|exp| {
+                    for note in &exp.notes {
+                        console.note(note);
+                    }
+                    if let Some(note) = plan_jobs(exp, args.jobs)
+                        .note()
+                        .filter(|_| remote.is_none())
+                    {
+                        console.progress_note(&note);
+                    }
+                    console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
+                },
+                progress: &|done, _| console.done(done),
             },
-            &|done, _| console.done(done),
         );
         console.finish();
         let outcome = outcome?;

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::reproduction::reproduce_file;
+use crate::exec::pool::Pool;
 use crate::exec::shard::{prefill, Bundle, Exec};
 use crate::input::error::{InputError, LabError};
 use crate::input::source::Skipped;
@@ -255,29 +256,50 @@ fn write_reports(
     Ok((latest, run_dir))
 }
 
+/// Whom [`run_paper`] tells how far it has come.
+#[derive(Clone, Copy)]
+pub struct Listeners<'a> {
+    /// Told how many runs are made here, before they are made.
+    pub on_runs: &'a dyn Fn(usize),
+    /// Told each file as its report is built.
+    pub on_file: &'a dyn Fn(&Experiment),
+    /// Told `(done, total)` after each run.
+    pub progress: &'a (dyn Fn(usize, usize) + Sync),
+}
+
 /// Runs every reproduction file of `paper` under `exp_dir` at `scale` and writes the report.
 /// Every file is loaded and the reports folder checked before anything runs. The run is kept
 /// whole in `reports/runs/PAPER-HASH/` (report, JSON, plots; content-addressed, renamed into
 /// place in one step, never overwritten); `reports/PAPER.md` (or `PAPER-scale-F.md`) is the
 /// latest, replaced in one rename and drawing its plots from the run folder; `reports/index.md`
-/// lists every paper reproduced so far. With `exec.remote` every run is made there first
-/// (see [`crate::exec::shard`]); the report is the same.
+/// lists every paper reproduced so far. Every run is made first, with `exec.remote` there (see
+/// [`crate::exec::shard`]), else here in one pool for all the files ([`Pool`]; `told` hears how
+/// many and how far); then each file finds its runs made. The report is the same either way.
 pub fn run_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
     exec: Exec<'_>,
     reports: &Path,
-    on_file: &dyn Fn(&Experiment),
-    progress: &(dyn Fn(usize, usize) + Sync),
+    told: Listeners<'_>,
 ) -> Result<PaperOutcome, LabError> {
+    let Listeners {
+        on_runs,
+        on_file,
+        progress,
+    } = told;
     let (exps, bundles, skipped) = load_paper(exp_dir, paper, scale)?;
     let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
     let mut files = Vec::new();
     let mut plots = Vec::new();
     let memo = crate::exec::runner::RunMemo::default();
+    let all: Vec<&Experiment> = exps.iter().collect();
     if let Some(remote) = exec.remote {
-        prefill(&exps.iter().collect::<Vec<_>>(), &bundles, remote, &memo)?;
+        prefill(&all, &bundles, remote, &memo)?;
+    } else {
+        let pool = Pool::plan(&all, &memo);
+        on_runs(pool.len());
+        pool.run(exec.jobs, &memo, exec.cancel, progress)?;
     }
     for exp in &exps {
         on_file(exp);

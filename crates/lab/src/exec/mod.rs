@@ -2,5 +2,6 @@
 //! ([`runner::RunOptions`]), and runs made elsewhere merged back ([`shard`]). Imports the
 //! stages before it.
 
+pub mod pool;
 pub mod runner;
 pub mod shard;

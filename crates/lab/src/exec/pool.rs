@@ -1,0 +1,86 @@
+//! A reproduction's runs made here in one pool before its files are reported. Each file's runs
+//! in a pool of their own left a tail per file: the cores idle while the file's slowest run
+//! finished. Here every file's runs (a run several files share, once) go to the same worker
+//! threads, each run its own task, and the files then find all of them in the memo, so every
+//! number is the one a file-by-file reproduction gives.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::runner::{plan_jobs, run_one, RunMemo, RunOptions};
+use super::shard::{tasks, Task};
+use crate::{Experiment, LabError};
+
+/// The runs of a reproduction's files still to be made, in plan order (file, point, repetition).
+pub struct Pool<'a> {
+    exps: &'a [&'a Experiment],
+    work: Vec<(usize, Task)>,
+}
+
+impl<'a> Pool<'a> {
+    /// The runs of `exps` not yet in `memo`, each (point key, seed) once.
+    pub fn plan(exps: &'a [&'a Experiment], memo: &RunMemo) -> Self {
+        let mut planned = BTreeSet::new();
+        let mut work = Vec::new();
+        for (e, exp) in exps.iter().enumerate() {
+            work.extend(tasks(exp, memo, &mut planned).into_iter().map(|t| (e, t)));
+        }
+        Pool { exps, work }
+    }
+
+    /// How many runs there are to make.
+    pub fn len(&self) -> usize {
+        self.work.len()
+    }
+
+    /// Whether there is nothing to make.
+    pub fn is_empty(&self) -> bool {
+        self.work.is_empty()
+    }
+
+    /// Makes every run, `jobs` at once (0: one per core; never more than any file's memory plan
+    /// allows), keeping each in `memo` and telling `progress(done, total)` after each. Stops
+    /// starting runs at the first that fails (its error is returned) or once `cancel` is set.
+    pub fn run(
+        self,
+        jobs: usize,
+        memo: &RunMemo,
+        cancel: Option<&AtomicBool>,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<(), LabError> {
+        let threads = self
+            .exps
+            .iter()
+            .map(|e| plan_jobs(e, jobs).jobs)
+            .min()
+            .unwrap_or(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| LabError::Internal(format!("cannot start worker threads: {e}")))?;
+        let options = RunOptions {
+            memo: Some(memo),
+            cancel,
+            ..RunOptions::default()
+        };
+        let (total, done) = (self.work.len(), AtomicUsize::new(0));
+        pool.install(|| {
+            self.work
+                .par_iter()
+                .with_max_len(1)
+                .map(|&(e, task)| {
+                    let exp = self.exps[e];
+                    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                        return Err(LabError::Internal(format!("{}: cancelled", exp.name)));
+                    }
+                    run_one(exp, &exp.points[task.point], task.repetition, &options)?;
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    Ok(())
+                })
+                .collect::<Result<Vec<()>, LabError>>()
+        })?;
+        Ok(())
+    }
+}
