@@ -4,13 +4,12 @@
 //! threads, each run its own task, and the files then find all of them in the memo, so every
 //! number is the one a file-by-file reproduction gives.
 
-use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
 use super::runner::{plan_jobs, run_one, RunMemo, RunOptions};
-use super::shard::{tasks, Task};
+use super::shard::{plan, Task};
 use crate::{Experiment, LabError};
 
 /// The runs of a reproduction's files still to be made, in plan order (file, point, repetition).
@@ -22,12 +21,10 @@ pub struct Pool<'a> {
 impl<'a> Pool<'a> {
     /// The runs of `exps` not yet in `memo`, each (point key, seed) once.
     pub fn plan(exps: &'a [&'a Experiment], memo: &RunMemo) -> Self {
-        let mut planned = BTreeSet::new();
-        let mut work = Vec::new();
-        for (e, exp) in exps.iter().enumerate() {
-            work.extend(tasks(exp, memo, &mut planned).into_iter().map(|t| (e, t)));
+        Pool {
+            exps,
+            work: plan(exps, memo),
         }
-        Pool { exps, work }
     }
 
     /// How many runs there are to make.
@@ -82,5 +79,46 @@ impl<'a> Pool<'a> {
                 .collect::<Result<Vec<()>, LabError>>()
         })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::runner::run_experiment;
+    use crate::results::to_json;
+
+    const SWEEP: &str = "name = \"pool\"\nseed = 3\nrepetitions = 3\n[machine]\n\
+        preset = \"tango-12\"\nprocessors = 2\n[scheduler]\npolicy = \"batch\"\n\
+        [[workload]]\nkind = \"synthetic\"\nname = \"w\"\nthreads = 3\nbursts = 4\n\
+        compute = { dist = \"exponential\", mean = 20000 }\n\
+        [sweep]\n\"scheduler.policy\" = [\"batch\", \"round-robin\"]\n";
+
+    #[test]
+    fn runs_made_in_one_pool_give_the_bytes_of_runs_made_file_by_file() {
+        let exp = Experiment::parse(std::path::Path::new("pool.toml"), SWEEP.to_string()).unwrap();
+        let here = run_experiment(&exp, &RunOptions::default()).unwrap();
+        // Two files with the same points: their runs are planned once.
+        let memo = RunMemo::default();
+        let files = [&exp, &exp];
+        let pool = Pool::plan(&files, &memo);
+        assert_eq!(pool.len(), 6);
+        let told = AtomicUsize::new(0);
+        pool.run(2, &memo, None, &|done, total| {
+            assert!(done <= total && total == 6);
+            told.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(told.into_inner(), 6);
+        assert!(
+            Pool::plan(&files, &memo).is_empty(),
+            "every run is in the memo"
+        );
+        let options = RunOptions {
+            memo: Some(&memo),
+            ..RunOptions::default()
+        };
+        let pooled = run_experiment(&exp, &options).unwrap();
+        assert_eq!(to_json(&exp, &here), to_json(&exp, &pooled));
     }
 }

@@ -148,6 +148,17 @@ pub fn tasks(exp: &Experiment, memo: &RunMemo, planned: &mut BTreeSet<(String, u
     out
 }
 
+/// The runs of every file of `exps` not yet in `memo`, each (point key, seed) once, in plan
+/// order: (index of its file, task).
+pub fn plan(exps: &[&Experiment], memo: &RunMemo) -> Vec<(usize, Task)> {
+    let mut planned = BTreeSet::new();
+    let mut work = Vec::new();
+    for (e, exp) in exps.iter().enumerate() {
+        work.extend(tasks(exp, memo, &mut planned).into_iter().map(|t| (e, t)));
+    }
+    work
+}
+
 /// Makes one run on a worker: `bundle` as shipped, the task's point and repetition. The bytes
 /// returned go home to [`accept`]; a failure is reported as the local run would report it.
 pub fn run_task(bundle: &[u8], task: Task) -> Result<Vec<u8>, TaskFailure> {
@@ -250,11 +261,7 @@ pub fn prefill(
     remote: &dyn Remote,
     memo: &RunMemo,
 ) -> Result<(), LabError> {
-    let mut planned = BTreeSet::new();
-    let mut work = Vec::new();
-    for (b, exp) in exps.iter().enumerate() {
-        work.extend(tasks(exp, memo, &mut planned).into_iter().map(|t| (b, t)));
-    }
+    let work = plan(exps, memo);
     let shipped: Vec<Vec<u8>> = bundles.iter().map(Bundle::to_bytes).collect();
     let mut failures: Vec<(usize, TaskFailure)> = Vec::new();
     remote.run(&shipped, &work, &mut |i, result| {

@@ -164,7 +164,8 @@ pub(super) enum Write {
 
 /// Locks `lock`, reads a word (if asked), writes (if asked or if the read found 0), copies the
 /// request's other words (if asked, and only if it wrote), computes `hold` cycles still holding
-/// the lock (0: none; only if it wrote), unlocks; done with the word read and the failed test-and-sets.
+/// the lock (0: none; only if it wrote), unlocks; done with the word read and the failed
+/// test-and-sets.
 #[derive(Clone, Debug)]
 pub(super) struct Locked {
     acq: Acquire,
