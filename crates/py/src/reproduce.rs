@@ -54,7 +54,7 @@ pub fn reproduce_paper(
             },
             &reports,
             Listeners {
-                on_runs: &|runs| {
+                on_runs: &|runs, _plan| {
                     t2.done.store(0, Ordering::Relaxed);
                     t2.total.store(runs, Ordering::Relaxed);
                     if let Ok(mut l) = t2.label.lock() {

@@ -298,16 +298,15 @@ pub fn reproduce(
             },
             &args.reports,
             Listeners {
-                on_runs: &|runs| console.stage(runs, &format!("{p}: every file's runs")),
+                on_runs: &|runs, plan| {
+                    if let Some(note) = plan.note() {
+                        console.progress_note(&note);
+                    }
+                    console.stage(runs, &format!("{p}: every file's runs"));
+                },
                 on_file: &|exp| {
                     for note in &exp.notes {
                         console.note(note);
-                    }
-                    if let Some(note) = plan_jobs(exp, args.jobs)
-                        .note()
-                        .filter(|_| remote.is_none())
-                    {
-                        console.progress_note(&note);
                     }
                     console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
                 },

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::app::reproduction::reproduce_file;
 use crate::exec::pool::Pool;
+use crate::exec::runner::JobPlan;
 use crate::exec::shard::{prefill, Bundle, Exec};
 use crate::input::error::{InputError, LabError};
 use crate::input::source::Skipped;
@@ -259,8 +260,8 @@ fn write_reports(
 /// Whom [`run_paper`] tells how far it has come.
 #[derive(Clone, Copy)]
 pub struct Listeners<'a> {
-    /// Told how many runs are made here, before they are made.
-    pub on_runs: &'a dyn Fn(usize),
+    /// Told how many runs are made here and how many go at once, before they are made.
+    pub on_runs: &'a dyn Fn(usize, &JobPlan),
     /// Told each file as its report is built.
     pub on_file: &'a dyn Fn(&Experiment),
     /// Told `(done, total)` after each run.
@@ -298,8 +299,9 @@ pub fn run_paper(
         prefill(&all, &bundles, remote, &memo)?;
     } else {
         let pool = Pool::plan(&all, &memo);
-        on_runs(pool.len());
-        pool.run(exec.jobs, &memo, exec.cancel, progress)?;
+        let plan = pool.job_plan(exec.jobs);
+        on_runs(pool.len(), &plan);
+        pool.run(&plan, &memo, exec.cancel, progress)?;
     }
     for exp in &exps {
         on_file(exp);

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::runner::{plan_jobs, run_one, RunMemo, RunOptions};
+use super::runner::{plan_jobs, run_one, JobPlan, RunMemo, RunOptions};
 use super::shard::{plan, Task};
 use crate::{Experiment, LabError};
 
@@ -37,22 +37,32 @@ impl<'a> Pool<'a> {
         self.work.is_empty()
     }
 
-    /// Makes every run, `jobs` at once (0: one per core; never more than any file's memory plan
-    /// allows), keeping each in `memo` and telling `progress(done, total)` after each. Stops
-    /// starting runs at the first that fails (its error is returned) or once `cancel` is set.
+    /// How many runs go at once when `jobs` are asked for (0: one per core): the plan of the
+    /// file whose largest run leaves room for the fewest, as every file's runs share the pool.
+    pub fn job_plan(&self, jobs: usize) -> JobPlan {
+        self.exps
+            .iter()
+            .map(|e| plan_jobs(e, jobs))
+            .min_by_key(|p| p.jobs)
+            .unwrap_or(JobPlan {
+                jobs: 1,
+                capped_from: None,
+                largest_run: 0,
+                available: None,
+            })
+    }
+
+    /// Makes every run, as many at once as `plan` says ([`Self::job_plan`]), keeping each in
+    /// `memo` and telling `progress(done, total)` after each. Stops starting runs at the first
+    /// that fails (its error is returned) or once `cancel` is set.
     pub fn run(
         self,
-        jobs: usize,
+        plan: &JobPlan,
         memo: &RunMemo,
         cancel: Option<&AtomicBool>,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<(), LabError> {
-        let threads = self
-            .exps
-            .iter()
-            .map(|e| plan_jobs(e, jobs).jobs)
-            .min()
-            .unwrap_or(1);
+        let threads = plan.jobs.max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -104,7 +114,9 @@ mod tests {
         let pool = Pool::plan(&files, &memo);
         assert_eq!(pool.len(), 6);
         let told = AtomicUsize::new(0);
-        pool.run(2, &memo, None, &|done, total| {
+        let plan = pool.job_plan(2);
+        assert!((1..=2).contains(&plan.jobs));
+        pool.run(&plan, &memo, None, &|done, total| {
             assert!(done <= total && total == 6);
             told.fetch_add(1, Ordering::Relaxed);
         })
