@@ -4,15 +4,14 @@
 //!
 //! Every lookup is O(1) whatever the associativity: caches with at most [`SCAN_MAX_WAYS`] ways
 //! (direct-mapped, 2-, 4-, 8-way) scan their set and keep LRU order with use stamps; more
-//! associative caches (fully associative in particular) find a line through a hash index and keep
-//! each set's LRU order in an intrusive doubly-linked list over a slot vector. Storage is
-//! allocated on first use, and for the linked-list form grows with the lines actually resident,
-//! so 1,024 idle processors cost almost nothing.
+//! associative caches (fully associative in particular) find a line through hash chains threaded
+//! through their slots and keep each set's LRU order in an intrusive doubly-linked list over the
+//! same slot vector. Storage is allocated on first use, and for the linked-list form grows with
+//! the lines actually resident, so 1,024 idle processors cost almost nothing.
 
 use serde::{Deserialize, Serialize};
 
 use super::config::MemoryConfig;
-use super::lineindex::LineIndex;
 
 /// Set sizes up to this many ways are searched by scanning the set.
 pub const SCAN_MAX_WAYS: u64 = 8;
@@ -58,14 +57,19 @@ struct ScanStore {
 }
 
 /// Slots allocated on demand from a pool; per-set MRU..LRU lists through `prev` / `next`; a free
-/// list through `next`; a hash index from line to slot. A slot's fields sit together in one
-/// [`Node`] and a set's in one [`SetList`], so a miss reaches each with one bounds check.
+/// list through `next`; hash chains from line to slot through `chain`, their heads in
+/// `buckets` (at least one bucket per resident line, a power of two). A slot's fields sit
+/// together in one [`Node`] and a set's in one [`SetList`], so a miss reaches each with one
+/// bounds check, and a miss installs and evicts a line with a few stores: no probing, no
+/// shifting of a table's entries.
 #[derive(Clone, Debug, Default)]
 struct ListStore {
     nodes: Vec<Node>,
     lists: Vec<SetList>,
     free: u32,
-    index: LineIndex,
+    buckets: Vec<u32>,
+    /// `64 - log2(buckets.len())`: the multiplicative hash keeps the top bits.
+    shift: u32,
     resident: u64,
 }
 
@@ -128,7 +132,7 @@ impl Cache {
                 Some(slot)
             }
             Store::List(s) => {
-                let slot = s.index.get(line)?;
+                let slot = s.lookup(line)?;
                 let set = set as usize;
                 if s.lists[set].head != slot {
                     s.unlink(set, slot);
@@ -143,7 +147,7 @@ impl Cache {
     pub(crate) fn find(&self, line: u64) -> Option<u32> {
         match &self.store {
             Store::Scan(s) => s.find(self.set_of(line), self.ways, line),
-            Store::List(s) => s.index.get(line),
+            Store::List(s) => s.lookup(line),
         }
     }
 
@@ -190,8 +194,9 @@ impl Cache {
                 }
                 None => false,
             },
-            Store::List(s) => match s.index.remove(line) {
+            Store::List(s) => match s.lookup(line) {
                 Some(slot) => {
+                    s.unchain(slot);
                     s.unlink(set as usize, slot);
                     s.lists[set as usize].count -= 1;
                     s.nodes[slot as usize].next = s.free;
@@ -290,6 +295,8 @@ struct Node {
     tag: u64,
     prev: u32,
     next: u32,
+    /// The next slot in the same hash bucket.
+    chain: u32,
     state: LineState,
 }
 
@@ -363,6 +370,7 @@ impl ListStore {
                     tag: 0,
                     prev: NIL,
                     next: NIL,
+                    chain: NIL,
                     state,
                 });
                 slot
@@ -370,7 +378,7 @@ impl ListStore {
         } else {
             let slot = self.lists[set].tail;
             let old = self.nodes[slot as usize].tag;
-            self.index.remove(old);
+            self.unchain(slot);
             self.unlink(set, slot);
             evicted = Some(old);
             slot
@@ -379,8 +387,82 @@ impl ListStore {
         node.tag = line;
         node.state = state;
         self.push_front(set, slot);
-        self.index.insert(line, slot);
+        self.chain_in(slot);
         evicted
+    }
+
+    /// The bucket of `line`.
+    #[inline(always)]
+    fn bucket(&self, line: u64) -> usize {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// The slot holding `line`, if it is resident.
+    #[inline(always)]
+    fn lookup(&self, line: u64) -> Option<u32> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let mut slot = self.buckets[self.bucket(line)];
+        while slot != NIL {
+            let node = &self.nodes[slot as usize];
+            if node.tag == line {
+                return Some(slot);
+            }
+            slot = node.chain;
+        }
+        None
+    }
+
+    /// Threads `slot` (holding its line, already in its set's list and counted in `resident`)
+    /// into its line's chain.
+    #[inline(always)]
+    fn chain_in(&mut self, slot: u32) {
+        if self.resident as usize > self.buckets.len() {
+            // Every listed slot is threaded afresh, this one with them.
+            self.grow();
+            return;
+        }
+        let b = self.bucket(self.nodes[slot as usize].tag);
+        self.nodes[slot as usize].chain = self.buckets[b];
+        self.buckets[b] = slot;
+    }
+
+    /// Takes `slot` (resident) out of its line's chain.
+    #[inline(always)]
+    fn unchain(&mut self, slot: u32) {
+        let b = self.bucket(self.nodes[slot as usize].tag);
+        let after = self.nodes[slot as usize].chain;
+        let mut at = self.buckets[b];
+        if at == slot {
+            self.buckets[b] = after;
+            return;
+        }
+        loop {
+            let next = self.nodes[at as usize].chain;
+            if next == slot {
+                self.nodes[at as usize].chain = after;
+                return;
+            }
+            at = next;
+        }
+    }
+
+    /// Doubles the buckets (16 at first) and threads every resident slot again.
+    #[cold]
+    fn grow(&mut self) {
+        let n = (self.buckets.len() * 2).max(16);
+        self.buckets = vec![NIL; n];
+        self.shift = 64 - n.trailing_zeros();
+        for set in 0..self.lists.len() {
+            let mut slot = self.lists[set].head;
+            while slot != NIL {
+                let b = self.bucket(self.nodes[slot as usize].tag);
+                self.nodes[slot as usize].chain = self.buckets[b];
+                self.buckets[b] = slot;
+                slot = self.nodes[slot as usize].next;
+            }
+        }
     }
 }
 
@@ -454,6 +536,45 @@ mod tests {
         assert!(c.touch(0).is_some());
         assert_eq!(c.insert(64, LineState::Shared), Some(4));
         assert_eq!(c.resident(), 17);
+    }
+
+    proptest::proptest! {
+        /// The linked-list form (hash chains from 16 buckets up, evictions, invalidations)
+        /// against a fully associative LRU model: the same residents, hits and victims.
+        #[test]
+        fn list_form_agrees_with_an_lru_model(
+            ops in proptest::collection::vec((0u8..3, 0u64..200), 1..600)
+        ) {
+            let mut c = cache(64, 0);
+            let mut model: std::collections::VecDeque<u64> = Default::default(); // MRU first
+            for (op, line) in ops {
+                let at = model.iter().position(|&l| l == line);
+                match op {
+                    0 => {
+                        proptest::prop_assert_eq!(c.touch(line).is_some(), at.is_some());
+                        if let Some(i) = at {
+                            model.remove(i);
+                            model.push_front(line);
+                        }
+                    }
+                    1 if at.is_none() => {
+                        let victim = (model.len() == 64).then(|| model.pop_back()).flatten();
+                        model.push_front(line);
+                        proptest::prop_assert_eq!(c.insert(line, LineState::Shared), victim);
+                    }
+                    _ => {
+                        proptest::prop_assert_eq!(c.remove(line), at.is_some());
+                        if let Some(i) = at {
+                            model.remove(i);
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(c.resident(), model.len() as u64);
+            }
+            let mut want: Vec<u64> = model.into_iter().collect();
+            want.sort_unstable();
+            proptest::prop_assert_eq!(lines(&c), want);
+        }
     }
 
     #[test]

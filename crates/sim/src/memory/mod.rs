@@ -13,8 +13,8 @@
 //! hash-table iteration order reaches a result.
 //!
 //! Files: [`config`] (parameters, presets, validation), `config::l2` (the shared second level's
-//! configuration), `cache` (one processor's cache, the second level's structure too),
-//! `lineindex` (line-to-slot hash index), `directory` (coherence state per line), `numa`
+//! configuration), `cache` (one processor's cache, the second level's structure too, with its
+//! line-to-slot hash chains), `directory` (coherence state per line), `numa`
 //! (placement and node latencies), `region` (address space), `bulk` (bulk walking), `system`
 //! (the memory system and single references / atomics), `stats` (charges and statistics),
 //! `watch` (a parked poller's line, and word of its invalidation).
@@ -26,7 +26,6 @@ mod cache;
 pub mod config;
 mod directory;
 mod error;
-mod lineindex;
 mod numa;
 mod region;
 mod stats;
