@@ -259,7 +259,7 @@ impl MemorySystem {
             } else if owned {
                 start + hit + self.cfg.atomic_cycles
             } else {
-                let latency = self.fill(pi, line, true, upgrade, &mut ch);
+                let (latency, _) = self.fill(pi, line, true, upgrade, &mut ch);
                 self.bus_slot(start) + latency + self.cfg.atomic_cycles
             };
             self.dir.entry_mut(line).busy_until = end;
@@ -434,11 +434,11 @@ impl MemorySystem {
         upgrade: bool,
         ch: &mut Charge,
     ) -> Cycles {
-        let latency = self.fill(p, line, write, upgrade, ch);
+        let (latency, busy_until) = self.fill(p, line, write, upgrade, ch);
         let serialize = self.cfg.serialize_misses;
         let mut start = t;
         if serialize {
-            start = start.max(self.dir.entry_mut(line).busy_until);
+            start = start.max(busy_until);
         }
         start = self.bus_slot(start);
         let end = start + latency;
@@ -451,8 +451,17 @@ impl MemorySystem {
     /// The coherence part of a miss by `p` on `line`: invalidate other copies (write) or
     /// downgrade an owner (read), install the line in `p`'s cache (evicting its LRU victim), and
     /// return the miss latency: the shared second level's when it holds the line (else it is
-    /// installed there), otherwise memory's (local, remote or UMA).
-    fn fill(&mut self, p: usize, line: u64, write: bool, upgrade: bool, ch: &mut Charge) -> Cycles {
+    /// installed there), otherwise memory's (local, remote or UMA); with it, until when the
+    /// line was busy (read from its directory entry while that is at hand).
+    #[inline(always)]
+    fn fill(
+        &mut self,
+        p: usize,
+        line: u64,
+        write: bool,
+        upgrade: bool,
+        ch: &mut Charge,
+    ) -> (Cycles, Cycles) {
         let pid = p as u32;
         let Self {
             dir,
@@ -465,6 +474,7 @@ impl MemorySystem {
             ..
         } = self;
         let entry = dir.entry_mut(line);
+        let busy_until = entry.busy_until;
         let state = if write {
             scratch.clear();
             entry.sharers.take_others(pid, scratch);
@@ -514,7 +524,7 @@ impl MemorySystem {
             }
         }
         ch.misses += 1;
-        self.miss_latency(p, line, ch)
+        (self.miss_latency(p, line, ch), busy_until)
     }
 
     /// The latency of `p`'s miss on `line`: the shared second level's when it holds the line
