@@ -58,7 +58,8 @@ struct ScanStore {
 
 /// Slots allocated on demand from a pool; per-set MRU..LRU lists through `prev` / `next`; a free
 /// list through `next`; hash chains from line to slot through `chain`, their heads in
-/// `buckets` (at least one bucket per resident line, a power of two). A slot's fields sit
+/// `buckets` (at least two buckets per resident line, a power of two, so that most lines not
+/// resident find an empty bucket and most chains hold one slot). A slot's fields sit
 /// together in one [`Node`] and a set's in one [`SetList`], so a miss reaches each with one
 /// bounds check, and a miss installs and evicts a line with a few stores: no probing, no
 /// shifting of a table's entries.
@@ -194,9 +195,8 @@ impl Cache {
                 }
                 None => false,
             },
-            Store::List(s) => match s.lookup(line) {
+            Store::List(s) => match s.take_out(line) {
                 Some(slot) => {
-                    s.unchain(slot);
                     s.unlink(set as usize, slot);
                     s.lists[set as usize].count -= 1;
                     s.nodes[slot as usize].next = s.free;
@@ -418,7 +418,7 @@ impl ListStore {
     /// into its line's chain.
     #[inline(always)]
     fn chain_in(&mut self, slot: u32) {
-        if self.resident as usize > self.buckets.len() {
+        if self.resident as usize * 2 > self.buckets.len() {
             // Every listed slot is threaded afresh, this one with them.
             self.grow();
             return;
@@ -426,6 +426,31 @@ impl ListStore {
         let b = self.bucket(self.nodes[slot as usize].tag);
         self.nodes[slot as usize].chain = self.buckets[b];
         self.buckets[b] = slot;
+    }
+
+    /// Takes `line`'s slot out of its chain, if the line is resident: one walk of the chain.
+    #[inline]
+    fn take_out(&mut self, line: u64) -> Option<u32> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let b = self.bucket(line);
+        let mut before = NIL;
+        let mut slot = self.buckets[b];
+        while slot != NIL {
+            let node = self.nodes[slot as usize];
+            if node.tag == line {
+                if before == NIL {
+                    self.buckets[b] = node.chain;
+                } else {
+                    self.nodes[before as usize].chain = node.chain;
+                }
+                return Some(slot);
+            }
+            before = slot;
+            slot = node.chain;
+        }
+        None
     }
 
     /// Takes `slot` (resident) out of its line's chain.

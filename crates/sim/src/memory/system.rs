@@ -453,7 +453,6 @@ impl MemorySystem {
     /// return the miss latency: the shared second level's when it holds the line (else it is
     /// installed there), otherwise memory's (local, remote or UMA); with it, until when the
     /// line was busy (read from its directory entry while that is at hand).
-    #[inline(always)]
     fn fill(
         &mut self,
         p: usize,
