@@ -18,6 +18,14 @@
 //! ever appended to by a push (the newest event) or filled, while empty, by spreading a slot
 //! that was itself in push order; so every slot stays in push order, and events of one time
 //! leave level 0 first-scheduled first. No sequence numbers are kept.
+//!
+//! An event pushed with [`EventQueue::push_next`] (one likely to be the next to happen: the end
+//! of a short memory access or a context switch while the other processors are busy for
+//! longer) is held out of the wheel until the next push or pop. A pop returns it at once, with
+//! no placing and no spreading, when it lies before the wheel's lowest occupied slot: then it
+//! is the one earliest event. Otherwise it goes into the wheel as the newest event, where a
+//! push would have put it, and the pop goes on as above. The held event leaves `last` as it is,
+//! so every event in the wheel stays placed against the same `last`.
 
 use crate::ids::Cycles;
 
@@ -72,8 +80,14 @@ pub struct EventQueue {
     slots: Vec<Slot>,
     /// Per level, bit `d` set when slot `d` is non-empty.
     occupied: [u64; LEVELS],
-    /// Time of the last event popped (0 before the first).
+    /// Time of the last event popped from the wheel (0 before the first): where its events are
+    /// placed against.
     last: Cycles,
+    /// Time of the last event popped, from the wheel or held (no push may go before it).
+    floor: Cycles,
+    /// The newest event, pushed with `push_next` and not yet in the wheel, when `holding`.
+    held: (Cycles, u64),
+    holding: bool,
     len: usize,
 }
 
@@ -83,6 +97,9 @@ impl Default for EventQueue {
             slots: (0..LEVELS * SLOTS).map(|_| Slot::default()).collect(),
             occupied: [0; LEVELS],
             last: 0,
+            floor: 0,
+            held: (0, 0),
+            holding: false,
             len: 0,
         }
     }
@@ -114,15 +131,71 @@ impl EventQueue {
     ///
     /// # Panics
     /// If `time` is before the last event popped (the engine never schedules into its past).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Cycles, payload: u64) {
         assert!(
-            time >= self.last,
+            time >= self.floor,
             "event at {time} scheduled before {}",
-            self.last
+            self.floor
         );
+        self.release_held();
         self.put(time, payload);
         self.len += 1;
+    }
+
+    /// [`Self::push`] for an event likely to be the next to happen: it is held out of the
+    /// wheel, and the next pop takes it without placing it if it is the earliest.
+    ///
+    /// # Panics
+    /// If `time` is before the last event popped.
+    #[inline]
+    pub fn push_next(&mut self, time: Cycles, payload: u64) {
+        assert!(
+            time >= self.floor,
+            "event at {time} scheduled before {}",
+            self.floor
+        );
+        self.release_held();
+        self.held = (time, payload);
+        self.holding = true;
+        self.len += 1;
+    }
+
+    /// Puts the held event, if any, into the wheel (before a push that must follow it there).
+    #[inline(always)]
+    fn release_held(&mut self) {
+        if self.holding {
+            self.holding = false;
+            self.put(self.held.0, self.held.1);
+        }
+    }
+
+    /// The held event, if it lies before every slot of the wheel (the earliest event); else
+    /// it goes into the wheel.
+    #[inline]
+    fn take_held(&mut self, e: (Cycles, u64)) -> Option<(Cycles, u64)> {
+        let at = place(self.last, e.0);
+        // (level, digit) order is time order across slots: an event's level is the highest
+        // digit where its time differs from `last`.
+        let lowest = if self.occupied[0] != 0 {
+            Some((0, self.occupied[0].trailing_zeros() as usize))
+        } else {
+            self.occupied
+                .iter()
+                .position(|&b| b != 0)
+                .map(|level| (level, self.occupied[level].trailing_zeros() as usize))
+        };
+        match lowest {
+            Some(low) if low <= at => {
+                self.put_at(at, e);
+                None
+            }
+            _ => {
+                self.floor = e.0;
+                self.len -= 1;
+                Some(e)
+            }
+        }
     }
 
     /// Queues `payload` to fire at `time` as if it had been queued earlier: before the first
@@ -134,10 +207,11 @@ impl EventQueue {
     /// If `time` is before the last event popped.
     pub fn push_before(&mut self, time: Cycles, payload: u64, later: impl Fn(u64) -> bool) {
         assert!(
-            time >= self.last,
+            time >= self.floor,
             "event at {time} scheduled before {}",
-            self.last
+            self.floor
         );
+        self.release_held();
         let (level, digit) = place(self.last, time);
         let slot = &mut self.slots[level * SLOTS + digit];
         let at = (slot.head..slot.events.len())
@@ -150,16 +224,25 @@ impl EventQueue {
 
     #[inline]
     fn put(&mut self, time: Cycles, payload: u64) {
-        let (level, digit) = place(self.last, time);
-        self.slots[level * SLOTS + digit]
-            .events
-            .push((time, payload));
+        self.put_at(place(self.last, time), (time, payload));
+    }
+
+    /// Appends event `e` to slot `(level, digit)`, its place.
+    #[inline(always)]
+    fn put_at(&mut self, (level, digit): (usize, usize), e: (Cycles, u64)) {
+        self.slots[level * SLOTS + digit].events.push(e);
         self.occupied[level] |= 1 << digit;
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Cycles, u64)> {
+        if self.holding {
+            self.holding = false;
+            if let Some(e) = self.take_held(self.held) {
+                return Some(e);
+            }
+        }
         let (level, digit) = if self.occupied[0] != 0 {
             (0, self.occupied[0].trailing_zeros() as usize)
         } else {
@@ -179,6 +262,7 @@ impl EventQueue {
             self.occupied[level] &= !(1 << digit);
         }
         self.last = e.0;
+        self.floor = e.0;
         self.len -= 1;
         Some(e)
     }
@@ -270,6 +354,33 @@ mod tests {
     }
 
     #[test]
+    fn a_held_event_is_taken_first_only_when_it_is_the_earliest() {
+        let mut q = EventQueue::default();
+        q.push(1000, 1);
+        q.push_next(10, 2);
+        assert_eq!(
+            q.pop(),
+            Some((10, 2)),
+            "earlier than the wheel: taken as it is"
+        );
+        q.push_next(1000, 3);
+        q.push_next(5000, 4); // releases 3 into the wheel behind 1
+        q.push_before(1000, 5, |e| e >= 3);
+        assert_eq!(q.len(), 4);
+        assert_eq!(drain(&mut q), [(1000, 1), (1000, 5), (1000, 3), (5000, 4)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "scheduled before")]
+    fn a_held_event_taken_still_bars_the_past() {
+        let mut q = EventQueue::default();
+        q.push(1000, 1);
+        q.push_next(100, 2);
+        q.pop();
+        q.push(99, 3);
+    }
+
+    #[test]
     #[should_panic(expected = "scheduled before")]
     fn a_push_into_the_past_is_refused() {
         let mut q = EventQueue::default();
@@ -289,8 +400,8 @@ mod tests {
     }
 
     proptest! {
-        /// Interleaved pushes (never into the past, with many ties) and pops agree, event for
-        /// event, with a binary heap ordered by (time, push number).
+        /// Interleaved pushes (never into the past, with many ties; some held with `push_next`)
+        /// and pops agree, event for event, with a binary heap ordered by (time, push number).
         #[test]
         fn agrees_with_a_binary_heap(
             ops in proptest::collection::vec((0u64..3, 0u64..1_000_000, 0u32..4), 1..400)
@@ -310,7 +421,11 @@ mod tests {
                         3 => delay * 1000,
                         _ => delay << 24,
                     };
-                    q.push(time, n);
+                    if delay % 3 == 0 {
+                        q.push_next(time, n);
+                    } else {
+                        q.push(time, n);
+                    }
                     h.push(Reverse((time, n)));
                 }
                 for _ in 0..pops {

@@ -181,12 +181,12 @@ impl Simulation {
             Op::Atomic { addr, kind } => {
                 self.check_address(t, addr)?;
                 let charge = self.memory.atomic(pid, self.cx.now, addr, kind);
-                return Ok(Some(self.start_mem(p, t, charge)));
+                return Ok(Some(self.start_word(p, t, charge)));
             }
             Op::Word { addr, op } => {
                 self.check_address(t, addr)?;
                 let charge = self.word(p, t, addr, op);
-                return Ok(Some(self.start_mem(p, t, charge)));
+                return Ok(Some(self.start_word(p, t, charge)));
             }
             Op::Poll {
                 addr,

@@ -81,7 +81,7 @@ impl Simulation {
             let pauses = self.polls.remove(&ti).map_or(0, |pl| pl.n);
             self.cx.threads[ti].exec.polling = false;
             self.set_outcome(ti, Outcome::Polled { old, pauses });
-            return Some(self.start_mem(p, t, charge));
+            return Some(self.start_word(p, t, charge));
         }
         let hit = charge.stall == 0 && charge.misses == 0;
         if hit
@@ -103,7 +103,7 @@ impl Simulation {
             self.start_seg(p, Seg::Poll, Cycles::MAX);
             return Some(Step::Busy);
         }
-        Some(self.start_mem(p, t, charge))
+        Some(self.start_word(p, t, charge))
     }
 
     /// Wakes the parked pollers whose line was invalidated. Their next events are scheduled in

@@ -189,6 +189,13 @@ impl Simulation {
     /// Starts a segment on `p` that ends at `end` (never, if `end` is `Cycles::MAX`).
     #[inline(always)]
     pub(super) fn start_seg(&mut self, p: usize, seg: Seg, end: Cycles) {
+        self.start_seg_as(p, seg, end, false);
+    }
+
+    /// [`Self::start_seg`]; a `short` segment's end is pushed with
+    /// [`EventQueue::push_next`](crate::event_queue::EventQueue::push_next).
+    #[inline(always)]
+    fn start_seg_as(&mut self, p: usize, seg: Seg, end: Cycles, short: bool) {
         if self.memory.has_woken() {
             // The pollers an access just woke were scheduled before it (`poll`).
             self.wake_pollers();
@@ -201,22 +208,40 @@ impl Simulation {
         let epoch = proc.epoch;
         if end != Cycles::MAX {
             proc.pushed = self.cx.now;
-            self.push(end, EventKind::Proc { p: p as u32, epoch });
+            let kind = EventKind::Proc { p: p as u32, epoch };
+            if short {
+                self.push_next(end, kind);
+            } else {
+                self.push(end, kind);
+            }
         }
     }
 
     /// Books a memory charge to `t`'s application and starts its segment on `p`: the hits as
     /// useful time, then the misses as stall.
     pub(super) fn start_mem(&mut self, p: usize, t: ThreadId, charge: Charge) -> Step {
+        self.start_mem_as(p, t, charge, false)
+    }
+
+    /// [`Self::start_mem`] for one word's access (an atomic, a load or store, a poll's look):
+    /// a few cycles, often the next event of all, which the agenda then takes without placing
+    /// it ([`crate::event_queue`]).
+    pub(super) fn start_word(&mut self, p: usize, t: ThreadId, charge: Charge) -> Step {
+        self.start_mem_as(p, t, charge, true)
+    }
+
+    #[inline(always)]
+    fn start_mem_as(&mut self, p: usize, t: ThreadId, charge: Charge, short: bool) -> Step {
         let task = self.cx.threads[t.index()].info.task.index();
         self.apps[task].mem += charge;
-        self.start_seg(
+        self.start_seg_as(
             p,
             Seg::fixed(&[
                 (Category::Useful, charge.useful),
                 (Category::Stall, charge.stall),
             ]),
             self.after(charge.total()),
+            short,
         );
         Step::Busy
     }
