@@ -6,7 +6,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    // The manifest's folder as cargo gives it to this run, not as it was when the script was
+    // compiled: a build script compiled in one checkout is reused by another sharing the target
+    // folder (CI's fresh clone and the working copy), and would otherwise read the first one's
+    // experiments, gone with it, and build in no paper at all.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest).join("../../experiments");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut papers = Vec::new();
     if let Ok(entries) = std::fs::read_dir(&dir) {

@@ -23,6 +23,26 @@ fn experiments() -> PathBuf {
 /// shrunk for the tests no longer peaks where the paper's did, nor backs off as much.
 const JUDGED_AT_FULL_SCALE: &[&str] = &["gupta91", "george90"];
 
+/// Every paper folder is built into the lab, so that `list` and `explain` describe the papers
+/// outside the repository (and a reproduction from a folder without its README is titled).
+/// The build script once read the folder it was compiled in, not the one it ran for: a
+/// checkout sharing its target folder with another built in no paper at all.
+#[test]
+fn every_paper_folder_is_built_in() {
+    let dir = experiments();
+    let mut built_in: Vec<String> = smpsched_lab::app::papers::built_in_papers()
+        .map(str::to_string)
+        .collect();
+    built_in.sort();
+    assert_eq!(built_in, papers(&dir).unwrap());
+    let nowhere = Path::new("/nonexistent-experiments");
+    for id in &built_in {
+        let from_folder = smpsched_lab::app::papers::paper(&dir, id).unwrap();
+        let built = smpsched_lab::app::papers::paper(nowhere, id).unwrap();
+        assert_eq!(built.title, from_folder.title, "{id}");
+    }
+}
+
 #[test]
 fn every_reproduction_holds_its_claims_at_small_scale() {
     let dir = experiments();
