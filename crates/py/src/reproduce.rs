@@ -54,22 +54,9 @@ pub fn reproduce_paper(
             },
             &reports,
             Listeners {
-                on_runs: &|runs, _plan| {
-                    t2.done.store(0, Ordering::Relaxed);
-                    t2.total.store(runs, Ordering::Relaxed);
-                    if let Ok(mut l) = t2.label.lock() {
-                        l.clone_from(&format!("{name}: every file's runs"));
-                    }
-                },
+                on_runs: &|runs, _plan| t2.stage(runs, &format!("{name}: every file's runs")),
                 on_file: &|exp| {
-                    t2.done.store(0, Ordering::Relaxed);
-                    t2.total.store(
-                        exp.points.len() * exp.repetitions as usize,
-                        Ordering::Relaxed,
-                    );
-                    if let Ok(mut l) = t2.label.lock() {
-                        l.clone_from(&exp.name);
-                    }
+                    t2.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
                 },
                 progress: &|done, _| t3.done.store(done, Ordering::Relaxed),
             },

@@ -68,13 +68,7 @@ pub fn run_loaded(
     let name = exp.path.display().to_string();
     let exp = Arc::new(exp);
     let tally = Arc::new(Tally::default());
-    tally.total.store(
-        exp.points.len() * exp.repetitions as usize,
-        Ordering::Relaxed,
-    );
-    if let Ok(mut l) = tally.label.lock() {
-        l.clone_from(&exp.name);
-    }
+    tally.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
     let (e2, t2) = (Arc::clone(&exp), Arc::clone(&tally));
     let runs = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         let progress = |done, _| t2.done.store(done, Ordering::Relaxed);

@@ -23,6 +23,17 @@ pub struct Tally {
     pub cancel: AtomicBool,
 }
 
+impl Tally {
+    /// A new stage of `total` runs, none done yet, described by `label`.
+    pub fn stage(&self, total: usize, label: &str) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+        if let Ok(mut l) = self.label.lock() {
+            label.clone_into(&mut l);
+        }
+    }
+}
+
 /// Runs `work` on a thread of its own and waits for it with the GIL released, calling
 /// `progress(done, total, label)` as it advances. On Ctrl-C (or any pending signal handler
 /// raising) the call returns that exception at once and sets [`Tally::cancel`]; runs already

@@ -20,8 +20,7 @@
 //! leave level 0 first-scheduled first. No sequence numbers are kept.
 //!
 //! An event pushed with [`EventQueue::push_next`] (one likely to be the next to happen: the end
-//! of a short memory access or a context switch while the other processors are busy for
-//! longer) is held out of the wheel until the next push or pop. A pop returns it at once, with
+//! of a one-word memory access while the other processors are busy for longer) is held out of the wheel until the next push or pop. A pop returns it at once, with
 //! no placing and no spreading, when it lies before the wheel's lowest occupied slot: then it
 //! is the one earliest event. Otherwise it goes into the wheel as the newest event, where a
 //! push would have put it, and the pop goes on as above. The held event leaves `last` as it is,
@@ -177,15 +176,7 @@ impl EventQueue {
         let at = place(self.last, e.0);
         // (level, digit) order is time order across slots: an event's level is the highest
         // digit where its time differs from `last`.
-        let lowest = if self.occupied[0] != 0 {
-            Some((0, self.occupied[0].trailing_zeros() as usize))
-        } else {
-            self.occupied
-                .iter()
-                .position(|&b| b != 0)
-                .map(|level| (level, self.occupied[level].trailing_zeros() as usize))
-        };
-        match lowest {
+        match self.lowest() {
             Some(low) if low <= at => {
                 self.put_at(at, e);
                 None
@@ -234,6 +225,16 @@ impl EventQueue {
         self.occupied[level] |= 1 << digit;
     }
 
+    /// The lowest occupied slot, as (level, digit).
+    #[inline(always)]
+    fn lowest(&self) -> Option<(usize, usize)> {
+        if self.occupied[0] != 0 {
+            return Some((0, self.occupied[0].trailing_zeros() as usize));
+        }
+        let level = self.occupied.iter().position(|&b| b != 0)?;
+        Some((level, self.occupied[level].trailing_zeros() as usize))
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Cycles, u64)> {
@@ -243,18 +244,14 @@ impl EventQueue {
                 return Some(e);
             }
         }
-        let (level, digit) = if self.occupied[0] != 0 {
-            (0, self.occupied[0].trailing_zeros() as usize)
-        } else {
-            let level = self.occupied.iter().position(|&b| b != 0)?;
-            let digit = self.occupied[level].trailing_zeros() as usize;
-            if self.slots[level * SLOTS + digit].len() > 1 {
+        let (level, digit) = match self.lowest()? {
+            (0, digit) => (0, digit),
+            (level, digit) if self.slots[level * SLOTS + digit].len() > 1 => {
                 self.spread(level, digit);
                 (0, self.occupied[0].trailing_zeros() as usize)
-            } else {
-                // A lone event in the lowest slot is the earliest: take it where it lies.
-                (level, digit)
             }
+            // A lone event in the lowest slot is the earliest: take it where it lies.
+            low => low,
         };
         let slot = &mut self.slots[level * SLOTS + digit];
         let e = slot.take_front();

@@ -545,9 +545,8 @@ impl Simulation {
         self.agenda.push(time, kind.pack());
     }
 
-    /// Schedules the end of a processor's short fixed segment (a memory access, a switch, a
-    /// kernel charge), often the next event of all: the agenda holds it out of its wheel
-    /// ([`EventQueue::push_next`]).
+    /// Schedules the end of a one-word memory access, often the next event of all: the agenda
+    /// holds it out of its wheel ([`EventQueue::push_next`]).
     #[inline]
     fn push_next(&mut self, time: Cycles, kind: EventKind) {
         self.pending_work += 1;

@@ -378,7 +378,7 @@ impl ListStore {
         } else {
             let slot = self.lists[set].tail;
             let old = self.nodes[slot as usize].tag;
-            self.unchain(slot);
+            self.take_out(old);
             self.unlink(set, slot);
             evicted = Some(old);
             slot
@@ -423,13 +423,19 @@ impl ListStore {
             self.grow();
             return;
         }
+        self.link(slot);
+    }
+
+    /// Puts `slot` at the head of its line's chain.
+    #[inline(always)]
+    fn link(&mut self, slot: u32) {
         let b = self.bucket(self.nodes[slot as usize].tag);
         self.nodes[slot as usize].chain = self.buckets[b];
         self.buckets[b] = slot;
     }
 
     /// Takes `line`'s slot out of its chain, if the line is resident: one walk of the chain.
-    #[inline]
+    #[inline(always)]
     fn take_out(&mut self, line: u64) -> Option<u32> {
         if self.buckets.is_empty() {
             return None;
@@ -453,26 +459,6 @@ impl ListStore {
         None
     }
 
-    /// Takes `slot` (resident) out of its line's chain.
-    #[inline(always)]
-    fn unchain(&mut self, slot: u32) {
-        let b = self.bucket(self.nodes[slot as usize].tag);
-        let after = self.nodes[slot as usize].chain;
-        let mut at = self.buckets[b];
-        if at == slot {
-            self.buckets[b] = after;
-            return;
-        }
-        loop {
-            let next = self.nodes[at as usize].chain;
-            if next == slot {
-                self.nodes[at as usize].chain = after;
-                return;
-            }
-            at = next;
-        }
-    }
-
     /// Doubles the buckets (16 at first) and threads every resident slot again.
     #[cold]
     fn grow(&mut self) {
@@ -482,9 +468,7 @@ impl ListStore {
         for set in 0..self.lists.len() {
             let mut slot = self.lists[set].head;
             while slot != NIL {
-                let b = self.bucket(self.nodes[slot as usize].tag);
-                self.nodes[slot as usize].chain = self.buckets[b];
-                self.buckets[b] = slot;
+                self.link(slot);
                 slot = self.nodes[slot as usize].next;
             }
         }
