@@ -4,6 +4,12 @@
 //! and the per-line busy time is what turns a centralized lock or counter into the hot spot
 //! George 1990 (section 2) measures.
 //!
+//! Evictions are silent: a cache that evicts a line does not tell the directory, so a line's
+//! sharer set lists every cache that holds it and perhaps some that held it. A miss prunes the
+//! listings left behind (a write miss invalidates only the caches that still hold the line, a
+//! read miss drops the rest before it decides Exclusive or Shared), so every decision and count
+//! is the one an exact directory gives, and a sweep's eviction does not reach its victim's entry.
+//!
 //! Sharer sets stay compact for up to 65,536 processors: no sharer, one, a few inline, or a
 //! bitset once more than [`FEW`] caches share a line. Entries live in a two-level table indexed
 //! by line number (addresses come from a bump allocator, so line numbers are dense), allocated
@@ -132,6 +138,49 @@ impl Sharers {
             }
         }
         true
+    }
+
+    /// Keeps, in their order, only the holders `still` says hold the line (the listings left
+    /// by silent evictions go); the set ends as the same removals one by one would leave it.
+    pub(crate) fn retain(&mut self, mut still: impl FnMut(u32) -> bool) {
+        match self {
+            Sharers::Empty => {}
+            Sharers::One(q) => {
+                if !still(*q) {
+                    *self = Sharers::Empty;
+                }
+            }
+            Sharers::Few { len, ids } => {
+                let mut kept = 0;
+                for i in 0..usize::from(*len) {
+                    if still(ids[i]) {
+                        ids[kept] = ids[i];
+                        kept += 1;
+                    }
+                }
+                match kept {
+                    0 => *self = Sharers::Empty,
+                    1 => *self = Sharers::One(ids[0]),
+                    n => *len = n as u8,
+                }
+            }
+            Sharers::Many { count, bits } => {
+                for (i, word) in bits.iter_mut().enumerate() {
+                    let mut w = *word;
+                    while w != 0 {
+                        let b = w.trailing_zeros();
+                        if !still(i as u32 * 64 + b) {
+                            *word &= !(1 << b);
+                            *count -= 1;
+                        }
+                        w &= w - 1;
+                    }
+                }
+                if *count == 0 {
+                    *self = Sharers::Empty;
+                }
+            }
+        }
     }
 
     /// Appends every holder except `keep` to `out` (ascending processor order for bitsets,
@@ -285,6 +334,49 @@ mod tests {
         let mut s = Sharers::Empty;
         s.take_others(4, &mut out);
         assert_eq!(s, Sharers::One(4));
+    }
+
+    /// A set's form and its holders in order (a `Few` list's slots past its length aside).
+    fn shape(s: &Sharers) -> (u8, Vec<u32>) {
+        match s {
+            Sharers::Empty => (0, vec![]),
+            Sharers::One(q) => (1, vec![*q]),
+            Sharers::Few { len, ids } => (2, ids[..usize::from(*len)].to_vec()),
+            Sharers::Many { count, .. } => {
+                let mut out = Vec::new();
+                s.clone().take_others(u32::MAX, &mut out);
+                assert_eq!(out.len(), *count as usize, "a bitset's count");
+                (3, out)
+            }
+        }
+    }
+
+    #[test]
+    fn retain_leaves_what_removals_would() {
+        for holders in [
+            vec![4],
+            vec![4, 8],
+            vec![1, 4, 8, 2],
+            vec![1, 4, 8, 2, 70, 9],
+        ] {
+            for gone in 0..1u32 << holders.len() {
+                let mut set = Sharers::default();
+                holders.iter().for_each(|&p| set.insert(p, 2));
+                let mut removed = set.clone();
+                let left = |i: usize| gone >> i & 1 == 0;
+                for (i, &p) in holders.iter().enumerate() {
+                    if !left(i) {
+                        removed.remove(p);
+                    }
+                }
+                set.retain(|q| left(holders.iter().position(|&p| p == q).unwrap()));
+                assert_eq!(
+                    shape(&set),
+                    shape(&removed),
+                    "holders {holders:?}, gone {gone:#b}"
+                );
+            }
+        }
     }
 
     #[test]

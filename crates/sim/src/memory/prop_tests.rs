@@ -116,7 +116,27 @@ proptest! {
             now += 7;
             match op {
                 Op::Access(p, a, k) => {
-                    m.access(ProcId(p), now, r.base + a, kind_of(k));
+                    let addr = r.base + a;
+                    let others: Vec<u32> = (0..5)
+                        .filter(|&q| q != p && m.line_state(ProcId(q), addr).is_some())
+                        .collect();
+                    let held = m.line_state(ProcId(p), addr).is_some();
+                    let ch = m.access(ProcId(p), now, addr, kind_of(k));
+                    // The directory's decisions are exact although evictions are silent: a
+                    // write invalidates exactly the other caches holding the line, a read miss
+                    // takes it Exclusive exactly when no other cache holds it.
+                    let state = m.line_state(ProcId(p), addr);
+                    if kind_of(k).writes() {
+                        prop_assert_eq!(ch.invalidations, others.len() as u64);
+                        prop_assert_eq!(state, Some(LineState::Modified));
+                    } else if !held {
+                        prop_assert_eq!(ch.invalidations, 0);
+                        let want = if others.is_empty() { LineState::Exclusive } else { LineState::Shared };
+                        prop_assert_eq!(state, Some(want));
+                        for &q in &others {
+                            prop_assert_eq!(m.line_state(ProcId(q), addr), Some(LineState::Shared));
+                        }
+                    }
                 }
                 Op::Atomic(p, a) => {
                     m.atomic(ProcId(p), now, r.base + a, AtomicKind::FetchAdd);

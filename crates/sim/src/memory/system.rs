@@ -337,9 +337,9 @@ impl MemorySystem {
         self.stats.fill(MemoryStats::default());
     }
 
-    /// Asserts that the directory and the caches agree: every holder the directory lists has
-    /// the line, every resident line is listed, and an owned line has exactly one holder in
-    /// Exclusive or Modified state while unowned lines are Shared everywhere.
+    /// Asserts that the directory and the caches agree: every resident line is listed (a
+    /// listed cache may have evicted it silently), an owned line has at most one holder, the
+    /// one listed, in Exclusive or Modified state, and unowned lines are Shared everywhere.
     #[cfg(test)]
     pub(crate) fn check_coherence(&self) {
         if !self.cfg.enabled {
@@ -351,20 +351,14 @@ impl MemorySystem {
                 .filter(|&p| self.caches[p].find(line).is_some())
                 .collect();
             for (p, cache) in self.caches.iter().enumerate() {
-                let listed_here = e.sharers.contains(p as u32);
-                assert_eq!(
-                    listed_here,
-                    holders.contains(&p),
-                    "line {line} processor {p}"
-                );
                 if let Some(slot) = cache.find(line) {
+                    assert!(e.sharers.contains(p as u32), "line {line} processor {p}");
                     let owned_state = cache.state(slot) != LineState::Shared;
                     assert_eq!(owned_state, e.owned, "line {line} processor {p}");
                 }
             }
-            assert_eq!(e.sharers.len(), holders.len(), "line {line}");
             if e.owned {
-                assert_eq!(holders.len(), 1, "owned line {line}");
+                assert!(e.sharers.len() == 1, "owned line {line}");
             }
             listed += holders.len() as u64;
         });
@@ -474,25 +468,30 @@ impl MemorySystem {
         } = self;
         let entry = dir.entry_mut(line);
         let busy_until = entry.busy_until;
+        // Evictions are silent (see the directory): a listed cache may no longer hold the line.
         let state = if write {
             scratch.clear();
             entry.sharers.take_others(pid, scratch);
             entry.owned = true;
             for &q in scratch.iter() {
-                caches[q as usize].remove(line);
+                if !caches[q as usize].remove(line) {
+                    continue; // evicted since
+                }
                 stats[q as usize].invalidated += 1;
+                ch.invalidations += 1;
                 if watched[q as usize] == line {
                     watched[q as usize] = NONE;
                     woken.push(q);
                 }
             }
-            ch.invalidations += scratch.len() as u64;
             LineState::Modified
         } else {
-            debug_assert!(
-                !entry.sharers.contains(pid),
-                "a read miss on a line it holds"
-            );
+            // A read miss: our own listing, if any, is left from an eviction; drop it and the
+            // other caches' that evicted the line too, before deciding Exclusive or Shared.
+            entry.sharers.remove(pid);
+            entry
+                .sharers
+                .retain(|q| caches[q as usize].find(line).is_some());
             let state = if entry.sharers.is_empty() {
                 entry.owned = true;
                 LineState::Exclusive
@@ -516,7 +515,7 @@ impl MemorySystem {
             let slot = cache.find(line).expect("an upgraded line is resident");
             cache.set_state(slot, state);
         } else if let Some(victim) = cache.insert(line, state) {
-            dir.entry_mut(victim).drop_holder(pid);
+            // Silently: the victim's directory entry keeps listing `p` until a miss prunes it.
             if watched[p] == victim {
                 watched[p] = NONE;
                 woken.push(pid);
