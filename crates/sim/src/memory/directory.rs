@@ -54,6 +54,16 @@ impl Sharers {
         matches!(self, Sharers::Empty)
     }
 
+    /// Whether no cache but perhaps `p`'s holds the line.
+    #[inline]
+    pub(crate) fn is_empty_but(&self, p: u32) -> bool {
+        match self {
+            Sharers::Empty => true,
+            Sharers::One(q) => *q == p,
+            _ => false,
+        }
+    }
+
     /// Whether processor `p`'s cache holds the line.
     pub(crate) fn contains(&self, p: u32) -> bool {
         match self {

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cache::{Cache, LineState};
 use super::config::MemoryConfig;
-use super::directory::Directory;
+use super::directory::{Directory, Sharers};
 use super::numa::{Home, NumaMap, Placement};
 use super::region::{AddressSpace, Region};
 use super::stats::{Charge, MemoryStats};
@@ -485,6 +485,12 @@ impl MemorySystem {
                 }
             }
             LineState::Modified
+        } else if entry.sharers.is_empty_but(pid) {
+            // A read miss on a line no other cache is listed for (our own listing, if any, is
+            // left from an eviction): private data's every miss, decided without pruning.
+            entry.sharers = Sharers::One(pid);
+            entry.owned = true;
+            LineState::Exclusive
         } else {
             // A read miss: our own listing, if any, is left from an eviction; drop it and the
             // other caches' that evicted the line too, before deciding Exclusive or Shared.
