@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cache::{Cache, LineState};
 use super::config::MemoryConfig;
-use super::directory::{Directory, Sharers};
+use super::directory::{DirEntry, Directory, Sharers};
 use super::numa::{Home, NumaMap, Placement};
 use super::region::{AddressSpace, Region};
 use super::stats::{Charge, MemoryStats};
@@ -492,29 +492,7 @@ impl MemorySystem {
             entry.owned = true;
             LineState::Exclusive
         } else {
-            // A read miss: our own listing, if any, is left from an eviction; drop it and the
-            // other caches' that evicted the line too, before deciding Exclusive or Shared.
-            entry.sharers.remove(pid);
-            entry
-                .sharers
-                .retain(|q| caches[q as usize].find(line).is_some());
-            let state = if entry.sharers.is_empty() {
-                entry.owned = true;
-                LineState::Exclusive
-            } else {
-                if entry.owned {
-                    if let Some(owner) = entry.sharers.only() {
-                        let cache = &mut caches[owner as usize];
-                        if let Some(slot) = cache.find(line) {
-                            cache.set_state(slot, LineState::Shared);
-                        }
-                    }
-                    entry.owned = false;
-                }
-                LineState::Shared
-            };
-            entry.sharers.insert(pid, *words);
-            state
+            read_shared(entry, caches, pid, line, *words)
         };
         let cache = &mut caches[p];
         if upgrade {
@@ -569,4 +547,37 @@ impl MemorySystem {
             }
         }
     }
+}
+
+/// A read miss by `pid` on `line` that other caches are listed for: our own listing, if any, is
+/// left from an eviction; drop it and the other caches' that evicted the line too (evictions are
+/// silent), then take the line Shared, downgrading its owner, or Exclusive if none holds it.
+fn read_shared(
+    entry: &mut DirEntry,
+    caches: &mut [Cache],
+    pid: u32,
+    line: u64,
+    words: usize,
+) -> LineState {
+    entry.sharers.remove(pid);
+    entry
+        .sharers
+        .retain(|q| caches[q as usize].find(line).is_some());
+    let state = if entry.sharers.is_empty() {
+        entry.owned = true;
+        LineState::Exclusive
+    } else {
+        if entry.owned {
+            if let Some(owner) = entry.sharers.only() {
+                let cache = &mut caches[owner as usize];
+                if let Some(slot) = cache.find(line) {
+                    cache.set_state(slot, LineState::Shared);
+                }
+            }
+            entry.owned = false;
+        }
+        LineState::Shared
+    };
+    entry.sharers.insert(pid, words);
+    state
 }
