@@ -40,24 +40,21 @@ pub(super) enum Seg {
     Fixed([(Category, Cycles); 4]),
 }
 
-/// A processor: its thread, its current segment and what it has spent. Laid out (`repr(C)`,
-/// one 64-byte line first) so that an event's look at its processor (the epoch, when its end
-/// was pushed, the segment begun and whom it charges) reaches one host cache line.
-#[repr(C, align(64))]
+/// A processor: its thread, its current segment and what it has spent.
 pub(super) struct Proc {
-    pub(super) epoch: u32,
-    pub(super) need_resched: bool,
-    /// When the current segment's end event was scheduled.
-    pub(super) pushed: Cycles,
-    pub(super) seg_start: Cycles,
+    pub(super) thread: Option<ThreadId>,
     /// The thread whose application is charged for the current segment.
     pub(super) charge_to: Option<ThreadId>,
-    pub(super) thread: Option<ThreadId>,
-    pub(super) seg: Seg,
-    pub(super) time: TimeSplit,
-    pub(super) quantum_end: Cycles,
     /// Set while the kernel finishes with a thread that left (a departure charge).
     pub(super) departing: Option<Departure>,
+    pub(super) seg: Seg,
+    pub(super) seg_start: Cycles,
+    /// When the current segment's end event was scheduled.
+    pub(super) pushed: Cycles,
+    pub(super) quantum_end: Cycles,
+    pub(super) epoch: u32,
+    pub(super) time: TimeSplit,
+    pub(super) need_resched: bool,
     /// Threads dispatched here so far.
     pub(super) dispatches: u32,
 }
