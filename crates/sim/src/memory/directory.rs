@@ -4,11 +4,14 @@
 //! and the per-line busy time is what turns a centralized lock or counter into the hot spot
 //! George 1990 (section 2) measures.
 //!
-//! Evictions are silent: a cache that evicts a line does not tell the directory, so a line's
-//! sharer set lists every cache that holds it and perhaps some that held it. A miss prunes the
-//! listings left behind (a write miss invalidates only the caches that still hold the line, a
-//! read miss drops the rest before it decides Exclusive or Shared), so every decision and count
-//! is the one an exact directory gives, and a sweep's eviction does not reach its victim's entry.
+//! Evictions from fully (or highly) associative caches, the list form, are silent: such a cache
+//! does not tell the directory, so a line's sharer set lists every cache that holds it and
+//! perhaps some that held it. A miss prunes the listings left behind (a write miss invalidates
+//! only the caches that still hold the line, a read miss drops the rest before it decides
+//! Exclusive or Shared), so every decision and count is the one an exact directory gives, and a
+//! sweep's eviction does not reach its victim's entry. Set-associative caches evict seldom and
+//! share often (locks, bitmaps), so they tell the directory at once and keep listings exact,
+//! sparing their read misses the pruning's look into every listed cache.
 //!
 //! Sharer sets stay compact for up to 65,536 processors: no sharer, one, a few inline, or a
 //! bitset once more than [`FEW`] caches share a line. Entries live in a two-level table indexed

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cache::{Cache, LineState};
+use super::cache::{Cache, LineState, SCAN_MAX_WAYS};
 use super::config::MemoryConfig;
 use super::directory::{DirEntry, Directory, Sharers};
 use super::numa::{Home, NumaMap, Placement};
@@ -80,6 +80,10 @@ pub struct MemorySystem {
     pub(crate) line_shift: u32,
     /// Bitset words for a sharer set of `processors` processors.
     words: usize,
+    /// Whether evictions are silent (the caches take the list form: fully or highly
+    /// associative, where a sweep's every miss evicts); set-associative caches tell the
+    /// directory at once, so their listings are exact and a read miss needs no pruning.
+    silent: bool,
     caches: Vec<Cache>,
     /// The shared second level, when the machine has one.
     l2: Option<Cache>,
@@ -141,6 +145,7 @@ impl MemorySystem {
             processors,
             line_shift: cfg.line_bytes.max(1).trailing_zeros(),
             words: processors.div_ceil(64) as usize,
+            silent: cfg.ways() > SCAN_MAX_WAYS,
             caches,
             l2,
             dir: Directory::default(),
@@ -464,11 +469,12 @@ impl MemorySystem {
             words,
             watched,
             woken,
+            silent,
             ..
         } = self;
         let entry = dir.entry_mut(line);
         let busy_until = entry.busy_until;
-        // Evictions are silent (see the directory): a listed cache may no longer hold the line.
+        // With silent evictions (see the directory) a listed cache may no longer hold the line.
         let state = if write {
             scratch.clear();
             entry.sharers.take_others(pid, scratch);
@@ -492,14 +498,17 @@ impl MemorySystem {
             entry.owned = true;
             LineState::Exclusive
         } else {
-            read_shared(entry, caches, pid, line, *words)
+            read_shared(entry, caches, pid, line, *words, *silent)
         };
         let cache = &mut caches[p];
         if upgrade {
             let slot = cache.find(line).expect("an upgraded line is resident");
             cache.set_state(slot, state);
         } else if let Some(victim) = cache.insert(line, state) {
-            // Silently: the victim's directory entry keeps listing `p` until a miss prunes it.
+            // Silently, the victim's directory entry keeps listing `p` until a miss prunes it.
+            if !*silent {
+                dir.entry_mut(victim).drop_holder(pid);
+            }
             if watched[p] == victim {
                 watched[p] = NONE;
                 woken.push(pid);
@@ -549,20 +558,28 @@ impl MemorySystem {
     }
 }
 
-/// A read miss by `pid` on `line` that other caches are listed for: our own listing, if any, is
-/// left from an eviction; drop it and the other caches' that evicted the line too (evictions are
-/// silent), then take the line Shared, downgrading its owner, or Exclusive if none holds it.
+/// A read miss by `pid` on `line` that other caches are listed for: with `silent` evictions our
+/// own listing, if any, is left from an eviction; drop it and the other caches' that evicted the
+/// line too; then take the line Shared, downgrading its owner, or Exclusive if none holds it.
 fn read_shared(
     entry: &mut DirEntry,
     caches: &mut [Cache],
     pid: u32,
     line: u64,
     words: usize,
+    silent: bool,
 ) -> LineState {
-    entry.sharers.remove(pid);
-    entry
-        .sharers
-        .retain(|q| caches[q as usize].find(line).is_some());
+    if silent {
+        entry.sharers.remove(pid);
+        entry
+            .sharers
+            .retain(|q| caches[q as usize].find(line).is_some());
+    } else {
+        debug_assert!(
+            !entry.sharers.contains(pid),
+            "a read miss on a line it holds"
+        );
+    }
     let state = if entry.sharers.is_empty() {
         entry.owned = true;
         LineState::Exclusive
