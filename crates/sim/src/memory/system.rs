@@ -12,8 +12,10 @@
 //! Protocol: MESI-style invalidation. A read miss gets Exclusive when no other cache holds the
 //! line, else Shared (downgrading an Exclusive/Modified owner to Shared). A write to a line not
 //! held Exclusive/Modified is a miss (an ownership upgrade of a Shared copy counts as one) and
-//! invalidates every other copy. Evictions tell the directory, so it is always exact. Write-backs
-//! cost nothing, as coherence overhead cost nothing in Tango.
+//! invalidates every other copy. Set-associative caches tell the directory of their evictions;
+//! fully associative ones evict silently and a miss prunes the listings they leave (see the
+//! directory), so every decision is an exact directory's either way. Write-backs cost nothing, as
+//! coherence overhead cost nothing in Tango.
 
 use serde::{Deserialize, Serialize};
 
