@@ -344,35 +344,6 @@ impl MemorySystem {
         self.stats.fill(MemoryStats::default());
     }
 
-    /// Asserts that the directory and the caches agree: every resident line is listed (a
-    /// listed cache may have evicted it silently), an owned line has at most one holder, the
-    /// one listed, in Exclusive or Modified state, and unowned lines are Shared everywhere.
-    #[cfg(test)]
-    pub(crate) fn check_coherence(&self) {
-        if !self.cfg.enabled {
-            return;
-        }
-        let mut listed = 0u64;
-        self.dir.for_each(|line, e| {
-            let holders: Vec<usize> = (0..self.caches.len())
-                .filter(|&p| self.caches[p].find(line).is_some())
-                .collect();
-            for (p, cache) in self.caches.iter().enumerate() {
-                if let Some(slot) = cache.find(line) {
-                    assert!(e.sharers.contains(p as u32), "line {line} processor {p}");
-                    let owned_state = cache.state(slot) != LineState::Shared;
-                    assert_eq!(owned_state, e.owned, "line {line} processor {p}");
-                }
-            }
-            if e.owned {
-                assert!(e.sharers.len() == 1, "owned line {line}");
-            }
-            listed += holders.len() as u64;
-        });
-        let resident: u64 = self.caches.iter().map(Cache::resident).sum();
-        assert_eq!(listed, resident, "lines resident but not in the directory");
-    }
-
     /// Validates a processor id, returning its index.
     #[inline]
     pub(crate) fn check_proc(&self, p: ProcId) -> usize {
@@ -563,10 +534,8 @@ impl MemorySystem {
 /// A read miss by `pid` on `line` that other caches are listed for: with `silent` evictions our
 /// own listing, if any, is left from an eviction; drop it and the other caches' that evicted the
 /// line too; then take the line Shared, downgrading its owner, or Exclusive if none holds it.
-/// Out of line, so that a private line's miss (a sweep's every miss) runs in a small `fill`:
-/// the all-miss sweep 151 -> 156 M references/s, DiBella's reproduction (pollers re-reading
-/// shared lines) about 2% slower (alternated; inlining it with the pruning alone out of line,
-/// or a `fill` per cache form, gave the sweep no more than 152).
+/// Out of line, so that a private line's miss (a sweep's every miss) runs in a small `fill`
+/// (the trade measured in docs/performance.md).
 #[inline(never)]
 fn read_shared(
     entry: &mut DirEntry,
@@ -584,7 +553,7 @@ fn read_shared(
     } else {
         debug_assert!(
             !entry.sharers.contains(pid),
-            "a read miss on a line it holds"
+            "a read miss on a line it listed"
         );
     }
     let state = if entry.sharers.is_empty() {
@@ -605,3 +574,7 @@ fn read_shared(
     entry.sharers.insert(pid, words);
     state
 }
+
+#[cfg(test)]
+#[path = "coherence_check.rs"]
+mod coherence_check;
