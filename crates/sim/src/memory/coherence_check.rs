@@ -1,8 +1,8 @@
 //! The test-only consistency check of the memory system (system.rs): the directory's listings
 //! against what the caches hold.
 
-use crate::memory::cache::{Cache, LineState};
 use super::MemorySystem;
+use crate::memory::cache::{Cache, LineState};
 
 impl MemorySystem {
     /// Asserts that the directory and the caches agree: every resident line is listed (and,
