@@ -22,6 +22,8 @@
 //! 9. [`app`]: the commands the CLI calls, one file's and one paper's reproduction, `list` and
 //!    `explain`.
 
+#![forbid(unsafe_code)]
+
 pub mod app;
 pub mod exec;
 pub mod input;

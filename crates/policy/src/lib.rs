@@ -4,6 +4,8 @@
 //! decision here is a small pure function over plain numbers, so that the simulator (`sim`) and
 //! the real ready queues (`queues`) make the same choice from the same state.
 
+#![forbid(unsafe_code)]
+
 pub mod affinity;
 pub mod allocation;
 pub mod ddq;

@@ -1,6 +1,8 @@
 //! smpsched-sim: a deterministic discrete-event simulator of a multiprogrammed shared-memory
 //! multiprocessor.
 
+#![forbid(unsafe_code)]
+
 pub mod ids;
 pub mod memory;
 
@@ -16,6 +18,7 @@ pub mod metrics;
 pub mod outcome;
 pub mod pause;
 pub mod per_thread;
+mod prefetch;
 pub mod program;
 pub mod readyq;
 pub mod recorded;

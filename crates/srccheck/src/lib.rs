@@ -4,6 +4,8 @@
 //! allows. A scanner over the text, not a parser: comment lines are skipped and a file's tests
 //! (from its `#[cfg(test)]` line) are not counted as imports.
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

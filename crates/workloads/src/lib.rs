@@ -5,6 +5,8 @@
 //! by name). Each workload is one module registered in [`WORKLOADS`] with its name, summary,
 //! paper section and parameters, which `smpsched list` shows.
 
+#![forbid(unsafe_code)]
+
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{SimError, Simulation, TaskId};
 

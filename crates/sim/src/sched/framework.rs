@@ -91,6 +91,12 @@ impl Policy {
         self.parked.pop_where(|t| cx.allowed(t, p))
     }
 
+    /// [`Scheduler::next_picks`].
+    #[inline]
+    pub(crate) fn next_picks(&self, p: ProcId, cx: &SchedCtx) -> [Option<ThreadId>; 2] {
+        self.inner.next_picks(p, cx)
+    }
+
     /// Takes ready `t` off the queues (the policy's or the parked ones) for a handoff.
     pub(crate) fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
         match self.inner.dequeue(t, cx) {

@@ -442,6 +442,15 @@ pub trait Scheduler {
     /// Moves the processors the policy kicked since it was last asked onto `out` (asked after
     /// each event and each offer of work, only when the shape says [`Shape::kicks`]).
     fn take_kicks(&mut self, _out: &mut Vec<Kick>) {}
+
+    /// The threads this policy would most likely pick next on `p`, after the pick it just
+    /// made, the likelier first: the head of its run queue and the thread behind it, when it
+    /// knows them cheaply. A hint only: the engine has the host fetch their records ahead of
+    /// their dispatch (with hundreds of thousands of threads each would otherwise come from
+    /// host memory); a wrong or absent answer costs time, never changes a result.
+    fn next_picks(&self, _p: ProcId, _cx: &SchedCtx) -> [Option<ThreadId>; 2] {
+        [None, None]
+    }
 }
 
 /// One parameter of a policy, for `smpsched explain`.

@@ -215,6 +215,13 @@ impl Scheduler for PerCore {
         Target::Processor(ProcId(p as u32))
     }
 
+    fn next_picks(&self, p: ProcId, _cx: &SchedCtx) -> [Option<ThreadId>; 2] {
+        match self.queues.get(self.home(p.index())) {
+            Some(q) => [q.front().copied(), q.get(1).copied()],
+            None => [None, None],
+        }
+    }
+
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.size(cx);
         let pi = p.index();

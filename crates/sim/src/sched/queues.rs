@@ -29,6 +29,12 @@ impl Fifo {
         self.0.remove(i)
     }
 
+    /// The first two threads queued (the next picks when no thread has a mask).
+    #[inline]
+    pub fn heads(&self) -> [Option<ThreadId>; 2] {
+        [self.0.front().copied(), self.0.get(1).copied()]
+    }
+
     /// Whether some queued thread may run on `p`.
     pub fn has_for(&self, p: ProcId, cx: &SchedCtx) -> bool {
         self.0.iter().any(|&t| cx.allowed(t, p))

@@ -73,6 +73,10 @@ impl Scheduler for RoundRobin {
         self.queue.pop_for(p, cx)
     }
 
+    fn next_picks(&self, _p: ProcId, _cx: &SchedCtx) -> [Option<ThreadId>; 2] {
+        self.queue.heads()
+    }
+
     fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         Handoff::taken_if(self.queue.remove(t))
     }
