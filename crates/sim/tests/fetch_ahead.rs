@@ -137,7 +137,7 @@ fn run(name: &str, hide: bool) -> (String, u64, u64) {
     let watched = Watched {
         inner: policy(name).unwrap().make(&toml::Table::new()).unwrap(),
         hide,
-        shared: name == "round-robin",
+        shared: name != "per-core",
         hints: RefCell::new(Vec::new()),
         right: right.clone(),
         wrong: wrong.clone(),
@@ -154,7 +154,7 @@ fn run(name: &str, hide: bool) -> (String, u64, u64) {
 
 #[test]
 fn the_hints_name_the_next_pick_and_change_no_result() {
-    for name in ["round-robin", "per-core"] {
+    for name in ["round-robin", "per-core", "priority"] {
         let (hidden, right, wrong) = run(name, true);
         assert_eq!((right, wrong), (0, 0), "{name}: a hidden hint was scored");
         let (hinted, right, wrong) = run(name, false);

@@ -169,6 +169,11 @@ impl Scheduler for Priority {
         Some(first.2)
     }
 
+    fn next_picks(&self, _p: ProcId, _cx: &SchedCtx) -> [Option<ThreadId>; 2] {
+        let mut heads = self.queue.iter().map(|e| e.2);
+        [heads.next(), heads.next()]
+    }
+
     fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
         Handoff::taken_if(match self.key.get_mut(t.index()).and_then(Option::take) {
             Some((u, seq)) => self.queue.remove(&(u, seq, t)),
