@@ -235,6 +235,32 @@ impl EventQueue {
         Some((level, self.occupied[level].trailing_zeros() as usize))
     }
 
+    /// The payloads of the events likely to come out next and after it, without moving
+    /// anything: the front of the lowest occupied slot and what follows it there, or the front
+    /// of the next occupied slot of the same level. A hint for fetching their records ahead
+    /// (a held event, or one a spread would reorder, is not seen).
+    #[inline]
+    pub fn peek_two(&self) -> [Option<u64>; 2] {
+        let Some((level, digit)) = self.lowest() else {
+            return [None, None];
+        };
+        let slot = &self.slots[level * SLOTS + digit];
+        let first = slot.events.get(slot.head).map(|e| e.1);
+        let second = match slot.events.get(slot.head + 1) {
+            Some(e) => Some(e.1),
+            None => {
+                let later = self.occupied[level] & (u64::MAX << digit) & !(1u64 << digit);
+                (later != 0)
+                    .then(|| {
+                        let next = &self.slots[level * SLOTS + later.trailing_zeros() as usize];
+                        next.events.get(next.head).map(|e| e.1)
+                    })
+                    .flatten()
+            }
+        };
+        [first, second]
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Cycles, u64)> {
@@ -384,6 +410,34 @@ mod tests {
         q.push(100, 1);
         q.pop();
         q.push(99, 2);
+    }
+
+    #[test]
+    fn a_peek_names_the_next_two_events_when_each_lies_alone() {
+        let mut q = EventQueue::default();
+        assert_eq!(q.peek_two(), [None, None]);
+        // Far apart (alone in their slots, as random demands leave them) and two at one time.
+        for (time, payload) in [(90_000, 1), (5_000, 2), (40_000, 3), (7, 4), (7, 5)] {
+            q.push(time, payload);
+        }
+        let mut order = Vec::new();
+        while !q.is_empty() {
+            let peeked = q.peek_two();
+            let e = q.pop().unwrap();
+            assert_eq!(peeked[0], Some(e.1), "the first peeked is the next popped");
+            order.push((e.1, peeked[1]));
+        }
+        assert_eq!(
+            order,
+            [
+                (4, Some(5)),
+                (5, None),
+                (2, Some(3)),
+                (3, Some(1)),
+                (1, None)
+            ],
+            "the second peeked is the one after, when it lies in a later slot of the same level"
+        );
     }
 
     #[test]

@@ -31,3 +31,19 @@ pub(crate) fn next_picks(threads: &[ThreadSlot], picks: [Option<ThreadId>; 2]) {
         prefetch(&*slot.exec.program);
     }
 }
+
+/// Has the host fetch the record `r` (nothing when `None`).
+#[inline(always)]
+pub(crate) fn prefetch_record<T>(r: Option<&T>) {
+    if let Some(r) = r {
+        prefetch(r);
+    }
+}
+
+/// Has the host fetch thread `t`'s program (its slot should be cached: it is read here).
+#[inline(always)]
+pub(crate) fn prefetch_program(threads: &[ThreadSlot], t: ThreadId) {
+    if let Some(slot) = threads.get(t.index()) {
+        prefetch(&*slot.exec.program);
+    }
+}
