@@ -194,8 +194,10 @@ def test_the_engine_runs_without_the_gil():
     assert ticks > 20 and ticks > 0.3 * took / 0.001, (took, ticks)
 
 
+# Long enough (tens of seconds of one core) that no machine finishes it before the interrupt;
+# 400 repetitions finished within the test's 1-second wait on a faster host.
 LONG_RUN = """
-exp = {"name": "long", "repetitions": 400, "machine": {"preset": "tango-12", "processors": 4},
+exp = {"name": "long", "repetitions": 10000, "machine": {"preset": "tango-12", "processors": 4},
        "scheduler": {"policy": "round-robin"},
        "workload": [{"kind": "synthetic", "name": "A", "threads": 16, "bursts": 2000,
                      "compute": {"dist": "exponential", "mean": 100000}}]}
@@ -226,7 +228,10 @@ def cpu_after_ctrl_c(body: str, root, wait: float) -> float:
     assert p.stdout.readline().strip() == "start"
     time.sleep(wait)
     os.kill(p.pid, signal.SIGINT)
-    out, _ = p.communicate(timeout=60)
+    try:
+        out, _ = p.communicate(timeout=60)
+    finally:
+        p.kill()
     assert out.startswith("interrupted"), out
     return float(out.split()[1])
 
