@@ -98,13 +98,18 @@ impl Simulation {
     /// offered work first at the next offering, a running one kicked with `preempt` is
     /// interrupted (it notices at its next event). A processor between threads (a switch under
     /// way) picks anyway when its charge ends, so a kick to it needs nothing.
-    #[inline]
+    ///
+    /// Always inlined, with the kicks applied out of line: it runs after every event, and as a
+    /// call of its own its prologue and epilogue cost about 15 instructions an event for a
+    /// policy that never kicks (2.5% of the engine benchmark's instructions).
+    #[inline(always)]
     pub(super) fn apply_kicks_if_any(&mut self) {
         if self.sched.shape.kicks && self.sched.collect_kicks() {
             self.apply_kicks();
         }
     }
 
+    #[inline(never)]
     fn apply_kicks(&mut self) {
         let mut kicks = std::mem::take(&mut self.sched.kicks);
         for k in kicks.drain(..) {
