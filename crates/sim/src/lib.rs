@@ -18,7 +18,6 @@ pub mod metrics;
 pub mod outcome;
 pub mod pause;
 pub mod per_thread;
-mod prefetch;
 pub mod program;
 pub mod readyq;
 pub mod recorded;

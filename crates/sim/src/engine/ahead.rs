@@ -1,35 +1,76 @@
-//! Fetching ahead the records the next events will touch (issue 29): with hundreds of
-//! thousands of threads on thousands of processors, an event's processor record and its
-//! thread's slot and program are misses of the host's caches unless fetched before their turn.
-//! A hint to the host only: no simulated result depends on it.
+//! Fetching ahead the records the engine will touch next (issue 29): a hint to the host's
+//! caches that changes no simulated result.
+//!
+//! With hundreds of thousands of simulated threads on thousands of processors, each thread is
+//! dispatched once in hundreds of thousands of events, so its records (its slot, its program)
+//! and the records of the processors the next events concern come from host memory: at 4,096
+//! processors with 100 threads each that was most of the growth of the cost per event with the
+//! machine's size (docs/performance.md). Two hints say what comes next: a policy names the
+//! head of its run queue ([`Scheduler::next_picks`](crate::sched::Scheduler::next_picks)),
+//! and the event queue the events likely to come out next
+//! ([`EventQueue::peek_two`](crate::event_queue::EventQueue::peek_two)). The engine has the
+//! host fetch their records while it handles what comes before them. A wrong hint costs only
+//! time. The prefetch itself is `smpsched_prefetch`, the workspace's one `unsafe` block.
+
+use smpsched_prefetch::prefetch;
 
 use super::{EventKind, Simulation};
-use crate::prefetch::{prefetch_program, prefetch_record};
+use crate::ids::{ProcId, ThreadId};
+use crate::thread::ThreadSlot;
 
-/// The fewest processors for which the engine fetches the next events' records ahead (with at
-/// least [`AHEAD_FROM_THREADS`](crate::prefetch::AHEAD_FROM_THREADS) threads): what an event
-/// touches is about 280 bytes a processor (its 176-byte record, its thread's 72-byte slot and
-/// program), so below this the records stay in a host's second-level cache, and peeking cost
-/// `engine_scaling` 3% at 1,024 processors where it gave 9% at 4,096.
-pub(super) const FROM_PROCESSORS: usize = 2_048;
+/// The fewest threads for which the engine fetches ahead: below it their records (72-byte
+/// slots and their programs, about 2 MB at this count) mostly stay in the host's second- and
+/// third-level caches, and asking the policy costs more than it saves (the engine benchmark's
+/// 10,000 threads ran 3-5% slower with it, identical demands; 102,400 threads 20-25% faster).
+const FROM_THREADS: usize = 32_768;
+
+/// The fewest processors (with at least [`FROM_THREADS`] threads) for which the engine also
+/// fetches the next events' records: what an event touches is about 280 bytes a processor (its
+/// 176-byte record, its thread's 72-byte slot and program), so below this the records stay in a
+/// host's second-level cache, and peeking cost `engine_scaling` 3% at 1,024 processors where it
+/// gave 9% at 4,096.
+const FROM_PROCESSORS: usize = 2_048;
 
 impl Simulation {
-    /// Has the host fetch, for the event after next, its processor's record and the slot of
-    /// the thread it concerns, and for the next event its thread's program (whose slot the
-    /// previous call fetched).
-    #[inline]
+    /// After `p`'s pick: has the host fetch the policy's next two picks' records, the second's
+    /// slot (whose program pointer the next call reads) and the first's program (whose slot the
+    /// previous call fetched). Only with [`FROM_THREADS`] threads or more.
+    #[inline(always)]
+    pub(super) fn fetch_next_picks(&self, p: usize) {
+        if self.cx.threads.len() < FROM_THREADS {
+            return;
+        }
+        let [first, second] = self.sched.next_picks(ProcId(p as u32), &self.cx);
+        if let Some(t) = second {
+            prefetch_slot(&self.cx.threads, t);
+        }
+        if let Some(t) = first {
+            prefetch_program(&self.cx.threads, t);
+        }
+    }
+
+    /// Before an event: has the host fetch, for the event after next, its processor's record
+    /// and the slot of the thread it concerns, and for the next event its thread's program
+    /// (whose slot the previous call fetched). Only with [`FROM_PROCESSORS`] processors and
+    /// [`FROM_THREADS`] threads or more.
+    #[inline(always)]
     pub(super) fn fetch_next_events(&self) {
+        if self.procs.len() < FROM_PROCESSORS || self.cx.threads.len() < FROM_THREADS {
+            return;
+        }
         let [next, after] = self.agenda.peek_two();
         if let Some(x) = after {
             match EventKind::unpack(x) {
                 EventKind::Proc { p, .. } => {
                     let pi = p as usize;
-                    prefetch_record(self.procs.get(pi));
+                    if let Some(proc) = self.procs.get(pi) {
+                        prefetch(proc);
+                    }
                     if let Some(t) = self.cx.running.get(pi).copied().flatten() {
-                        prefetch_record(self.cx.threads.get(t.index()));
+                        prefetch_slot(&self.cx.threads, t);
                     }
                 }
-                EventKind::Wake { t, .. } => prefetch_record(self.cx.threads.get(t as usize)),
+                EventKind::Wake { t, .. } => prefetch_slot(&self.cx.threads, ThreadId(t)),
                 _ => {}
             }
         }
@@ -38,5 +79,21 @@ impl Simulation {
                 prefetch_program(&self.cx.threads, t);
             }
         }
+    }
+}
+
+/// Has the host fetch thread `t`'s slot (nothing for an index out of range).
+#[inline(always)]
+fn prefetch_slot(threads: &[ThreadSlot], t: ThreadId) {
+    if let Some(slot) = threads.get(t.index()) {
+        prefetch(slot);
+    }
+}
+
+/// Has the host fetch thread `t`'s program (its slot is read here: it should be cached).
+#[inline(always)]
+fn prefetch_program(threads: &[ThreadSlot], t: ThreadId) {
+    if let Some(slot) = threads.get(t.index()) {
+        prefetch(&*slot.exec.program);
     }
 }

@@ -422,11 +422,7 @@ impl Simulation {
             self.cx.now = time;
             self.events += 1;
             self.event_pushed = 0;
-            if self.procs.len() >= ahead::FROM_PROCESSORS
-                && self.cx.threads.len() >= crate::prefetch::AHEAD_FROM_THREADS
-            {
-                self.fetch_next_events();
-            }
+            self.fetch_next_events();
             let tick = self.handle(kind)?;
             self.after_event(tick)?;
         }

@@ -313,10 +313,7 @@ impl Simulation {
             }
             return Dispatch::Idle;
         };
-        if self.cx.threads.len() >= crate::prefetch::AHEAD_FROM_THREADS {
-            let picks = self.sched.next_picks(ProcId(p as u32), &self.cx);
-            crate::prefetch::next_picks(&self.cx.threads, picks);
-        }
+        self.fetch_next_picks(p);
         let kernel = self.cx.machine.sched_op_cycles;
         if !self.policy_touches {
             return self.start_thread(p, t, prev, kernel, false);
