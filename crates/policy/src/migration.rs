@@ -68,6 +68,17 @@ pub fn pull_batch(victim: usize, own: usize) -> usize {
     (victim - own).div_ceil(2).clamp(1, MAX_PULL)
 }
 
+/// How often a worker looks at the injection lanes (work posted from outside the workers) before
+/// its own queue: on every `INJECTION_CHECK_EVERY`-th take. Go's scheduler does the same with its
+/// global run queue on every 61st schedule, so that outside work is not starved by the work the
+/// workers spawn for themselves.
+pub const INJECTION_CHECK_EVERY: u64 = 61;
+
+/// Whether a worker's `take`-th take (counting from 0) looks at the injection lanes first.
+pub fn injected_first(take: u64) -> bool {
+    take % INJECTION_CHECK_EVERY == INJECTION_CHECK_EVERY - 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +123,12 @@ mod tests {
             pull_victim_where(&[0, 3, 7, 2], |q| q != 2, 0),
             pull_victim(&[0, 3, 7, 2], 0b1010, 0)
         );
+    }
+
+    #[test]
+    fn outside_work_comes_first_once_in_61_takes() {
+        let first: Vec<u64> = (0..200).filter(|&t| injected_first(t)).collect();
+        assert_eq!(first, vec![60, 121, 182]);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!   round trip (two core-to-core handoffs). Every other figure is read against it.
 //! - `uncontended/NAME`: one thread posts an item and takes it back.
 //! - `contended/pPcC/NAME`: P producers post 100,000 items while C consumers take them all
-//!   (a fresh queue and fresh threads per iteration), for P, C up to the core count.
+//!   (a fresh queue and fresh threads per iteration), for P, C up to the core count
+//!   (`SMPSCHED_BENCH_MIXES=1x15,15x1` names the mixes instead).
 //!
 //! At the end a summary prints each structure's throughput as a ratio to crossbeam's Injector
 //! measured in the same run. Run standalone: `queues-HASH --bench` (criterion's usual filters
@@ -175,8 +176,12 @@ fn contenders() -> Vec<(&'static str, Make)> {
     ]
 }
 
-/// The producer/consumer mixes: up to the core count, plus one oversubscribed.
+/// The producer/consumer mixes: up to the core count, plus one oversubscribed; or those that
+/// `SMPSCHED_BENCH_MIXES` lists (`1x15,15x1`: producers x consumers).
 fn mixes() -> Vec<(usize, usize)> {
+    if let Ok(list) = std::env::var("SMPSCHED_BENCH_MIXES") {
+        return list.split(',').map(parse_mix).collect();
+    }
     let n = support::cores();
     let mut v = vec![
         (1, 1),
@@ -189,6 +194,23 @@ fn mixes() -> Vec<(usize, usize)> {
     v.sort();
     v.dedup();
     v
+}
+
+/// One `PxC` of `SMPSCHED_BENCH_MIXES`; anything else stops the run with exit status 2.
+fn parse_mix(m: &str) -> (usize, usize) {
+    let count = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|k| (1..=64).contains(k))
+    };
+    match m.split_once('x').map(|(p, c)| (count(p), count(c))) {
+        Some((Some(p), Some(c))) => (p, c),
+        _ => {
+            eprintln!("SMPSCHED_BENCH_MIXES: `{m}` is not PxC with counts 1 to 64 (e.g. 1x15)");
+            std::process::exit(2);
+        }
+    }
 }
 
 fn handoff(c: &mut Criterion) {
@@ -361,6 +383,7 @@ fn summary() {
 }
 
 fn main() {
+    mixes(); // a bad SMPSCHED_BENCH_MIXES stops the run before anything is measured
     let mut c = support::criterion();
     handoff(&mut c);
     uncontended(&mut c);

@@ -19,7 +19,7 @@
 //! | [`MultiAccess`] | DiBella 2.1-2.3 | per-worker arrays of mailboxes with a bitmap, optimistic bit claims, client and scheduler policies |
 //! | [`Ddq`] | George 2 | a tree of counters (N, D) over dual queues; workers wait in their own slot |
 //! | [`MachRunQueue`] | Black 3.1 | 32 priority levels with hint and count, local queues before a global one |
-//! | [`PerCore`] | Weibel | per-worker FIFOs, pull migration from the busiest, affinity masks never violated |
+//! | [`PerCore`] | Weibel | per-worker FIFOs, pull migration from the busiest, affinity masks never violated; injection lanes for outside work |
 //!
 //! [`pool::Pool`] runs closures on worker threads over any of them.
 //!
@@ -231,6 +231,12 @@ pub(crate) fn nth_set_bit(mask: u64, k: u64) -> usize {
         m &= m - 1;
     }
     m.trailing_zeros() as usize
+}
+
+/// The first set bit of `mask` at or after `start`, cyclically over the 64 bits.
+pub(crate) fn first_set_from(mask: u64, start: usize) -> Option<usize> {
+    let r = mask.rotate_right(start as u32 % 64);
+    (r != 0).then(|| (r.trailing_zeros() as usize + start) % 64)
 }
 
 /// How an item is posted: its priority and where it may run.

@@ -18,6 +18,24 @@
 //! taken does not wait for it: a post moves on to the next queue its mask allows, a pull to the
 //! next victim. Only a worker serving its own queue waits for its lock.
 //!
+//! # Injection lanes
+//!
+//! Work that a client outside the workers posts, and that any worker may run, goes to one of a
+//! set of *injection lanes* instead (the external submission queues of Java's ForkJoinPool; Go's
+//! global run queue, split into lanes). A client posts runs of `INJECTION_RUN` items, each run
+//! to the next lane from the lane its id names (moving on early only when a lane's lock is
+//! taken), so that producers seldom meet one another and a producer filling one lane does not
+//! meet the workers emptying the lane it filled before (the blocks of a segmented queue such as
+//! crossbeam's Injector). A bitmap with a bit per lane (as DiBella's mailbox bitmaps) says which
+//! lanes hold something, so that a worker finds outside work with one load. A worker whose own
+//! queue is empty serves the first non-empty lane from its own index on (cyclically) before
+//! pulling from its peers: it takes the lane's oldest item and moves up to half of the rest (at
+//! most `RUN_NEXT`) into its run-next batch in the same acquisition, so one producer feeds many workers and many producers
+//! feed one worker without a lock round trip per item. Once in 61 takes a worker looks at the
+//! lanes before its own queue (`policy::migration::injected_first`, Go's rule), so that work it
+//! spawns for itself cannot starve outside work. Posts with a narrower mask, and workers' own
+//! posts, go to the workers' queues as above.
+//!
 //! # Invariants
 //!
 //! - Every item in queue q allows worker q (posts place it so), and an item is only ever taken
@@ -26,15 +44,23 @@
 //!   under the lock before the item is visible and cleared only when the queue is empty.
 //! - `count` is the queue's length, updated under its lock; a run-next batch's `count` is its
 //!   length, updated under its own lock (taken inside the queue's lock, never the reverse).
-//! - A run-next batch holds only items from its worker's own queue, which all allow it.
+//! - A run-next batch holds only items its worker may run: from its own queue, or from an
+//!   injection lane.
+//! - Injection lanes hold only items that every worker may run.
+//! - Bit i of `injected` is set exactly when injection lane i is non-empty, as of the last release
+//!   of its lock: the post that makes it non-empty sets it and the take that empties it clears
+//!   it, both under the lock.
 
 use std::collections::VecDeque;
 
 use crossbeam_utils::CachePadded;
-use smpsched_policy::migration::{pull_batch, pull_victim};
+use smpsched_policy::migration::{injected_first, pull_batch, pull_victim};
 
 use crate::sync::{lock, try_lock, AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
-use crate::{check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake};
+use crate::{
+    all_workers, check_workers, first_set_from, nth_set_bit, Client, Post, PostError, ReadyQueue,
+    Take, Wake, MAX_WORKERS,
+};
 
 struct Lane<T> {
     queue: Mutex<VecDeque<(T, u64)>>,
@@ -42,41 +68,68 @@ struct Lane<T> {
     eligible: AtomicU64,
 }
 
-/// Per-worker FIFOs; idle workers pull from the tail of the busiest queue they may serve.
+impl<T> Lane<T> {
+    fn padded() -> CachePadded<Lane<T>> {
+        CachePadded::new(Lane {
+            queue: Mutex::new(VecDeque::new()),
+            count: AtomicUsize::new(0),
+            eligible: AtomicU64::new(0),
+        })
+    }
+}
+
+/// Per-worker FIFOs; idle workers take outside work from the injection lanes, then pull from the
+/// tail of the busiest queue they may serve.
 pub struct PerCore<T> {
     lanes: Box<[CachePadded<Lane<T>>]>,
-    /// Each worker's run-next batch: items it moved off the front of its own queue in one lock
-    /// acquisition, served before the queue (only ever touched by that worker).
+    /// The injection lanes: any-worker posts from clients that are not workers.
+    inject: Box<[CachePadded<Lane<T>>]>,
+    /// Bit i: injection lane i holds something.
+    injected: CachePadded<AtomicU64>,
+    /// Each worker's run-next batch: items it moved off the front of its own queue or of an
+    /// injection lane in one lock acquisition, served before the queue (only ever touched by
+    /// that worker).
     next: Box<[CachePadded<Next<T>>]>,
 }
 
 struct Next<T> {
     batch: Mutex<VecDeque<T>>,
     count: AtomicUsize,
+    /// How many takes the worker has made (for [`injected_first`]).
+    takes: AtomicU64,
 }
 
 /// The most items a worker moves from its own queue into its run-next batch at once.
 pub const RUN_NEXT: usize = 8;
 
+/// How many injection lanes [`PerCore::new`] makes: one per bit of the bitmap, so that up to
+/// 64 outside producers each have a lane of their own.
+pub const INJECTION_LANES: usize = MAX_WORKERS;
+
 impl<T> PerCore<T> {
-    /// Per-core queues for `workers` workers.
+    /// Per-core queues for `workers` workers, with [`INJECTION_LANES`] injection lanes.
     pub fn new(workers: usize) -> PerCore<T> {
+        PerCore::with_injection_lanes(workers, INJECTION_LANES)
+    }
+
+    /// Per-core queues for `workers` workers with `lanes` injection lanes (1 to 64; fewer lanes
+    /// than outside producers makes producers share them).
+    pub fn with_injection_lanes(workers: usize, lanes: usize) -> PerCore<T> {
         check_workers(workers);
+        assert!(
+            (1..=INJECTION_LANES).contains(&lanes),
+            "per-core queues need 1 to {INJECTION_LANES} injection lanes, not {lanes}"
+        );
         PerCore {
-            lanes: (0..workers)
-                .map(|_| {
-                    CachePadded::new(Lane {
-                        queue: Mutex::new(VecDeque::new()),
-                        count: AtomicUsize::new(0),
-                        eligible: AtomicU64::new(0),
-                    })
-                })
-                .collect(),
+            lanes: (0..workers).map(|_| Lane::padded()).collect(),
+            inject: (0..lanes).map(|_| Lane::padded()).collect(),
+            injected: CachePadded::new(AtomicU64::new(0)),
             next: (0..workers)
                 .map(|_| {
                     CachePadded::new(Next {
                         batch: Mutex::new(VecDeque::new()),
                         count: AtomicUsize::new(0),
+                        takes: AtomicU64::new(0),
                     })
                 })
                 .collect(),
@@ -100,18 +153,63 @@ impl<T> PerCore<T> {
             return None;
         }
         let mut g = lock(&lane.queue);
-        let item = g.pop_front().map(|(t, _)| t);
-        let more = (g.len() / 2).min(RUN_NEXT);
-        if more == 0 {
-            Self::settle(lane, &g);
-            return item;
-        }
-        let mut b = lock(&next.batch);
-        b.extend(g.drain(..more).map(|(t, _)| t));
-        next.count.store(b.len(), Ordering::Release);
-        drop(b);
+        let item = self.serve_front(me, &mut g);
         Self::settle(lane, &g);
         item
+    }
+
+    /// Takes the oldest item of a locked queue for worker `me` and moves up to half of the rest
+    /// (at most [`RUN_NEXT`]) into `me`'s run-next batch.
+    fn serve_front(&self, me: usize, g: &mut VecDeque<(T, u64)>) -> Option<T> {
+        let item = g.pop_front().map(|(t, _)| t);
+        let more = (g.len() / 2).min(RUN_NEXT);
+        if more > 0 {
+            let next = &self.next[me];
+            let mut b = lock(&next.batch);
+            b.extend(g.drain(..more).map(|(t, _)| t));
+            next.count.store(b.len(), Ordering::Release);
+        }
+        item
+    }
+
+    /// Serves worker `me` from the first non-empty injection lane from its own index on whose
+    /// lock is free ([`Take::Retry`] when only busy ones were found).
+    fn take_injected(&self, me: usize) -> Take<T> {
+        let mut bits = self.injected.load(Ordering::Acquire);
+        let mut busy = false;
+        while let Some(i) = first_set_from(bits, me % self.inject.len()) {
+            bits &= !(1 << i);
+            let lane = &self.inject[i];
+            let Some(mut g) = try_lock(&lane.queue) else {
+                busy = true;
+                continue;
+            };
+            let item = self.serve_front(me, &mut g);
+            lane.count.store(g.len(), Ordering::Release);
+            if g.is_empty() {
+                self.injected.fetch_and(!(1 << i), Ordering::AcqRel);
+            }
+            if let Some(t) = item {
+                return Take::Item(t);
+            }
+        }
+        if busy {
+            Take::Retry
+        } else {
+            Take::Empty
+        }
+    }
+
+    /// Posts an any-worker item to injection lane `first`, or the next free one.
+    fn inject_post(&self, first: usize, item: T) -> Wake {
+        let k = self.inject.len();
+        let (i, mut g) = lock_some(&self.inject, first, all_workers(k));
+        g.push_back((item, u64::MAX));
+        self.inject[i].count.store(g.len(), Ordering::Release);
+        if g.len() == 1 {
+            self.injected.fetch_or(1 << i, Ordering::AcqRel);
+        }
+        Wake::Any
     }
 
     fn settle(lane: &Lane<T>, g: &VecDeque<(T, u64)>) {
@@ -150,21 +248,6 @@ impl<T> PerCore<T> {
         Ok(item)
     }
 
-    /// Locks the first queue from `first` on (cyclically, among those in `mask`) whose lock is
-    /// free, or waits for `first`'s if all are taken.
-    fn lock_some(&self, first: usize, mask: u64) -> (usize, MutexGuard<'_, VecDeque<(T, u64)>>) {
-        let n = self.lanes.len();
-        for k in 0..n {
-            let q = (first + k) % n;
-            if mask >> q & 1 == 1 {
-                if let Some(g) = try_lock(&self.lanes[q].queue) {
-                    return (q, g);
-                }
-            }
-        }
-        (first, lock(&self.lanes[first].queue))
-    }
-
     fn victims_mask(&self, me: usize) -> u64 {
         let mut m = 0u64;
         for (q, lane) in self.lanes.iter().enumerate() {
@@ -177,6 +260,36 @@ impl<T> PerCore<T> {
         }
         m
     }
+}
+
+/// How many posts in a row a client makes to one injection lane before moving to the next.
+pub const INJECTION_RUN: u64 = 8;
+
+/// The injection lane of client `id`'s post number `seq` among `lanes`: runs of
+/// [`INJECTION_RUN`] posts, each run on the next lane, from lane `id` on. A producer filling one
+/// lane does not meet the workers emptying the lane it filled before (the blocks of a segmented
+/// queue, as in crossbeam's Injector).
+fn injection_lane(id: usize, seq: u64, lanes: usize) -> usize {
+    ((id as u64).wrapping_add(seq / INJECTION_RUN) % lanes as u64) as usize
+}
+
+/// Locks the first of `lanes` from `first` on (cyclically, among those in `mask`) whose lock is
+/// free, or waits for `first`'s if all are taken.
+fn lock_some<T>(
+    lanes: &[CachePadded<Lane<T>>],
+    first: usize,
+    mask: u64,
+) -> (usize, MutexGuard<'_, VecDeque<(T, u64)>>) {
+    let n = lanes.len();
+    for k in 0..n {
+        let q = (first + k) % n;
+        if mask >> q & 1 == 1 {
+            if let Some(g) = try_lock(&lanes[q].queue) {
+                return (q, g);
+            }
+        }
+    }
+    (first, lock(&lanes[first].queue))
 }
 
 impl<T: Send> ReadyQueue<T> for PerCore<T> {
@@ -198,11 +311,15 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
                 what: "an affinity mask with none of its workers",
             });
         }
+        if client.home().is_none() && mask == all_workers(n) {
+            let lane = injection_lane(client.id(), client.next_sequence(), self.inject.len());
+            return Ok(self.inject_post(lane, item));
+        }
         let first = match client.home() {
             Some(h) if h < n && mask >> h & 1 == 1 => h,
             _ => nth_set_bit(mask, client.draw()),
         };
-        let (q, mut g) = self.lock_some(first, mask);
+        let (q, mut g) = lock_some(&self.lanes, first, mask);
         let lane = &self.lanes[q];
         if lane.eligible.load(Ordering::Relaxed) & mask != mask {
             lane.eligible.fetch_or(mask, Ordering::AcqRel);
@@ -220,8 +337,24 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
     }
 
     fn take(&self, worker: usize) -> Take<T> {
+        let takes = &self.next[worker].takes;
+        let k = takes.load(Ordering::Relaxed);
+        takes.store(k.wrapping_add(1), Ordering::Relaxed);
+        let mut busy = false;
+        if injected_first(k) {
+            match self.take_injected(worker) {
+                Take::Item(t) => return Take::Item(t),
+                Take::Retry => busy = true,
+                Take::Empty => {}
+            }
+        }
         if let Some(t) = self.pop_own(worker) {
             return Take::Item(t);
+        }
+        match self.take_injected(worker) {
+            Take::Item(t) => return Take::Item(t),
+            Take::Retry => busy = true,
+            Take::Empty => {}
         }
         let n = self.lanes.len();
         let mut eligible = self.victims_mask(worker);
@@ -229,7 +362,6 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
         for (l, lane) in lengths.iter_mut().zip(self.lanes.iter()) {
             *l = lane.count.load(Ordering::Acquire);
         }
-        let mut busy = false;
         while let Some(q) = pull_victim(&lengths[..n], eligible, worker) {
             match self.pull_from(q, worker) {
                 Ok(Some(t)) => return Take::Item(t),
@@ -249,6 +381,7 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
         self.lanes
             .iter()
             .map(|l| l.count.load(Ordering::Acquire))
+            .chain(self.inject.iter().map(|l| l.count.load(Ordering::Acquire)))
             .chain(self.next.iter().map(|n| n.count.load(Ordering::Acquire)))
             .sum()
     }
@@ -260,6 +393,110 @@ impl<T: Send> ReadyQueue<T> for PerCore<T> {
     fn has_work_for(&self, worker: usize) -> bool {
         self.next[worker].count.load(Ordering::SeqCst) > 0
             || self.lanes[worker].count.load(Ordering::SeqCst) > 0
+            || self.injected.load(Ordering::SeqCst) != 0
             || self.victims_mask(worker) != 0
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::Affinity;
+
+    #[test]
+    fn outside_any_worker_posts_go_to_the_clients_injection_lane() {
+        let q = PerCore::with_injection_lanes(4, 8);
+        let wake = q.post(&mut Client::new(13), 1u32, Post::default()).unwrap();
+        assert_eq!(wake, Wake::Any);
+        assert_eq!(q.injected.load(Ordering::SeqCst), 1 << 5, "lane 13 % 8");
+        assert!((0..4).all(|w| q.has_work_for(w)));
+        assert_eq!(q.take(2), Take::Item(1));
+        assert_eq!(q.injected.load(Ordering::SeqCst), 0, "emptied, so cleared");
+        assert!(!q.has_work_for(0));
+    }
+
+    #[test]
+    fn narrow_masks_and_workers_own_posts_stay_on_the_workers_queues() {
+        let q = PerCore::with_injection_lanes(4, 8);
+        let narrow = Post::default().affinity(Affinity::only(3));
+        assert_eq!(
+            q.post(&mut Client::new(0), 1u32, narrow).unwrap(),
+            Wake::Worker(3)
+        );
+        let _ = q.post(&mut Client::worker(1), 2, Post::default()).unwrap();
+        assert_eq!(q.injected.load(Ordering::SeqCst), 0);
+        assert_eq!(q.lanes[3].count.load(Ordering::SeqCst), 1);
+        assert_eq!(q.lanes[1].count.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn one_acquisition_serves_the_oldest_and_batches_half_the_rest() {
+        let q = PerCore::with_injection_lanes(2, 1);
+        let mut c = Client::new(0);
+        for i in 0..11u32 {
+            let _ = q.post(&mut c, i, Post::default()).unwrap();
+        }
+        assert_eq!(q.take(1), Take::Item(0));
+        assert_eq!(
+            q.next[1].count.load(Ordering::SeqCst),
+            5,
+            "half of the 10 left"
+        );
+        assert_eq!(q.inject[0].count.load(Ordering::SeqCst), 5);
+        let order: Vec<u32> = (0..10).filter_map(|_| q.take(1).item()).collect();
+        assert_eq!(order, (1..11).collect::<Vec<_>>(), "FIFO for one producer");
+    }
+
+    #[test]
+    fn a_client_posts_runs_of_eight_each_on_the_next_lane() {
+        let q = PerCore::with_injection_lanes(2, 4);
+        let mut c = Client::new(3);
+        for i in 0..20u32 {
+            let _ = q.post(&mut c, i, Post::default()).unwrap();
+        }
+        let counts: Vec<usize> = q
+            .inject
+            .iter()
+            .map(|l| l.count.load(Ordering::SeqCst))
+            .collect();
+        assert_eq!(counts, [8, 4, 0, 8], "lanes 3, 0, 1 from client 3 on");
+        assert_eq!(q.injected.load(Ordering::SeqCst), 0b1011);
+    }
+
+    #[test]
+    fn outside_work_is_not_starved_by_a_worker_feeding_itself() {
+        let q = PerCore::with_injection_lanes(1, 1);
+        let _ = q
+            .post(&mut Client::new(0), u32::MAX, Post::default())
+            .unwrap();
+        let mut me = Client::worker(0);
+        for i in 0..2 {
+            let _ = q.post(&mut me, i, Post::default()).unwrap();
+        }
+        let mut takes = 0;
+        loop {
+            takes += 1;
+            match q.take(0).item() {
+                Some(u32::MAX) => break,
+                Some(i) => {
+                    let _ = q.post(&mut me, i + 2, Post::default()).unwrap();
+                }
+                None => panic!("the queue never runs dry here"),
+            }
+            assert!(
+                takes <= 61,
+                "outside item still waiting after {takes} takes"
+            );
+        }
+        assert_eq!(takes, 61);
+    }
+
+    #[test]
+    fn first_set_bit_from_a_start_wraps_around() {
+        assert_eq!(first_set_from(0, 3), None);
+        assert_eq!(first_set_from(0b1001, 1), Some(3));
+        assert_eq!(first_set_from(0b1001, 4), Some(0));
+        assert_eq!(first_set_from(1 << 63, 63), Some(63));
+        assert_eq!(first_set_from(0b1, 0), Some(0));
     }
 }

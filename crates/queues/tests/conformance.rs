@@ -251,10 +251,11 @@ conformance! {
     ddq_shared_leaves_two_trees => "ddq-shared-leaves-two-trees",
     mach => "mach",
     per_core => "per-core",
+    per_core_one_injection_lane => "per-core-one-injection-lane",
 }
 
 #[test]
 fn every_structure_is_in_the_suite() {
     // The macro above must list every maker: a structure added to `makers()` and not here fails.
-    assert_eq!(makers().len(), 13);
+    assert_eq!(makers().len(), 14);
 }

@@ -143,5 +143,6 @@ loom_suite! {
     ddq => Arc::new(Ddq::with_config(2, DdqConfig { per_leaf: 1, capacity: 2, trees: 1 })),
     ddq_shared_leaf => Arc::new(Ddq::with_config(2, DdqConfig { per_leaf: 2, capacity: 2, trees: 1 })),
     mach => Arc::new(MachRunQueue::new(2)),
-    per_core => Arc::new(PerCore::new(2)),
+    per_core => Arc::new(PerCore::with_injection_lanes(2, 2)),
+    per_core_one_injection_lane => Arc::new(PerCore::with_injection_lanes(2, 1)),
 }

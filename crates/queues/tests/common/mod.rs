@@ -84,12 +84,15 @@ pub fn makers() -> Vec<(&'static str, Maker)> {
         }),
         ("mach", |n| Arc::new(MachRunQueue::new(n))),
         ("per-core", |n| Arc::new(PerCore::new(n))),
+        ("per-core-one-injection-lane", |n| {
+            Arc::new(PerCore::with_injection_lanes(n, 1))
+        }),
     ]
 }
 
 /// Whether the structure honours narrow affinity masks (the others refuse them).
 pub fn honours_masks(name: &str) -> bool {
-    name == "mach" || name == "per-core"
+    name == "mach" || name.starts_with("per-core")
 }
 
 /// Posts, retrying while the structure is full.
