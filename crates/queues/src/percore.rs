@@ -28,8 +28,9 @@
 //! meet the workers emptying the lane it filled before (the blocks of a segmented queue such as
 //! crossbeam's Injector). A bitmap with a bit per lane (as DiBella's mailbox bitmaps) says which
 //! lanes hold something, so that a worker finds outside work with one load. A worker whose own
-//! queue is empty serves the first non-empty lane from its own index on (cyclically) before
-//! pulling from its peers: it takes the lane's oldest item and moves up to half of the rest (at
+//! queue is empty serves the first non-empty lane from its cursor on (cyclically) before pulling
+//! from its peers (the cursor starts at the worker's index and stays on a lane until the worker
+//! empties it, then moves to the next, so that no lane waits more than one sweep): it takes the lane's oldest item and moves up to half of the rest (at
 //! most `RUN_NEXT`) into its run-next batch in the same acquisition, so one producer feeds many workers and many producers
 //! feed one worker without a lock round trip per item. Once in 61 takes a worker looks at the
 //! lanes before its own queue (`policy::migration::injected_first`, Go's rule), so that work it
@@ -97,6 +98,9 @@ struct Next<T> {
     count: AtomicUsize,
     /// How many takes the worker has made (for [`injected_first`]).
     takes: AtomicU64,
+    /// The injection lane the worker looks at first: the one it served last while that lane
+    /// holds something, then the next (so every non-empty lane is reached within one sweep).
+    lane: AtomicUsize,
 }
 
 /// The most items a worker moves from its own queue into its run-next batch at once.
@@ -125,11 +129,12 @@ impl<T> PerCore<T> {
             inject: (0..lanes).map(|_| Lane::padded()).collect(),
             injected: CachePadded::new(AtomicU64::new(0)),
             next: (0..workers)
-                .map(|_| {
+                .map(|w| {
                     CachePadded::new(Next {
                         batch: Mutex::new(VecDeque::new()),
                         count: AtomicUsize::new(0),
                         takes: AtomicU64::new(0),
+                        lane: AtomicUsize::new(w % lanes),
                     })
                 })
                 .collect(),
@@ -172,12 +177,13 @@ impl<T> PerCore<T> {
         item
     }
 
-    /// Serves worker `me` from the first non-empty injection lane from its own index on whose
-    /// lock is free ([`Take::Retry`] when only busy ones were found).
+    /// Serves worker `me` from the first non-empty injection lane from its cursor on whose lock
+    /// is free ([`Take::Retry`] when only busy ones were found).
     fn take_injected(&self, me: usize) -> Take<T> {
         let mut bits = self.injected.load(Ordering::Acquire);
         let mut busy = false;
-        while let Some(i) = first_set_from(bits, me % self.inject.len()) {
+        let cursor = &self.next[me].lane;
+        while let Some(i) = first_set_from(bits, cursor.load(Ordering::Relaxed)) {
             bits &= !(1 << i);
             let lane = &self.inject[i];
             let Some(mut g) = try_lock(&lane.queue) else {
@@ -189,6 +195,10 @@ impl<T> PerCore<T> {
             if g.is_empty() {
                 self.injected.fetch_and(!(1 << i), Ordering::AcqRel);
             }
+            cursor.store(
+                next_lane(i, g.is_empty(), self.inject.len()),
+                Ordering::Relaxed,
+            );
             if let Some(t) = item {
                 return Take::Item(t);
             }
@@ -271,6 +281,17 @@ pub const INJECTION_RUN: u64 = 8;
 /// queue, as in crossbeam's Injector).
 fn injection_lane(id: usize, seq: u64, lanes: usize) -> usize {
     ((id as u64).wrapping_add(seq / INJECTION_RUN) % lanes as u64) as usize
+}
+
+/// The injection lane a worker looks at first after serving lane `served` among `lanes`: the
+/// same lane while it holds something, else the next. A worker follows a producer's runs from
+/// lane to lane, and no non-empty lane waits more than one sweep of the worker's.
+fn next_lane(served: usize, emptied: bool, lanes: usize) -> usize {
+    if emptied {
+        (served + 1) % lanes
+    } else {
+        served
+    }
 }
 
 /// Locks the first of `lanes` from `first` on (cyclically, among those in `mask`) whose lock is
@@ -461,6 +482,21 @@ mod tests {
             .collect();
         assert_eq!(counts, [8, 4, 0, 8], "lanes 3, 0, 1 from client 3 on");
         assert_eq!(q.injected.load(Ordering::SeqCst), 0b1011);
+    }
+
+    #[test]
+    fn a_worker_sweeps_the_lanes_and_returns_to_none_before_the_others() {
+        let q = PerCore::with_injection_lanes(1, 4);
+        for lane in 0..4u32 {
+            let _ = q
+                .post(&mut Client::new(lane as usize), lane, Post::default())
+                .unwrap();
+        }
+        assert_eq!(q.take(0), Take::Item(0));
+        // Lane 0 fills again at once; lanes 1 to 3 were waiting longer and come first.
+        let _ = q.post(&mut Client::new(0), 10, Post::default()).unwrap();
+        let order: Vec<u32> = (0..4).filter_map(|_| q.take(0).item()).collect();
+        assert_eq!(order, [1, 2, 3, 10]);
     }
 
     #[test]
