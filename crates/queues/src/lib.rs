@@ -279,14 +279,16 @@ impl Post {
 }
 
 /// The state a client keeps between posts: its id (which fixes its static queues), how many
-/// requests it has posted (the Sequential policy), a random stream, and whether it is a worker
-/// posting its own work.
+/// requests it has posted (the Sequential policy), a random stream, whether it is a worker
+/// posting its own work, and how many more posts it sends past a full ring (the per-core
+/// queues' injection lanes).
 #[derive(Clone, Debug)]
 pub struct Client {
     id: usize,
     sequence: u64,
     rng: u64,
     home: Option<usize>,
+    spill: u32,
 }
 
 impl Client {
@@ -304,6 +306,7 @@ impl Client {
                 seed ^ (id as u64).wrapping_mul(0xa076_1d64_78bd_642f),
             ) | 1,
             home: None,
+            spill: 0,
         }
     }
 
@@ -334,6 +337,11 @@ impl Client {
         x ^= x >> 27;
         self.rng = x;
         x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// How many more posts go past a full ring before the client tries the ring again.
+    pub(crate) fn spill(&mut self) -> &mut u32 {
+        &mut self.spill
     }
 
     /// How many posts this client made before, counting this one as made.

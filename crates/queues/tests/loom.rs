@@ -17,6 +17,7 @@ type Queue = Arc<dyn ReadyQueue<u32>>;
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(3);
+    b.max_branches = 100_000;
     b.check(f);
 }
 
@@ -103,6 +104,57 @@ fn post_races_take(make: fn() -> Queue) {
     });
 }
 
+/// Per-core: a client's post finds its lane's ring full and spills to an overflow queue while a
+/// worker takes from that lane; every item comes out once.
+#[test]
+fn per_core_spill_races_take() {
+    model(|| {
+        let q: Queue = Arc::new(PerCore::with_injection(2, 1, 2));
+        let mut c = Client::new(0);
+        for x in 1..=2 {
+            let _ = q.post(&mut c, x, Post::default()).expect("room");
+        }
+        let poster = {
+            let q = q.clone();
+            thread::spawn(move || {
+                let _ = q
+                    .post(&mut Client::new(1), 3, Post::default())
+                    .expect("room");
+            })
+        };
+        let mut got: Vec<u32> = q.take(0).item().into_iter().collect();
+        poster.join().unwrap();
+        drain(&q, &mut got);
+        got.sort();
+        assert_eq!(got, vec![1, 2, 3]);
+    });
+}
+
+/// Per-core: a worker finds a lane whose bit is still set empty and clears the bit while a
+/// client posts to that lane; the item is still found by takes (its bit set again).
+#[test]
+fn per_core_clearing_races_post() {
+    model(|| {
+        let q: Queue = Arc::new(PerCore::with_injection(1, 1, 2));
+        let _ = q
+            .post(&mut Client::new(0), 1, Post::default())
+            .expect("room");
+        assert_eq!(q.take(0).item(), Some(1)); // the lane is empty, its bit still set
+        let poster = {
+            let q = q.clone();
+            thread::spawn(move || {
+                let _ = q
+                    .post(&mut Client::new(0), 2, Post::default())
+                    .expect("room");
+            })
+        };
+        let mut got: Vec<u32> = q.take(0).item().into_iter().collect();
+        poster.join().unwrap();
+        drain(&q, &mut got);
+        assert_eq!(got, vec![2]);
+    });
+}
+
 macro_rules! loom_suite {
     ($($module:ident => $make:expr),* $(,)?) => {$(
         mod $module {
@@ -145,4 +197,5 @@ loom_suite! {
     mach => Arc::new(MachRunQueue::new(2)),
     per_core => Arc::new(PerCore::with_injection_lanes(2, 2)),
     per_core_one_injection_lane => Arc::new(PerCore::with_injection_lanes(2, 1)),
+    per_core_two_slot_rings => Arc::new(PerCore::with_injection(2, 2, 2)),
 }

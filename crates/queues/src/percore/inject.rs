@@ -1,0 +1,248 @@
+//! The per-core queues' injection lanes: where work posted from outside the workers, for any
+//! worker, waits (the parent module's "Injection lanes"; Java ForkJoinPool's external
+//! submission queues, Go's global run queue in lanes).
+//!
+//! Each lane is a bounded ring ([`Ring`]) with a locked overflow queue beside it. A client posts to
+//! its own lane's ring; when that ring is full (its takers are behind), its next posts, as many
+//! as the ring has slots, go without a look at the ring in runs of [`SPILL_RUN`] items to the
+//! lanes' overflow queues in turn, so that a backlog costs a lock per post only while it lasts
+//! and the producer does not meet the workers emptying the lane it spilled into before (the
+//! blocks of a segmented queue). A take serves a lane's overflow before
+//! its ring, so that spilled items, older than the ring's newest, are not left behind a ring its
+//! producer keeps refilling. A bitmap with a bit per lane says which lanes may hold something.
+
+use std::collections::VecDeque;
+
+use crossbeam_utils::CachePadded;
+
+use super::ring::Ring;
+use super::RUN_NEXT;
+use crate::sync::{fence, lock, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::{first_set_from, Client};
+
+/// How many items in a row a client whose ring is full posts to one overflow queue before moving
+/// to the next lane's.
+pub const SPILL_RUN: u64 = 8;
+
+/// How many looks in a row at set lane bits that find no item before a worker clears the bits
+/// of the empty lanes (see the parent module's doc); 1 under loom, so that its models clear
+/// bits at every look that finds nothing.
+pub const STALE_PROBES: usize = if cfg!(loom) { 1 } else { 64 };
+
+/// The injection lanes and their bitmap.
+pub(super) struct Injection<T> {
+    lanes: Box<[Lane<T>]>,
+    /// Bit i: lane i may hold something.
+    bits: CachePadded<AtomicU64>,
+}
+
+struct Lane<T> {
+    ring: Ring<T>,
+    /// Items posted while the ring was full, and every item after them until they are taken.
+    overflow: CachePadded<Overflow<T>>,
+}
+
+struct Overflow<T> {
+    queue: Mutex<VecDeque<T>>,
+    /// The queue's length, updated under its lock.
+    count: AtomicUsize,
+}
+
+/// What a worker keeps of its looks at the lanes.
+pub(super) struct Cursor {
+    /// The lane the worker looks at first: the one it served last while that lane holds
+    /// something, then the next (so every non-empty lane is reached within one sweep).
+    lane: AtomicUsize,
+    /// How many looks in a row found set bits but no item.
+    misses: AtomicUsize,
+}
+
+impl Cursor {
+    /// The cursor of worker `w` among `lanes` lanes.
+    pub(super) fn new(w: usize, lanes: usize) -> Cursor {
+        Cursor {
+            lane: AtomicUsize::new(w % lanes),
+            misses: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// A worker's run-next batch, where a take moves the items it claimed beyond the first.
+pub(super) struct Batch<'a, T> {
+    pub(super) items: &'a Mutex<VecDeque<T>>,
+    pub(super) count: &'a AtomicUsize,
+}
+
+impl<T> Injection<T> {
+    /// `lanes` lanes (1 to 64) of `slots` slots each.
+    pub(super) fn new(lanes: usize, slots: usize) -> Injection<T> {
+        Injection {
+            lanes: (0..lanes)
+                .map(|_| Lane {
+                    ring: Ring::new(slots),
+                    overflow: CachePadded::new(Overflow {
+                        queue: Mutex::new(VecDeque::new()),
+                        count: AtomicUsize::new(0),
+                    }),
+                })
+                .collect(),
+            bits: CachePadded::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Posts `client`'s `item` to its lane's ring or, when that is full, to an overflow queue
+    /// (see the module doc). Sets the lane's bit if it was clear (after the item is in and a
+    /// SeqCst fence: see [`Injection::clear_stale`]).
+    pub(super) fn post(&self, client: &mut Client, item: T) {
+        let k = self.lanes.len();
+        let home = client.id() % k;
+        let ring = &self.lanes[home].ring;
+        let spilled = if *client.spill() > 0 {
+            *client.spill() -= 1;
+            Some(item)
+        } else {
+            match ring.push(item) {
+                Ok(()) => None,
+                Err(item) => {
+                    *client.spill() = ring.slots() as u32;
+                    Some(item)
+                }
+            }
+        };
+        let i = match spilled {
+            None => home,
+            Some(item) => {
+                let i = (home as u64 + client.next_sequence() / SPILL_RUN) % k as u64;
+                let o = &self.lanes[i as usize].overflow;
+                let mut q = lock(&o.queue);
+                q.push_back(item);
+                o.count.store(q.len(), Ordering::Release);
+                i as usize
+            }
+        };
+        fence(Ordering::SeqCst);
+        if self.bits.load(Ordering::Relaxed) >> i & 1 == 0 {
+            self.bits.fetch_or(1 << i, Ordering::AcqRel);
+        }
+    }
+
+    /// Serves a worker from the first lane from its cursor on that holds something: the lane's
+    /// oldest item, and up to half of those behind it (at most [`RUN_NEXT`]) into `batch`.
+    pub(super) fn take(&self, cursor: &Cursor, batch: Batch<'_, T>) -> Option<T> {
+        let bits = self.bits.load(Ordering::Acquire);
+        if bits == 0 {
+            return None;
+        }
+        let mut left = bits;
+        while let Some(i) = first_set_from(left, cursor.lane.load(Ordering::Relaxed)) {
+            left &= !(1 << i);
+            let lane = &self.lanes[i];
+            let Some(item) = lane.serve(&batch) else {
+                continue;
+            };
+            let next = if lane.has_ready() {
+                i
+            } else {
+                (i + 1) % self.lanes.len()
+            };
+            cursor.lane.store(next, Ordering::Relaxed);
+            cursor.misses.store(0, Ordering::Relaxed);
+            return Some(item);
+        }
+        let misses = cursor.misses.load(Ordering::Relaxed) + 1;
+        if misses >= STALE_PROBES {
+            cursor.misses.store(0, Ordering::Relaxed);
+            self.clear_stale(bits);
+        } else {
+            cursor.misses.store(misses, Ordering::Relaxed);
+        }
+        None
+    }
+
+    /// Clears the bits of `bits` whose lanes hold nothing, then looks at each such lane again
+    /// and sets its bit back if it holds something now. A post puts its item in and then looks
+    /// at the bit, a clearing clears the bit and then looks at the lane, each with a SeqCst
+    /// fence between (Dekker's pattern): one of the two sees the other, so no item is left
+    /// behind a clear bit.
+    pub(super) fn clear_stale(&self, bits: u64) {
+        let empty = self.lanes_where(bits, |l| !l.has_ready());
+        if empty == 0 {
+            return;
+        }
+        self.bits.fetch_and(!empty, Ordering::AcqRel);
+        fence(Ordering::SeqCst);
+        let back = self.lanes_where(empty, Lane::has_ready);
+        if back != 0 {
+            self.bits.fetch_or(back, Ordering::AcqRel);
+        }
+    }
+
+    fn lanes_where(&self, among: u64, f: impl Fn(&Lane<T>) -> bool) -> u64 {
+        (0..self.lanes.len())
+            .filter(|&i| among >> i & 1 == 1 && f(&self.lanes[i]))
+            .fold(0, |m, i| m | 1 << i)
+    }
+
+    /// Whether any lane holds an item a take would find.
+    pub(super) fn has_ready(&self) -> bool {
+        self.lanes.iter().any(Lane::has_ready)
+    }
+
+    /// The items in the lanes (a hint).
+    pub(super) fn items(&self) -> usize {
+        self.lanes
+            .iter()
+            .map(|l| l.ring.len() + l.overflow.count.load(Ordering::Acquire))
+            .sum()
+    }
+
+    /// The bitmap (for tests).
+    #[cfg(all(test, not(loom)))]
+    pub(super) fn bits(&self) -> u64 {
+        self.bits.load(Ordering::SeqCst)
+    }
+
+    /// Lane `i`'s items in its ring and in its overflow (for tests).
+    #[cfg(all(test, not(loom)))]
+    pub(super) fn lengths(&self, i: usize) -> (usize, usize) {
+        let l = &self.lanes[i];
+        (l.ring.len(), l.overflow.count.load(Ordering::SeqCst))
+    }
+}
+
+impl<T> Lane<T> {
+    /// The overflow's oldest item and up to half of those behind it into `batch`; else, when
+    /// the overflow is empty, the ring's likewise.
+    fn serve(&self, batch: &Batch<'_, T>) -> Option<T> {
+        if self.overflow.count.load(Ordering::Acquire) > 0 {
+            if let Some(item) = self.serve_overflow(batch) {
+                return Some(item);
+            }
+        }
+        let claim = self.ring.claim(RUN_NEXT)?;
+        if claim.k == 1 {
+            return Some(self.ring.take(claim, &mut Vec::new()));
+        }
+        let mut b = lock(batch.items);
+        let item = self.ring.take(claim, &mut *b);
+        batch.count.store(b.len(), Ordering::Release);
+        Some(item)
+    }
+
+    fn serve_overflow(&self, batch: &Batch<'_, T>) -> Option<T> {
+        let mut q = lock(&self.overflow.queue);
+        let item = q.pop_front()?;
+        let more = (q.len() / 2).min(RUN_NEXT);
+        if more > 0 {
+            let mut b = lock(batch.items);
+            b.extend(q.drain(..more));
+            batch.count.store(b.len(), Ordering::Release);
+        }
+        self.overflow.count.store(q.len(), Ordering::Release);
+        Some(item)
+    }
+
+    fn has_ready(&self) -> bool {
+        self.ring.has_ready() || self.overflow.count.load(Ordering::Acquire) > 0
+    }
+}
