@@ -26,8 +26,8 @@
 //! numbers (`ring`: Vyukov's bounded queue, the per-slot state of crossbeam's Injector), so that
 //! posters and takers meet only on the slot being handed over: a poster claims the tail, a taker
 //! the head, and neither takes a lock that the other side polls. A client posts to the lane its
-//! id names, and moves on to the next lane only when that one is full (when every lane is full,
-//! the item goes to a worker's queue as a worker's post would), so producers seldom share a lane.
+//! id names, so producers seldom share a lane; past a full ring, it spills a backlog to the
+//! lanes' locked overflow queues (`inject`), which takes serve before the rings.
 //! A bitmap with a bit per lane (as DiBella's mailbox bitmaps) says which lanes may hold
 //! something, so that a worker finds outside work with one load. A worker whose own queue is
 //! empty serves the first lane from its cursor on (cyclically) before pulling from its peers (the
@@ -42,8 +42,9 @@
 //!
 //! A lane's bit is set by the post that finds it clear and cleared lazily: a worker clears the
 //! bits of the lanes it found empty only after `STALE_PROBES` looks in a row that found nothing,
-//! and looks at each such lane again after clearing its bit (both sides sequentially
-//! consistent, so a post and a clearing cannot both miss the item). Clearing at every emptying
+//! and looks at each such lane again after clearing its bit (a post fences and then reads the
+//! bit, a clearing fences and then reads the lane, so the two cannot both miss the item: loom
+//! checks it). Clearing at every emptying
 //! would make each item of one producer feeding many idle workers a set and a clear of the one
 //! bitmap line they all read; a stale bit costs a worker one look at an empty ring.
 //!
@@ -58,9 +59,9 @@
 //! - A run-next batch holds only items its worker may run: from its own queue, or from an
 //!   injection lane.
 //! - Injection lanes hold only items that every worker may run.
-//! - Bit i of `injected` is set whenever injection lane i holds a published item, except between
-//!   a worker's clearing of the bit and its second look at the lane, which sets it again if the
-//!   lane holds something.
+//! - Bit i of the lane bitmap is set whenever injection lane i holds a published item, except
+//!   between a post's publication and its look at the bit, and between a worker's clearing of
+//!   the bit and its second look at the lane; each of those looks sets the bit if it must.
 
 mod inject;
 mod ring;
