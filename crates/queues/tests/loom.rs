@@ -104,6 +104,24 @@ fn post_races_take(make: fn() -> Queue) {
     });
 }
 
+/// Client `client` posts `item` while worker 0 takes once; then everything left is drained.
+/// What came out, sorted.
+fn post_while_taking(q: &Queue, client: usize, item: u32) -> Vec<u32> {
+    let poster = {
+        let q = q.clone();
+        thread::spawn(move || {
+            let _ = q
+                .post(&mut Client::new(client), item, Post::default())
+                .expect("room");
+        })
+    };
+    let mut got: Vec<u32> = q.take(0).item().into_iter().collect();
+    poster.join().unwrap();
+    drain(q, &mut got);
+    got.sort();
+    got
+}
+
 /// Per-core: a client's post finds its lane's ring full and spills to an overflow queue while a
 /// worker takes from that lane; every item comes out once.
 #[test]
@@ -114,19 +132,7 @@ fn per_core_spill_races_take() {
         for x in 1..=2 {
             let _ = q.post(&mut c, x, Post::default()).expect("room");
         }
-        let poster = {
-            let q = q.clone();
-            thread::spawn(move || {
-                let _ = q
-                    .post(&mut Client::new(1), 3, Post::default())
-                    .expect("room");
-            })
-        };
-        let mut got: Vec<u32> = q.take(0).item().into_iter().collect();
-        poster.join().unwrap();
-        drain(&q, &mut got);
-        got.sort();
-        assert_eq!(got, vec![1, 2, 3]);
+        assert_eq!(post_while_taking(&q, 1, 3), vec![1, 2, 3]);
     });
 }
 
@@ -140,18 +146,7 @@ fn per_core_clearing_races_post() {
             .post(&mut Client::new(0), 1, Post::default())
             .expect("room");
         assert_eq!(q.take(0).item(), Some(1)); // the lane is empty, its bit still set
-        let poster = {
-            let q = q.clone();
-            thread::spawn(move || {
-                let _ = q
-                    .post(&mut Client::new(0), 2, Post::default())
-                    .expect("room");
-            })
-        };
-        let mut got: Vec<u32> = q.take(0).item().into_iter().collect();
-        poster.join().unwrap();
-        drain(&q, &mut got);
-        assert_eq!(got, vec![2]);
+        assert_eq!(post_while_taking(&q, 0, 2), vec![2]);
     });
 }
 
