@@ -2,18 +2,14 @@
 //! so that `tests/loom.rs` can explore their interleavings; otherwise std's.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{
-    fence, AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering,
-};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 #[cfg(loom)]
 pub(crate) use loom::sync::{Mutex, MutexGuard};
 
 #[cfg(not(loom))]
 pub(crate) use parking_lot::{Mutex, MutexGuard};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{
-    fence, AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering,
-};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
 /// Locks a mutex. Under loom (std-like mutexes) poisoning is ignored: no structure leaves its
 /// state half-updated across a panic (items are moved in and out whole).

@@ -9,7 +9,8 @@
 //! and the producer does not meet the workers emptying the lane it spilled into before (the
 //! blocks of a segmented queue). A take serves a lane's overflow before
 //! its ring, so that spilled items, older than the ring's newest, are not left behind a ring its
-//! producer keeps refilling. A bitmap with a bit per lane says which lanes may hold something.
+//! producer keeps refilling. A bitmap with a bit per lane says which lanes have been posted to;
+//! a bit, once set, stays set (see [`Injection::post`]).
 
 use std::collections::VecDeque;
 
@@ -17,22 +18,17 @@ use crossbeam_utils::CachePadded;
 
 use super::ring::Ring;
 use super::RUN_NEXT;
-use crate::sync::{fence, lock, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::{first_set_from, Client};
 
 /// How many items in a row a client whose ring is full posts to one overflow queue before moving
 /// to the next lane's.
 pub const SPILL_RUN: u64 = 8;
 
-/// How many looks in a row at set lane bits that find no item before a worker clears the bits
-/// of the empty lanes (see the parent module's doc); 1 under loom, so that its models clear
-/// bits at every look that finds nothing.
-pub const STALE_PROBES: usize = if cfg!(loom) { 1 } else { 64 };
-
 /// The injection lanes and their bitmap.
 pub(super) struct Injection<T> {
     lanes: Box<[Lane<T>]>,
-    /// Bit i: lane i may hold something.
+    /// Bit i: lane i has been posted to.
     bits: CachePadded<AtomicU64>,
 }
 
@@ -53,8 +49,6 @@ pub(super) struct Cursor {
     /// The lane the worker looks at first: the one it served last while that lane holds
     /// something, then the next (so every non-empty lane is reached within one sweep).
     lane: AtomicUsize,
-    /// How many looks in a row found set bits but no item.
-    misses: AtomicUsize,
 }
 
 impl Cursor {
@@ -62,7 +56,6 @@ impl Cursor {
     pub(super) fn new(w: usize, lanes: usize) -> Cursor {
         Cursor {
             lane: AtomicUsize::new(w % lanes),
-            misses: AtomicUsize::new(0),
         }
     }
 }
@@ -91,8 +84,15 @@ impl<T> Injection<T> {
     }
 
     /// Posts `client`'s `item` to its lane's ring or, when that is full, to an overflow queue
-    /// (see the module doc). Sets the lane's bit if it was clear (after the item is in and a
-    /// SeqCst fence: see [`Injection::clear_stale`]).
+    /// (see the module doc), and sets the lane's bit if it is clear.
+    ///
+    /// Bits are never cleared. Clearing the bit of a lane found empty would race a post to it,
+    /// and closing that race takes a store-load fence in every post (Dekker's pattern: the post
+    /// publishes and then reads the bit, the clearing clears and then reads the lane), which
+    /// makes a producer wait for its slot's line to reach it before it can post again, where
+    /// the idle workers polling that slot keep taking the line away. A stale bit costs an idle
+    /// worker one look at an empty ring (at most 64 lanes); `has_work_for` looks at the rings
+    /// themselves, so stale bits keep no worker from parking.
     pub(super) fn post(&self, client: &mut Client, item: T) {
         let k = self.lanes.len();
         let home = client.id() % k;
@@ -120,9 +120,8 @@ impl<T> Injection<T> {
                 i as usize
             }
         };
-        fence(Ordering::SeqCst);
         if self.bits.load(Ordering::Relaxed) >> i & 1 == 0 {
-            self.bits.fetch_or(1 << i, Ordering::AcqRel);
+            self.bits.fetch_or(1 << i, Ordering::Release);
         }
     }
 
@@ -146,41 +145,9 @@ impl<T> Injection<T> {
                 (i + 1) % self.lanes.len()
             };
             cursor.lane.store(next, Ordering::Relaxed);
-            cursor.misses.store(0, Ordering::Relaxed);
             return Some(item);
         }
-        let misses = cursor.misses.load(Ordering::Relaxed) + 1;
-        if misses >= STALE_PROBES {
-            cursor.misses.store(0, Ordering::Relaxed);
-            self.clear_stale(bits);
-        } else {
-            cursor.misses.store(misses, Ordering::Relaxed);
-        }
         None
-    }
-
-    /// Clears the bits of `bits` whose lanes hold nothing, then looks at each such lane again
-    /// and sets its bit back if it holds something now. A post puts its item in and then looks
-    /// at the bit, a clearing clears the bit and then looks at the lane, each with a SeqCst
-    /// fence between (Dekker's pattern): one of the two sees the other, so no item is left
-    /// behind a clear bit.
-    pub(super) fn clear_stale(&self, bits: u64) {
-        let empty = self.lanes_where(bits, |l| !l.has_ready());
-        if empty == 0 {
-            return;
-        }
-        self.bits.fetch_and(!empty, Ordering::AcqRel);
-        fence(Ordering::SeqCst);
-        let back = self.lanes_where(empty, Lane::has_ready);
-        if back != 0 {
-            self.bits.fetch_or(back, Ordering::AcqRel);
-        }
-    }
-
-    fn lanes_where(&self, among: u64, f: impl Fn(&Lane<T>) -> bool) -> u64 {
-        (0..self.lanes.len())
-            .filter(|&i| among >> i & 1 == 1 && f(&self.lanes[i]))
-            .fold(0, |m, i| m | 1 << i)
     }
 
     /// Whether any lane holds an item a take would find.

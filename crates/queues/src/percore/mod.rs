@@ -40,13 +40,9 @@
 //! for itself cannot starve outside work. Posts with a narrower mask, and workers' own posts, go
 //! to the workers' queues as above.
 //!
-//! A lane's bit is set by the post that finds it clear and cleared lazily: a worker clears the
-//! bits of the lanes it found empty only after `STALE_PROBES` looks in a row that found nothing,
-//! and looks at each such lane again after clearing its bit (a post fences and then reads the
-//! bit, a clearing fences and then reads the lane, so the two cannot both miss the item: loom
-//! checks it). Clearing at every emptying
-//! would make each item of one producer feeding many idle workers a set and a clear of the one
-//! bitmap line they all read; a stale bit costs a worker one look at an empty ring.
+//! A lane's bit is set by the first post to the lane and never cleared (`inject`: clearing it
+//! safely would cost every post a store-load fence), so a worker may look at a lane that is
+//! empty; `has_work_for` looks at the rings themselves.
 //!
 //! # Invariants
 //!
@@ -59,9 +55,8 @@
 //! - A run-next batch holds only items its worker may run: from its own queue, or from an
 //!   injection lane.
 //! - Injection lanes hold only items that every worker may run.
-//! - Bit i of the lane bitmap is set whenever injection lane i holds a published item, except
-//!   between a post's publication and its look at the bit, and between a worker's clearing of
-//!   the bit and its second look at the lane; each of those looks sets the bit if it must.
+//! - Bit i of the lane bitmap is set once injection lane i has been posted to (by that post,
+//!   after its item is in), and stays set.
 
 mod inject;
 mod ring;
@@ -76,7 +71,6 @@ use crate::{
     all_workers, check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake,
     MAX_WORKERS,
 };
-pub use inject::STALE_PROBES;
 use inject::{Batch, Cursor, Injection};
 
 struct Lane<T> {
@@ -397,39 +391,28 @@ mod tests {
         assert_eq!(q.inject.bits(), 1 << 5, "lane 13 % 8");
         assert!((0..4).all(|w| q.has_work_for(w)));
         assert_eq!(q.take(2), Take::Item(1));
-        assert!(
-            !q.has_work_for(0),
-            "the lane is empty, its bit not yet cleared"
-        );
+        assert!(!q.has_work_for(0), "the lane is empty (its bit stays set)");
     }
 
     #[test]
-    fn a_worker_clears_the_bits_of_empty_lanes_after_stale_probes() {
+    fn a_lanes_bit_stays_set_and_an_idle_take_looks_at_its_empty_ring() {
         let q = PerCore::with_injection_lanes(2, 8);
         let _ = q.post(&mut Client::new(1), 1u32, Post::default()).unwrap();
         let _ = q.post(&mut Client::new(2), 2u32, Post::default()).unwrap();
         assert_eq!(q.take(0), Take::Item(1));
-        assert_eq!(q.inject.bits(), 0b110);
-        assert_eq!(q.take_injected(1), Some(2));
-        for k in 1..STALE_PROBES {
-            assert_eq!(q.take_injected(1), None);
-            assert_eq!(q.inject.bits(), 0b110, "look {k}");
+        assert_eq!(q.take(0), Take::Item(2));
+        for _ in 0..100 {
+            assert!(q.take(1).is_empty());
         }
-        assert_eq!(q.take_injected(1), None);
-        assert_eq!(q.inject.bits(), 0, "cleared after the stale looks");
+        assert_eq!(
+            q.inject.bits(),
+            0b110,
+            "set by the first posts, never cleared"
+        );
+        assert!(!q.has_work_for(0) && !q.has_work_for(1));
         let _ = q.post(&mut Client::new(2), 3u32, Post::default()).unwrap();
-        assert_eq!(q.inject.bits(), 0b100, "set again by a post");
-        assert_eq!(q.take(0), Take::Item(3));
-    }
-
-    #[test]
-    fn a_clearing_that_races_a_post_sets_the_bit_again() {
-        let q = PerCore::with_injection_lanes(1, 4);
-        // A post lands after the worker found lane 3 empty but before it cleared the bit.
-        q.inject.post(&mut Client::new(3), 7u32);
-        q.inject.clear_stale(1 << 3);
-        assert_eq!(q.inject.bits(), 1 << 3, "lane 3 holds 7");
-        assert_eq!(q.take(0), Take::Item(7));
+        assert!(q.has_work_for(1));
+        assert_eq!(q.take(1), Take::Item(3));
     }
 
     #[test]
