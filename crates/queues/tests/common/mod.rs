@@ -87,6 +87,10 @@ pub fn makers() -> Vec<(&'static str, Maker)> {
         ("per-core-one-injection-lane", |n| {
             Arc::new(PerCore::with_injection_lanes(n, 1))
         }),
+        // Two-slot rings: posts from outside spill to the overflow queues at once.
+        ("per-core-two-slot-rings", |n| {
+            Arc::new(PerCore::with_injection(n, 2, 2))
+        }),
     ]
 }
 
