@@ -3,14 +3,14 @@
 //! submission queues, Go's global run queue in lanes).
 //!
 //! Each lane is a bounded ring ([`Ring`]) with a locked overflow queue beside it. A client posts to
-//! its own lane's ring; when that ring is full (its takers are behind), its next posts, as many
-//! as the ring has slots, go without a look at the ring in runs of [`SPILL_RUN`] items to the
-//! lanes' overflow queues in turn, so that a backlog costs a lock per post only while it lasts
-//! and the producer does not meet the workers emptying the lane it spilled into before (the
-//! blocks of a segmented queue). A take serves a lane's overflow before
-//! its ring, so that spilled items, older than the ring's newest, are not left behind a ring its
-//! producer keeps refilling. A bitmap with a bit per lane says which lanes have been posted to;
-//! a bit, once set, stays set (see [`Injection::post`]).
+//! its own lane's ring; when that ring is full (its takers are behind), its next posts, as many as
+//! the ring has slots, go without a look at the ring in runs of [`SPILL_RUN`] items to the lanes'
+//! overflow queues in turn, so that a backlog costs a lock per post only while it lasts and the
+//! producer does not meet the workers emptying the lane it spilled into before (the blocks of a
+//! segmented queue). A take serves a lane's overflow before its ring, so that spilled items, older
+//! than the ring's newest, are not left behind a ring its producer keeps refilling. A bitmap with a
+//! bit per lane says which lanes have been posted to; a bit, once set, stays set (see
+//! [`Injection::post`]).
 
 use std::collections::VecDeque;
 
