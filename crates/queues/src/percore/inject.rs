@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use crossbeam_utils::CachePadded;
 
 use super::ring::Ring;
-use super::RUN_NEXT;
+use super::{Batch, RUN_NEXT};
 use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::{first_set_from, Client};
 
@@ -58,12 +58,6 @@ impl Cursor {
             lane: AtomicUsize::new(w % lanes),
         }
     }
-}
-
-/// A worker's run-next batch, where a take moves the items it claimed beyond the first.
-pub(super) struct Batch<'a, T> {
-    pub(super) items: &'a Mutex<VecDeque<T>>,
-    pub(super) count: &'a AtomicUsize,
 }
 
 impl<T> Injection<T> {
@@ -127,7 +121,7 @@ impl<T> Injection<T> {
 
     /// Serves a worker from the first lane from its cursor on that holds something: the lane's
     /// oldest item, and up to half of those behind it (at most [`RUN_NEXT`]) into `batch`.
-    pub(super) fn take(&self, cursor: &Cursor, batch: Batch<'_, T>) -> Option<T> {
+    pub(super) fn take(&self, cursor: &Cursor, mut batch: Batch<'_, T>) -> Option<T> {
         let bits = self.bits.load(Ordering::Acquire);
         if bits == 0 {
             return None;
@@ -136,7 +130,7 @@ impl<T> Injection<T> {
         while let Some(i) = first_set_from(left, cursor.lane.load(Ordering::Relaxed)) {
             left &= !(1 << i);
             let lane = &self.lanes[i];
-            let Some(item) = lane.serve(&batch) else {
+            let Some(item) = lane.serve(&mut batch) else {
                 continue;
             };
             let next = if lane.has_ready() {
@@ -180,33 +174,21 @@ impl<T> Injection<T> {
 impl<T> Lane<T> {
     /// The overflow's oldest item and up to half of those behind it into `batch`; else, when
     /// the overflow is empty, the ring's likewise.
-    fn serve(&self, batch: &Batch<'_, T>) -> Option<T> {
+    fn serve(&self, batch: &mut Batch<'_, T>) -> Option<T> {
         if self.overflow.count.load(Ordering::Acquire) > 0 {
-            if let Some(item) = self.serve_overflow(batch) {
-                return Some(item);
+            let mut q = lock(&self.overflow.queue);
+            let item = batch.take_front(&mut q, |t| t);
+            self.overflow.count.store(q.len(), Ordering::Release);
+            if item.is_some() {
+                return item;
             }
         }
         let claim = self.ring.claim(RUN_NEXT)?;
-        if claim.k == 1 {
-            return Some(self.ring.take(claim, &mut Vec::new()));
-        }
-        let mut b = lock(batch.items);
-        let item = self.ring.take(claim, &mut *b);
-        batch.count.store(b.len(), Ordering::Release);
-        Some(item)
-    }
-
-    fn serve_overflow(&self, batch: &Batch<'_, T>) -> Option<T> {
-        let mut q = lock(&self.overflow.queue);
-        let item = q.pop_front()?;
-        let more = (q.len() / 2).min(RUN_NEXT);
-        if more > 0 {
-            let mut b = lock(batch.items);
-            b.extend(q.drain(..more));
-            batch.count.store(b.len(), Ordering::Release);
-        }
-        self.overflow.count.store(q.len(), Ordering::Release);
-        Some(item)
+        Some(if claim.k == 1 {
+            self.ring.take(claim, &mut Vec::new()) // nothing for the batch: leave its lock be
+        } else {
+            self.ring.take(claim, batch)
+        })
     }
 
     fn has_ready(&self) -> bool {

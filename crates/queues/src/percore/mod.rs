@@ -71,7 +71,7 @@ use crate::{
     all_workers, check_workers, nth_set_bit, Client, Post, PostError, ReadyQueue, Take, Wake,
     MAX_WORKERS,
 };
-use inject::{Batch, Cursor, Injection};
+use inject::{Cursor, Injection};
 
 struct Lane<T> {
     queue: Mutex<VecDeque<(T, u64)>>,
@@ -108,6 +108,34 @@ struct Next<T> {
     takes: AtomicU64,
     /// Where the worker looks at the injection lanes.
     cursor: Cursor,
+}
+
+/// A worker's run-next batch, as the queues and lanes it serves from fill it.
+struct Batch<'a, T> {
+    items: &'a Mutex<VecDeque<T>>,
+    count: &'a AtomicUsize,
+}
+
+impl<T> Batch<'_, T> {
+    /// Takes the oldest item of a locked queue and moves up to half of the rest (at most
+    /// [`RUN_NEXT`]) into the batch; `item` takes an entry's item out of it.
+    fn take_front<U>(&mut self, q: &mut VecDeque<U>, item: impl Fn(U) -> T) -> Option<T> {
+        let first = q.pop_front().map(&item);
+        let more = (q.len() / 2).min(RUN_NEXT);
+        if more > 0 {
+            self.extend(q.drain(..more).map(item));
+        }
+        first
+    }
+}
+
+impl<T> Extend<T> for Batch<'_, T> {
+    /// Appends under the batch's lock.
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        let mut b = lock(self.items);
+        b.extend(items);
+        self.count.store(b.len(), Ordering::Release);
+    }
 }
 
 /// The most items a worker moves from its own queue into its run-next batch at once.
@@ -178,33 +206,23 @@ impl<T> PerCore<T> {
             return None;
         }
         let mut g = lock(&lane.queue);
-        let item = self.serve_front(me, &mut g);
+        let item = self.batch(me).take_front(&mut g, |(t, _)| t);
         Self::settle(lane, &g);
         item
     }
 
-    /// Takes the oldest item of a locked queue for worker `me` and moves up to half of the rest
-    /// (at most [`RUN_NEXT`]) into `me`'s run-next batch.
-    fn serve_front(&self, me: usize, g: &mut VecDeque<(T, u64)>) -> Option<T> {
-        let item = g.pop_front().map(|(t, _)| t);
-        let more = (g.len() / 2).min(RUN_NEXT);
-        if more > 0 {
-            let next = &self.next[me];
-            let mut b = lock(&next.batch);
-            b.extend(g.drain(..more).map(|(t, _)| t));
-            next.count.store(b.len(), Ordering::Release);
+    /// Worker `me`'s run-next batch.
+    fn batch(&self, me: usize) -> Batch<'_, T> {
+        let next = &self.next[me];
+        Batch {
+            items: &next.batch,
+            count: &next.count,
         }
-        item
     }
 
     /// Serves worker `me` from the injection lanes (see the module doc).
     fn take_injected(&self, me: usize) -> Option<T> {
-        let next = &self.next[me];
-        let batch = Batch {
-            items: &next.batch,
-            count: &next.count,
-        };
-        self.inject.take(&next.cursor, batch)
+        self.inject.take(&self.next[me].cursor, self.batch(me))
     }
 
     fn settle(lane: &Lane<T>, g: &VecDeque<(T, u64)>) {
