@@ -2,9 +2,9 @@
 //! for the simulator's hot path (issue 29: with hundreds of thousands of simulated threads,
 //! the records of the thread dispatched next come from host memory unless fetched ahead).
 //!
-//! The workspace's one `unsafe` block lives here, alone, so that Miri checks it in seconds
-//! (`cargo +nightly miri test -p smpsched-prefetch`, run by `.ci/run`) and every other crate
-//! can forbid `unsafe` code. A prefetch neither reads nor writes anything a program can see:
+//! The engine's one `unsafe` block lives here, alone, so that Miri checks it in seconds
+//! (`cargo +nightly miri test -p smpsched-prefetch`, run by `.ci/run`) and the simulator's
+//! crates can forbid `unsafe` code (the workspace's only other `unsafe` is smpsched-ring's). A prefetch neither reads nor writes anything a program can see:
 //! it cannot fault, whatever the address, and nothing computed depends on it.
 
 #![deny(unsafe_op_in_unsafe_fn)]

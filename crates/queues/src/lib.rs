@@ -42,7 +42,8 @@
 //!
 //! The crate has no `unsafe` code (`#![forbid(unsafe_code)]`): mailboxes and slots are
 //! uncontended mutexes beside the atomic bitmaps and counters that carry the papers'
-//! protocols, so there is nothing for Miri to check beyond what std and crossbeam-utils own.
+//! protocols. The one exception to mutex-held items, the ring of [`PerCore`]'s injection lanes,
+//! comes from the small smpsched-ring crate, whose `unsafe` Miri and loom check there.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

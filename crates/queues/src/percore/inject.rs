@@ -15,8 +15,8 @@
 use std::collections::VecDeque;
 
 use crossbeam_utils::CachePadded;
+use smpsched_ring::Ring;
 
-use super::ring::Ring;
 use super::{Batch, RUN_NEXT};
 use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::{first_set_from, Client};
@@ -184,7 +184,7 @@ impl<T> Lane<T> {
             }
         }
         let claim = self.ring.claim(RUN_NEXT)?;
-        Some(if claim.k == 1 {
+        Some(if claim.k() == 1 {
             self.ring.take(claim, &mut Vec::new()) // nothing for the batch: leave its lock be
         } else {
             self.ring.take(claim, batch)

@@ -23,11 +23,11 @@
 //! Work that a client outside the workers posts, and that any worker may run, goes to one of a
 //! set of *injection lanes* instead (the external submission queues of Java's ForkJoinPool; Go's
 //! global run queue, split into lanes). Each lane is a bounded ring of slots with sequence
-//! numbers (`ring`: Vyukov's bounded queue, the per-slot state of crossbeam's Injector), so that
-//! posters and takers meet only on the slot being handed over: a poster claims the tail, a taker
-//! the head, and neither takes a lock that the other side polls. A client posts to the lane its
-//! id names, so producers seldom share a lane; past a full ring, it spills a backlog to the
-//! lanes' locked overflow queues (`inject`), which takes serve before the rings.
+//! numbers (`smpsched_ring::Ring`: Vyukov's bounded queue, the per-slot state of crossbeam's
+//! Injector), so that posters and takers meet only on the slot being handed over: a poster claims
+//! the tail, a taker the head, and neither takes a lock that the other side polls. A client posts
+//! to the lane its id names, so producers seldom share a lane; past a full ring, it spills a
+//! backlog to the lanes' locked overflow queues (`inject`), which takes serve before the rings.
 //! A bitmap with a bit per lane (as DiBella's mailbox bitmaps) says which lanes may hold
 //! something, so that a worker finds outside work with one load. A worker whose own queue is
 //! empty serves the first lane from its cursor on (cyclically) before pulling from its peers (the
@@ -59,7 +59,6 @@
 //!   after its item is in), and stays set.
 
 mod inject;
-mod ring;
 
 use std::collections::VecDeque;
 

@@ -10,7 +10,7 @@
 //! and the event queue the events likely to come out next
 //! ([`EventQueue::peek_two`](crate::event_queue::EventQueue::peek_two)). The engine has the
 //! host fetch their records while it handles what comes before them. A wrong hint costs only
-//! time. The prefetch itself is `smpsched_prefetch`, the workspace's one `unsafe` block.
+//! time. The prefetch itself is `smpsched_prefetch`, the engine's one `unsafe` block.
 
 use smpsched_prefetch::prefetch;
 

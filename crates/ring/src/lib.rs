@@ -1,48 +1,104 @@
-//! An injection lane: a bounded ring of slots, each with a sequence number (Vyukov's bounded
-//! MPMC queue; crossbeam's Injector keeps per-slot state the same way), for the per-core queues'
-//! outside work (see the parent module).
+//! smpsched-ring: a bounded ring of slots, each with a sequence number (Vyukov's bounded MPMC
+//! queue; crossbeam's Injector keeps per-slot state the same way), for the injection lanes of
+//! smpsched-queues' per-core queues (their outside work).
 //!
 //! A poster claims the slot at the tail, fills it and publishes it by advancing the slot's
 //! sequence; a taker claims a run of published slots at the head with one compare-and-swap and
 //! empties them. Posters touch the tail and the slots, takers the head and the slots: one
 //! producer feeding many idle consumers never meets them on a lock or on a counter they poll
 //! (they poll the next slot's sequence), and many producers on lanes of their own never meet one
-//! another. A slot's item sits in a mutex that the sequence protocol leaves uncontended (the
-//! crate has no `unsafe`), so its lock and unlock are two atomic operations on a line its owner
-//! already holds.
+//! another.
 //!
 //! Slot `i` of a ring of `n` holds position `p` (with `p mod n = i`) in three states, read off its
 //! sequence `s`: free for `p` when `s = p`, published when `s = p + 1`, and emptied (free for
-//! `p + n`) when `s = p + n`.
+//! `p + n`) when `s = p + n`. Only the poster that moved the tail past `p` writes the slot's item
+//! for `p`, before its Release store of `p + 1`; only the taker that moved the head past `p`
+//! reads it, after an Acquire load of `p + 1`, and before its Release store of `p + n`, which the
+//! next poster's Acquire load of `p + n` reads.
+//!
+//! The sequence protocol leaves each item to one thread at a time, so a slot keeps its item in
+//! an `UnsafeCell`: a post is the tail's compare-and-swap, a plain write and a Release store (a
+//! mutex per slot, which needs no `unsafe`, cost two more atomic operations on the line that the
+//! idle takers poll). That `unsafe` lives here, alone, so that Miri (`cargo +nightly miri test
+//! -p smpsched-ring`) and loom (`tests/loom.rs` here, whose models fail if any of the protocol's
+//! Acquire or Release orderings is weakened, and smpsched-queues' per-core models) check it, both
+//! run by `.ci/run`, and smpsched-queues can forbid `unsafe` code.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs, clippy::undocumented_unsafe_blocks)]
+
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
+#[cfg(loom)]
+use loom::{
+    cell::UnsafeCell,
+    sync::atomic::{AtomicUsize, Ordering},
+};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// std's `UnsafeCell` with loom's access API, so that the ring compiles against either.
+#[cfg(not(loom))]
+struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+#[cfg(not(loom))]
+impl<T> UnsafeCell<T> {
+    fn new(value: T) -> Self {
+        UnsafeCell(std::cell::UnsafeCell::new(value))
+    }
+
+    fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
 
 struct Slot<T> {
     seq: AtomicUsize,
-    item: Mutex<Option<T>>,
+    item: UnsafeCell<MaybeUninit<T>>,
 }
 
-/// Published slots a taker has claimed: positions `pos` to `pos + k - 1`.
-#[must_use]
-pub(super) struct Claim {
+/// Published slots a taker has claimed: positions `pos` to `pos + k - 1` of one ring, which
+/// the claim borrows. Give it to [`Ring::take`]: a claim dropped without it leaks its items
+/// (they are never dropped) and leaves its slots unusable for the ring's life.
+#[must_use = "a claim's items leak unless it is given to `Ring::take`"]
+pub struct Claim<'r> {
+    /// The ring's address, checked by [`Ring::take`].
+    ring: usize,
     pos: usize,
-    /// How many slots were claimed (at least 1).
-    pub(super) k: usize,
+    k: usize,
+    _ring: PhantomData<&'r ()>,
 }
 
-/// A bounded FIFO ring; see the module doc.
-pub(super) struct Ring<T> {
+impl Claim<'_> {
+    /// How many slots were claimed (at least 1).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+}
+
+/// A bounded FIFO ring; see the crate doc.
+pub struct Ring<T> {
     head: CachePadded<AtomicUsize>,
     tail: CachePadded<AtomicUsize>,
     slots: Box<[Slot<T>]>,
 }
 
+// SAFETY: a ring owns its items (moved in by `push`, out by `take` or its drop), so sending the
+// ring sends them: `T: Send` suffices.
+unsafe impl<T: Send> Send for Ring<T> {}
+
+// SAFETY: through `&Ring` threads only move items in and out whole, one thread per slot at a
+// time (the sequence protocol of the crate doc), and never hand out a `&T`: `T: Send` suffices,
+// as for std's `Mutex` and crossbeam's `ArrayQueue`.
+unsafe impl<T: Send> Sync for Ring<T> {}
+
 impl<T> Ring<T> {
     /// A ring of `slots` slots (a power of two, at least 2: with one slot, "published for `p`"
     /// and "free for `p + 1`" would be the same sequence number).
-    pub(super) fn new(slots: usize) -> Ring<T> {
+    pub fn new(slots: usize) -> Ring<T> {
         assert!(slots.is_power_of_two() && slots >= 2, "ring slots: {slots}");
         Ring {
             head: CachePadded::new(AtomicUsize::new(0)),
@@ -50,10 +106,15 @@ impl<T> Ring<T> {
             slots: (0..slots)
                 .map(|i| Slot {
                     seq: AtomicUsize::new(i),
-                    item: Mutex::new(None),
+                    item: UnsafeCell::new(MaybeUninit::uninit()),
                 })
                 .collect(),
         }
+    }
+
+    /// The ring's address, which its claims carry.
+    fn id(&self) -> usize {
+        std::ptr::from_ref(self) as usize
     }
 
     fn slot(&self, pos: usize) -> &Slot<T> {
@@ -61,7 +122,7 @@ impl<T> Ring<T> {
     }
 
     /// Appends `item`, or gives it back when the ring is full.
-    pub(super) fn push(&self, item: T) -> Result<(), T> {
+    pub fn push(&self, item: T) -> Result<(), T> {
         let mut pos = self.tail.load(Ordering::Relaxed);
         loop {
             let slot = self.slot(pos);
@@ -74,7 +135,12 @@ impl<T> Ring<T> {
                     Ordering::Relaxed,
                 ) {
                     Ok(_) => {
-                        *lock(&slot.item) = Some(item);
+                        // SAFETY: moving the tail past `pos` made this the one poster of `pos`,
+                        // and the Acquire load of `pos` from the slot's sequence saw the Release
+                        // store of the taker that emptied it a lap earlier (or the ring's
+                        // creation): no one else touches the item until the store below.
+                        slot.item
+                            .with_mut(|p| unsafe { p.write(MaybeUninit::new(item)) });
                         slot.seq.store(pos.wrapping_add(1), Ordering::Release);
                         return Ok(());
                     }
@@ -90,7 +156,7 @@ impl<T> Ring<T> {
     /// most `most`, with one compare-and-swap; `None` when the head's slot is not published
     /// (the ring is empty, or its next item is still being written). The caller empties the
     /// claimed slots with [`Ring::take`].
-    pub(super) fn claim(&self, most: usize) -> Option<Claim> {
+    pub fn claim(&self, most: usize) -> Option<Claim<'_>> {
         let mut pos = self.head.load(Ordering::Relaxed);
         loop {
             let ready = self.published_from(pos, 1 + 2 * most);
@@ -109,14 +175,24 @@ impl<T> Ring<T> {
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => return Some(Claim { pos, k }),
+                Ok(_) => {
+                    return Some(Claim {
+                        ring: self.id(),
+                        pos,
+                        k,
+                        _ring: PhantomData,
+                    });
+                }
                 Err(now) => pos = now,
             }
         }
     }
 
-    /// Empties the slots of `claim`: the oldest item is returned, the others go to `rest`.
-    pub(super) fn take(&self, claim: Claim, rest: &mut impl Extend<T>) -> T {
+    /// Empties the slots of `claim`, which must come from this ring (else it panics): the
+    /// oldest item is returned, the others go to `rest`. Should `rest` panic, the items it was
+    /// not given leak and their slots stay unusable.
+    pub fn take(&self, claim: Claim<'_>, rest: &mut impl Extend<T>) -> T {
+        assert!(claim.ring == self.id(), "a claim of another ring");
         let first = self.empty(claim.pos);
         rest.extend((1..claim.k).map(|j| self.empty(claim.pos.wrapping_add(j))));
         first
@@ -136,30 +212,56 @@ impl<T> Ring<T> {
     /// position a lap later.
     fn empty(&self, pos: usize) -> T {
         let slot = self.slot(pos);
-        let item = lock(&slot.item)
-            .take()
-            .expect("a claimed slot holds its item");
+        // SAFETY: `pos` comes from a claim of this ring (checked by `take`), taken once (`take`
+        // consumes it): moving the head past `pos` made the caller its one taker, after an
+        // Acquire load of `pos + 1` from the slot's sequence that saw the poster's Release store,
+        // so the item is written; no one else touches it until the store below frees the slot,
+        // and the read moves it out.
+        let item = slot.item.with_mut(|p| unsafe { p.read().assume_init() });
         slot.seq
             .store(pos.wrapping_add(self.slots.len()), Ordering::Release);
         item
     }
 
     /// Whether the head's slot is published.
-    pub(super) fn has_ready(&self) -> bool {
+    pub fn has_ready(&self) -> bool {
         let pos = self.head.load(Ordering::Acquire);
         self.slot(pos).seq.load(Ordering::Acquire) == pos.wrapping_add(1)
     }
 
     /// How many slots the ring has.
-    pub(super) fn slots(&self) -> usize {
+    pub fn slots(&self) -> usize {
         self.slots.len()
     }
 
     /// The items in the ring, claimed or not yet published ones included (a hint).
-    pub(super) fn len(&self) -> usize {
+    #[allow(clippy::len_without_is_empty)] // `has_ready` is the emptiness test takers use
+    pub fn len(&self) -> usize {
         let tail = self.tail.load(Ordering::Acquire);
         let head = self.head.load(Ordering::Acquire);
         tail.wrapping_sub(head).min(self.slots.len())
+    }
+}
+
+impl<T> Drop for Ring<T> {
+    /// Drops the published items not yet claimed: positions from the head to the tail whose slot
+    /// says published (with `&mut self` no post or take is under way, so all of them are).
+    fn drop(&mut self) {
+        if !std::mem::needs_drop::<T>() {
+            return;
+        }
+        let head = self.head.load(Ordering::Relaxed);
+        let tail = self.tail.load(Ordering::Relaxed);
+        for j in 0..tail.wrapping_sub(head).min(self.slots.len()) {
+            let pos = head.wrapping_add(j);
+            let slot = self.slot(pos);
+            if slot.seq.load(Ordering::Relaxed) == pos.wrapping_add(1) {
+                // SAFETY: the slot is published for `pos` and, being at or past the head, not
+                // claimed, so it holds an item no one else owns (`&mut self`); it is dropped once,
+                // as the ring goes.
+                slot.item.with_mut(|p| unsafe { (*p).assume_init_drop() });
+            }
+        }
     }
 }
 
@@ -235,7 +337,7 @@ mod tests {
     fn every_item_comes_out_once_under_concurrency() {
         use std::sync::atomic::AtomicUsize as Count;
         let r = Ring::new(8);
-        let n = 20_000u32;
+        let n: u32 = if cfg!(miri) { 200 } else { 20_000 };
         let done = Count::new(0);
         let mut all: Vec<u32> = std::thread::scope(|s| {
             for p in 0..2 {
@@ -274,5 +376,43 @@ mod tests {
         });
         all.sort_unstable();
         assert_eq!(all, (0..n).collect::<Vec<_>>(), "each item once");
+    }
+
+    #[test]
+    fn items_left_in_the_ring_are_dropped_once() {
+        use std::cell::RefCell;
+        struct Noisy<'a>(u32, &'a RefCell<Vec<u32>>);
+        impl Drop for Noisy<'_> {
+            fn drop(&mut self) {
+                self.1.borrow_mut().push(self.0);
+            }
+        }
+        let dropped = RefCell::new(Vec::new());
+        let r = Ring::new(4);
+        for i in 0..3 {
+            assert!(r.push(Noisy(i, &dropped)).is_ok());
+        }
+        drop(pop_batch(&r, 1, &mut Vec::new())); // 0, and 1 with its batch
+        for i in 3..6 {
+            assert!(r.push(Noisy(i, &dropped)).is_ok(), "across the wrap");
+        }
+        assert!(r.push(Noisy(6, &dropped)).is_err(), "full: given back");
+        let two = pop_batch(&r, 0, &mut Vec::new()).map(|x| x.0);
+        assert_eq!(two, Some(2), "its slot emptied");
+        assert_eq!(*dropped.borrow(), [0, 1, 6, 2]);
+        drop(r); // 3, 4 and 5; not the emptied slot's 2 again
+        let mut all = dropped.into_inner();
+        all.sort_unstable();
+        assert_eq!(all, (0..7).collect::<Vec<_>>(), "each item dropped once");
+    }
+
+    #[test]
+    #[should_panic(expected = "a claim of another ring")]
+    fn a_claim_is_taken_from_its_own_ring_only() {
+        let (a, b) = (Ring::new(2), Ring::new(2));
+        a.push(1u32).unwrap();
+        b.push(2u32).unwrap();
+        let claim = a.claim(0).unwrap();
+        b.take(claim, &mut Vec::new());
     }
 }
