@@ -83,7 +83,11 @@ impl Claim<'_> {
 pub struct Ring<T> {
     head: CachePadded<AtomicUsize>,
     tail: CachePadded<AtomicUsize>,
-    slots: Box<[Slot<T>]>,
+    /// Each slot on a cache line of its own: a producer filling slot `p` then meets neither the
+    /// taker emptying `p - 1` nor, unless it polls there, an idle taker (on 16 cores, one
+    /// producer and fifteen takers: 0.77-1.27 of crossbeam's Injector against 0.25-0.56 with
+    /// four 16-byte slots a line, docs/queues.md).
+    slots: Box<[CachePadded<Slot<T>>]>,
 }
 
 // SAFETY: a ring owns its items (moved in by `push`, out by `take` or its drop), so sending the
@@ -104,9 +108,11 @@ impl<T> Ring<T> {
             head: CachePadded::new(AtomicUsize::new(0)),
             tail: CachePadded::new(AtomicUsize::new(0)),
             slots: (0..slots)
-                .map(|i| Slot {
-                    seq: AtomicUsize::new(i),
-                    item: UnsafeCell::new(MaybeUninit::uninit()),
+                .map(|i| {
+                    CachePadded::new(Slot {
+                        seq: AtomicUsize::new(i),
+                        item: UnsafeCell::new(MaybeUninit::uninit()),
+                    })
                 })
                 .collect(),
         }
