@@ -6,10 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use smpsched_srccheck::{
-    cycles, import_graph, imports, long_files, long_functions_in, modules, MAX_FILE_LINES,
-    MAX_FN_LINES,
-};
+use smpsched_srccheck::{assert_no_import_cycles, assert_within_limits, imports, modules};
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -17,9 +14,7 @@ fn src() -> PathBuf {
 
 #[test]
 fn the_lab_modules_import_one_way() {
-    let found = cycles(&import_graph(&src()));
-    let text: Vec<String> = found.iter().map(|c| c.join(" <-> ")).collect();
-    assert!(found.is_empty(), "import cycles:\n{}", text.join("\n"));
+    assert_no_import_cycles(&src());
 }
 
 /// The lab's stages, each a top-level module of src/, in pipeline order: a stage imports only
@@ -68,20 +63,6 @@ fn each_stage_imports_only_the_stages_before_it() {
 }
 
 #[test]
-fn no_lab_source_file_is_over_the_size_the_project_allows() {
-    let long = long_files(&src());
-    assert!(
-        long.is_empty(),
-        "files over {MAX_FILE_LINES} lines: {long:?}"
-    );
-}
-
-#[test]
-fn no_lab_function_is_over_the_length_the_project_allows() {
-    let long = long_functions_in(&src());
-    assert!(
-        long.is_empty(),
-        "functions over {MAX_FN_LINES} lines:\n{}",
-        long.join("\n")
-    );
+fn no_lab_file_or_function_is_over_the_size_the_project_allows() {
+    assert_within_limits(&src());
 }

@@ -1,12 +1,10 @@
 //! The queues' modules import one way: no module reaches, through `crate::` or `super::` paths
 //! in its non-test code, a module that reaches back to it. Also keeps every source file and
-//! function under the size the project allows (as the simulator's and the lab's tests do).
+//! function under the size the project allows (as every crate's tests do for its own source).
 
 use std::path::{Path, PathBuf};
 
-use smpsched_srccheck::{
-    cycles, import_graph, long_files, long_functions_in, MAX_FILE_LINES, MAX_FN_LINES,
-};
+use smpsched_srccheck::{assert_no_import_cycles, assert_within_limits};
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -14,23 +12,10 @@ fn src() -> PathBuf {
 
 #[test]
 fn the_queue_modules_import_one_way() {
-    let found = cycles(&import_graph(&src()));
-    let text: Vec<String> = found.iter().map(|c| c.join(" <-> ")).collect();
-    assert!(found.is_empty(), "import cycles:\n{}", text.join("\n"));
+    assert_no_import_cycles(&src());
 }
 
 #[test]
 fn no_file_or_function_is_longer_than_the_limits() {
-    let files = long_files(&src());
-    assert!(
-        files.is_empty(),
-        "files over {MAX_FILE_LINES} lines:\n{}",
-        files.join("\n")
-    );
-    let fns = long_functions_in(&src());
-    assert!(
-        fns.is_empty(),
-        "functions over {MAX_FN_LINES} lines:\n{}",
-        fns.join("\n")
-    );
+    assert_within_limits(&src());
 }

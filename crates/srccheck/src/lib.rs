@@ -173,6 +173,31 @@ pub fn long_functions_in(src: &Path) -> Vec<String> {
     long
 }
 
+/// Panics, naming them, if `src` has files over [`MAX_FILE_LINES`] lines or functions over
+/// [`MAX_FN_LINES`]: the size check every crate's tests run on their own source.
+pub fn assert_within_limits(src: &Path) {
+    let files = long_files(src);
+    let functions = long_functions_in(src);
+    assert!(
+        files.is_empty() && functions.is_empty(),
+        "{}: files over {MAX_FILE_LINES} lines: {files:#?}; functions over {MAX_FN_LINES} lines: \
+         {functions:#?}",
+        src.display()
+    );
+}
+
+/// Panics, naming them, if the modules under `src` import one another in a cycle.
+pub fn assert_no_import_cycles(src: &Path) {
+    let found = cycles(&import_graph(src));
+    let text: Vec<String> = found.iter().map(|c| c.join(" <-> ")).collect();
+    assert!(
+        found.is_empty(),
+        "{}: import cycles:\n{}",
+        src.display(),
+        text.join("\n")
+    );
+}
+
 /// Every source file under `dir`, with its text.
 pub fn source_files(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
@@ -316,5 +341,66 @@ mod tests {
             cycles(&graph),
             vec![vec!["p".to_string(), "q".into(), "q::spin".into()]]
         );
+    }
+
+    /// A folder of `files` (name, text) under the system's temporary folder, named by `tag`.
+    fn tree(tag: &str, files: &[(&str, String)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("srccheck-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn the_size_check_passes_at_the_limits_and_names_what_is_over_them() {
+        let body = |n: usize| format!("fn f() {{\n{}}}\n", "    let _x = 1;\n".repeat(n - 2));
+        let at = tree(
+            "at",
+            &[
+                ("lib.rs", body(MAX_FN_LINES)),
+                ("long.rs", "// a line\n".repeat(MAX_FILE_LINES)),
+            ],
+        );
+        assert_within_limits(&at);
+        std::fs::remove_dir_all(&at).unwrap();
+        for (tag, name, text, said) in [
+            (
+                "file",
+                "long.rs",
+                "//\n".repeat(MAX_FILE_LINES + 1),
+                "long.rs (621 lines)",
+            ),
+            (
+                "fn",
+                "lib.rs",
+                body(MAX_FN_LINES + 1),
+                "lib.rs:1 f (81 lines)",
+            ),
+        ] {
+            let over = tree(tag, &[(name, text)]);
+            let caught = std::panic::catch_unwind(|| assert_within_limits(&over));
+            std::fs::remove_dir_all(&over).unwrap();
+            let message = *caught.expect_err(tag).downcast::<String>().unwrap();
+            assert!(message.contains(said), "{message}");
+        }
+    }
+
+    #[test]
+    fn the_cycle_check_names_the_cycle() {
+        let dir = tree(
+            "cycle",
+            &[
+                ("lib.rs", "mod a;\nmod b;\n".into()),
+                ("a.rs", "use crate::b::B;\npub struct A;\n".into()),
+                ("b.rs", "use crate::a::A;\npub struct B;\n".into()),
+            ],
+        );
+        let caught = std::panic::catch_unwind(|| assert_no_import_cycles(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+        let message = *caught.expect_err("a cycle").downcast::<String>().unwrap();
+        assert!(message.contains("a <-> b"), "{message}");
     }
 }
