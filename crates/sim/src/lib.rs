@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod outcome;
 pub mod pause;
 pub mod per_thread;
+mod procset;
 pub mod program;
 pub mod readyq;
 pub mod recorded;

@@ -41,6 +41,7 @@ use crate::limits::{Bound, Limits, Progress};
 use crate::memory::{Charge, MemorySystem, Placement};
 use crate::metrics::{Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
+use crate::procset::ProcSet;
 use crate::program::Program;
 use crate::sched::framework::Policy;
 use crate::sched::{Actions, Enqueue, SchedCtx, Scheduler, ThreadState, Touch};
@@ -152,7 +153,7 @@ pub struct Simulation {
     sync: Vec<SyncObject>,
     memory: MemorySystem,
     idle_handoff: bool,
-    idle: idle::IdleSet,
+    idle: ProcSet,
     poll_idle: bool,
     live: u64,
     events: u64,
@@ -213,7 +214,6 @@ mod ahead;
 mod build;
 mod error;
 mod finish;
-mod idle;
 mod interp;
 mod poll;
 mod processor;
@@ -243,7 +243,8 @@ impl Simulation {
         let n = machine.processors as usize;
         let idle_handoff = machine.kernel.idle_handoff;
         let procs = (0..n).map(|_| Proc::idle()).collect();
-        let idle = idle::IdleSet::all(n);
+        let idle = ProcSet::all(n);
+        let (running, vacant) = SchedCtx::all_vacant(n);
         Ok(Simulation {
             cx: SchedCtx {
                 now: 0,
@@ -251,7 +252,8 @@ impl Simulation {
                 threads: Vec::new(),
                 cold: Vec::new(),
                 tasks: Vec::new(),
-                running: vec![None; n],
+                running,
+                vacant,
                 any_masked: false,
             },
             seed,

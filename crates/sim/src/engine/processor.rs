@@ -274,7 +274,7 @@ impl Simulation {
         proc.epoch = proc.epoch.wrapping_add(1);
         proc.quantum_end = Cycles::MAX;
         proc.need_resched = false;
-        self.cx.running[p] = None;
+        self.cx.set_running(p, None);
         self.idle.insert(p);
     }
 
@@ -394,7 +394,7 @@ impl Simulation {
         } else {
             0
         };
-        self.cx.running[p] = Some(t);
+        self.cx.set_running(p, Some(t));
         let quantum = self.sched.shape.slice;
         let overhead = kernel.saturating_add(switch);
         let started = self.after(overhead);
@@ -542,7 +542,7 @@ impl Simulation {
     pub(super) fn leave(&mut self, p: usize, t: ThreadId) {
         debug_assert_eq!(self.procs[p].thread, Some(t));
         self.procs[p].thread = None;
-        self.cx.running[p] = None;
+        self.cx.set_running(p, None);
         if let Some(w) = self.wait_of(t.index()) {
             self.sync[w.obj.0 as usize].remove_spinner(t);
         }

@@ -16,6 +16,7 @@ pub mod framework;
 pub mod params;
 pub mod queues;
 pub mod scx;
+mod vacant;
 
 /// Declares each policy's module and registers the [`PolicyInfo`] it defines as `INFO`, in the
 /// order `smpsched list` shows them: a policy is its module, registered by one line here. The
@@ -90,6 +91,9 @@ pub struct SchedCtx {
     pub tasks: Vec<TaskInfo>,
     /// The thread running on each processor, indexed by `ProcId`.
     pub running: Vec<Option<ThreadId>>,
+    /// The processors nothing runs on (`running[p]` is `None`), kept in step by
+    /// [`SchedCtx::set_running`] (read through [`SchedCtx::vacant`]).
+    pub(crate) vacant: crate::procset::ProcSet,
     /// Whether any thread was ever given an affinity mask.
     pub(crate) any_masked: bool,
 }

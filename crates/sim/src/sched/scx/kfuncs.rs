@@ -177,14 +177,18 @@ impl Kfuncs<'_> {
         if self.cx.allowed(t, prev) && self.is_idle(prev) {
             return (prev, true);
         }
-        let n = self.nr_cpus();
-        let idle = (0..n as u32)
-            .map(ProcId)
-            .find(|&p| self.cx.allowed(t, p) && self.is_idle(p));
+        let idle = self.cx.vacant().find(|&p| {
+            self.dsqs
+                .local
+                .get(p.index())
+                .is_none_or(super::dsq::Dsq::is_empty)
+                && self.cx.allowed(t, p)
+        });
         match idle {
             Some(p) => (p, true),
             None if self.cx.allowed(t, prev) => (prev, false),
             None => {
+                let n = self.nr_cpus();
                 let any = (0..n as u32).map(ProcId).find(|&p| self.cx.allowed(t, p));
                 (any.unwrap_or(prev), false)
             }

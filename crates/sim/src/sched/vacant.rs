@@ -1,0 +1,76 @@
+//! The vacant processors of [`SchedCtx`]: a set beside `running` ([`ProcSet`], a bitmap)
+//! holding `p` while nothing runs on processor `p`, which the engine keeps in step through
+//! [`SchedCtx::set_running`] and a policy reads through [`SchedCtx::vacant`], lowest-numbered
+//! first, 64 processors a word (sched_ext's idle-CPU pick, `scx_bpf_select_cpu_dfl`, was a scan
+//! over every processor).
+
+use super::SchedCtx;
+use crate::ids::{ProcId, ThreadId};
+use crate::procset::ProcSet;
+
+impl SchedCtx {
+    /// Every one of `n` processors with nothing on it.
+    pub(crate) fn all_vacant(n: usize) -> (Vec<Option<ThreadId>>, ProcSet) {
+        (vec![None; n], ProcSet::all(n))
+    }
+
+    /// Puts `t` (or nothing) on processor `p`, keeping [`SchedCtx::vacant`] in step.
+    #[inline]
+    pub(crate) fn set_running(&mut self, p: usize, t: Option<ThreadId>) {
+        self.running[p] = t;
+        if t.is_some() {
+            self.vacant.remove(p);
+        } else {
+            self.vacant.insert(p);
+        }
+    }
+
+    /// The processors with nothing running on them, lowest-numbered first (those whose
+    /// `running` entry is `None`), found a word of 64 at a time rather than by a scan.
+    pub fn vacant(&self) -> impl Iterator<Item = ProcId> + '_ {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let p = self.vacant.next_from(from)?;
+            from = p + 1;
+            Some(ProcId(p as u32))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MachineConfig;
+
+    #[test]
+    fn the_vacant_bitmap_follows_running() {
+        let (running, vacant) = SchedCtx::all_vacant(130);
+        let mut cx = SchedCtx {
+            now: 0,
+            machine: MachineConfig::tango_12(),
+            threads: Vec::new(),
+            cold: Vec::new(),
+            tasks: Vec::new(),
+            running,
+            vacant,
+            any_masked: false,
+        };
+        let none = |cx: &SchedCtx| -> Vec<ProcId> {
+            (0..cx.running.len() as u32)
+                .map(ProcId)
+                .filter(|p| cx.running[p.index()].is_none())
+                .collect()
+        };
+        assert_eq!(cx.vacant().count(), 130);
+        for (k, p) in [0usize, 63, 64, 129, 5, 63, 127, 0].into_iter().enumerate() {
+            let t = (k % 3 != 2).then_some(ThreadId(k as u32));
+            cx.set_running(p, t);
+            assert_eq!(
+                cx.vacant().collect::<Vec<_>>(),
+                none(&cx),
+                "after {p} <- {t:?}"
+            );
+        }
+        assert_eq!(cx.vacant().next(), Some(ProcId(1)));
+    }
+}
