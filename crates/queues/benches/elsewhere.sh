@@ -8,7 +8,10 @@
 # runner measures its per-core queues and crossbeam's Injector in the same run, for an old
 # against new comparison on the same machine (docs/queues.md, "Measured figures"). The runner
 # writes criterion's logs to $OUT (or DIR/logs) and prints every summary at the end; about 5
-# minutes on 16 cores.
+# minutes on 16 cores. `ROUNDS=N DIR/run.sh` instead measures per-core and the Injector only, N
+# rounds of the mixes in $MIXES (default 1x15,8x8,15x1,16x16; about 20 s a round), printing
+# per-core's ratio to the Injector for each mix a line a round: figures that swing from one
+# machine start to the next want several rounds, not one.
 set -euo pipefail
 dir="${1:?usage: elsewhere.sh DIR [BASE]}"
 base="${2:-}"
@@ -39,6 +42,17 @@ out="${OUT:-logs}"
 mkdir -p "$out"
 F="--bench --noplot --warm-up-time 0.5 --measurement-time 1 --sample-size 10"
 nproc
+if [ -n "${ROUNDS:-}" ]; then
+    export SMPSCHED_BENCH_MIXES="${MIXES:-1x15,8x8,15x1,16x16}"
+    echo "per-core / Injector, mixes $SMPSCHED_BENCH_MIXES in order"
+    for r in $(seq 1 "$ROUNDS"); do
+        CRITERION_HOME=/tmp/rounds-$r timeout 120 ./queues $F 'contended/.*/(per-core|cb-injector)$' \
+            > "$out/round-$r.log" 2>&1
+        echo "round $r (exit $?): $(sed -n '/^== summary/,$p' "$out/round-$r.log" \
+            | awk '$1 == "per-core" {printf "%s ", $2}')"
+    done
+    exit 0
+fi
 CRITERION_HOME=/tmp/q1 timeout 240 ./queues $F > "$out/queues.log" 2>&1
 echo "queues: exit $?"
 if [ -x queues-base ]; then
