@@ -244,18 +244,8 @@ impl Simulation {
         let idle_handoff = machine.kernel.idle_handoff;
         let procs = (0..n).map(|_| Proc::idle()).collect();
         let idle = ProcSet::all(n);
-        let (running, vacant) = SchedCtx::all_vacant(n);
         Ok(Simulation {
-            cx: SchedCtx {
-                now: 0,
-                machine,
-                threads: Vec::new(),
-                cold: Vec::new(),
-                tasks: Vec::new(),
-                running,
-                vacant,
-                any_masked: false,
-            },
+            cx: SchedCtx::new(machine),
             seed,
             agenda: EventQueue::default(),
             pending_work: 0,

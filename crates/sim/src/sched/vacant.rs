@@ -5,13 +5,24 @@
 //! over every processor).
 
 use super::SchedCtx;
+use crate::config::MachineConfig;
 use crate::ids::{ProcId, ThreadId};
 use crate::procset::ProcSet;
 
 impl SchedCtx {
-    /// Every one of `n` processors with nothing on it.
-    pub(crate) fn all_vacant(n: usize) -> (Vec<Option<ThreadId>>, ProcSet) {
-        (vec![None; n], ProcSet::all(n))
+    /// The view of `machine` before anything runs: no thread yet, every processor vacant.
+    pub(crate) fn new(machine: MachineConfig) -> SchedCtx {
+        let n = machine.processors as usize;
+        SchedCtx {
+            now: 0,
+            machine,
+            threads: Vec::new(),
+            cold: Vec::new(),
+            tasks: Vec::new(),
+            running: vec![None; n],
+            vacant: ProcSet::all(n),
+            any_masked: false,
+        }
     }
 
     /// Puts `t` (or nothing) on processor `p`, keeping [`SchedCtx::vacant`] in step.
@@ -40,21 +51,13 @@ impl SchedCtx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MachineConfig;
 
     #[test]
     fn the_vacant_bitmap_follows_running() {
-        let (running, vacant) = SchedCtx::all_vacant(130);
-        let mut cx = SchedCtx {
-            now: 0,
-            machine: MachineConfig::tango_12(),
-            threads: Vec::new(),
-            cold: Vec::new(),
-            tasks: Vec::new(),
-            running,
-            vacant,
-            any_masked: false,
-        };
+        let mut cx = SchedCtx::new(MachineConfig {
+            processors: 130,
+            ..MachineConfig::tango_12()
+        });
         let none = |cx: &SchedCtx| -> Vec<ProcId> {
             (0..cx.running.len() as u32)
                 .map(ProcId)
