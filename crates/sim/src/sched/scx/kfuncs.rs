@@ -165,9 +165,19 @@ impl Kfuncs<'_> {
     /// Whether `cpu` is idle and not yet claimed: it runs nothing and its local queue is empty
     /// (a thread inserted there claims it, as the kernel's idle mask is cleared).
     pub fn is_idle(&self, cpu: ProcId) -> bool {
-        let p = cpu.index();
-        self.cx.running.get(p).is_some_and(Option::is_none)
-            && self.dsqs.local.get(p).is_none_or(super::dsq::Dsq::is_empty)
+        self.cx
+            .running
+            .get(cpu.index())
+            .is_some_and(Option::is_none)
+            && self.local_empty(cpu)
+    }
+
+    /// Whether `cpu`'s local queue holds nothing.
+    fn local_empty(&self, cpu: ProcId) -> bool {
+        self.dsqs
+            .local
+            .get(cpu.index())
+            .is_none_or(super::dsq::Dsq::is_empty)
     }
 
     /// The kernel's default idle-processor choice (`scx_bpf_select_cpu_dfl`): `prev` if it is
@@ -177,13 +187,11 @@ impl Kfuncs<'_> {
         if self.cx.allowed(t, prev) && self.is_idle(prev) {
             return (prev, true);
         }
-        let idle = self.cx.vacant().find(|&p| {
-            self.dsqs
-                .local
-                .get(p.index())
-                .is_none_or(super::dsq::Dsq::is_empty)
-                && self.cx.allowed(t, p)
-        });
+        // A vacant processor with an empty local queue is idle (`is_idle`).
+        let idle = self
+            .cx
+            .vacant()
+            .find(|&p| self.local_empty(p) && self.cx.allowed(t, p));
         match idle {
             Some(p) => (p, true),
             None if self.cx.allowed(t, prev) => (prev, false),
