@@ -167,6 +167,7 @@ enum PollState {
     Recheck(usize),
     Reset(usize),
     Released(Option<usize>, u64),
+    Searched(Option<usize>),
 }
 
 /// A scheduler's optimistic search of queue `q` from its remembered mailbox `last` in direction
@@ -184,9 +185,19 @@ pub struct Poll {
     pub lost: u32,
     /// Failed test-and-sets on the bitmap lock.
     pub lock_failures: u32,
+    /// Cycles per bit examined ([`Poll::searching`]).
+    per_bit: Cycles,
 }
 
 impl Poll {
+    /// The same search, paying `per_bit` cycles for each bit it examines before it takes the
+    /// bitmap lock (or gives up): section 2.2, the scheduler "increments its mailbox index by one
+    /// and sequentially searches the queue", so finding mailbox `i` examines the bits from the
+    /// one after `last` to `i` in the search's direction, and an empty bitmap every bit.
+    pub fn searching(self, per_bit: Cycles) -> Self {
+        Poll { per_bit, ..self }
+    }
+
     /// Searching queue `q` of `layout` after mailbox `last` in direction `dir`, pausing `pause`
     /// cycles between reads of a held lock.
     pub fn new(
@@ -206,12 +217,24 @@ impl Poll {
             state: PollState::Start,
             lost: 0,
             lock_failures: 0,
+            per_bit: 0,
         }
     }
 
     fn pick(&mut self, bitmap: u64) -> Step<Option<usize>> {
         let bits = bitmap & self.layout.valid_bits();
-        match next_mailbox(&[bits], self.last, self.dir) {
+        let found = next_mailbox(&[bits], self.last, self.dir);
+        if self.per_bit > 0 {
+            let examined = bits_examined(self.layout.mailboxes, self.last, found, self.dir);
+            self.state = PollState::Searched(found);
+            return Step::Op(crate::Op::Compute(self.per_bit * examined as Cycles));
+        }
+        self.lock(found)
+    }
+
+    /// Takes the bitmap lock to reserve mailbox `found`, or ends the search when there is none.
+    fn lock(&mut self, found: Option<usize>) -> Step<Option<usize>> {
+        match found {
             None => Step::Done(None),
             Some(i) => {
                 let mut acq = Acquire::new(self.layout.bitmap_lock(self.q), self.pause);
@@ -270,6 +293,10 @@ impl Poll {
                 self.state = PollState::Released(Some(i), 0);
                 Step::Op(release(self.layout.bitmap_lock(self.q)))
             }
+            PollState::Searched(found) => {
+                let found = *found;
+                self.lock(found)
+            }
             PollState::Released(found, bm) => match *found {
                 Some(i) => Step::Done(Some(i)),
                 None => {
@@ -278,6 +305,17 @@ impl Poll {
                 }
             },
         }
+    }
+}
+
+/// How many bits of an `n`-bit bitmap a search from the bit after `last` in direction `dir`
+/// examines to find bit `found`, wrapping round; all `n` when it finds none.
+pub fn bits_examined(n: usize, last: usize, found: Option<usize>, dir: Direction) -> usize {
+    let last = last % n;
+    match (found, dir) {
+        (None, _) => n,
+        (Some(i), Direction::LeftToRight) => (i + n - (last + 1) % n) % n + 1,
+        (Some(i), Direction::RightToLeft) => ((last + n - 1) % n + n - i) % n + 1,
     }
 }
 

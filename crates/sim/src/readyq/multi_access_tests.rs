@@ -290,3 +290,69 @@ fn a_post_that_finds_its_inbox_filled_after_reading_it_empty_copies_nothing() {
     assert!(!ops.iter().any(|o| matches!(o, Op::Mem(_))));
     assert_eq!(m.get(l.inbox(0, 0)), 9);
 }
+
+#[test]
+fn bits_examined_counts_from_the_bit_after_last_in_the_search_direction() {
+    use Direction::{LeftToRight as L, RightToLeft as R};
+    assert_eq!(bits_examined(32, 4, Some(5), L), 1, "the next bit");
+    assert_eq!(bits_examined(32, 4, Some(9), L), 5);
+    assert_eq!(
+        bits_examined(32, 30, Some(1), L),
+        3,
+        "31, 0, 1: wraps round"
+    );
+    assert_eq!(
+        bits_examined(32, 4, Some(4), L),
+        32,
+        "all the way round to last itself"
+    );
+    assert_eq!(bits_examined(32, 4, Some(3), R), 1);
+    assert_eq!(bits_examined(32, 0, Some(30), R), 2, "31, 30: wraps round");
+    assert_eq!(
+        bits_examined(32, 7, None, L),
+        32,
+        "an empty bitmap: every bit"
+    );
+    assert_eq!(bits_examined(32, 7, None, R), 32);
+}
+
+/// The cycles of every `Compute` a protocol asks for, with its result.
+fn computes<T>(
+    m: &mut TestMemory,
+    mut resume: impl FnMut(Option<&crate::outcome::Outcome>) -> Step<T>,
+) -> (T, Vec<u64>) {
+    let mut spent = Vec::new();
+    let (t, _) = m.drive(|o| {
+        let s = resume(o);
+        if let Step::Op(Op::Compute(c)) = &s {
+            spent.push(*c);
+        }
+        s
+    });
+    (t, spent)
+}
+
+#[test]
+fn a_searching_poll_pays_for_each_bit_it_examines_before_the_lock() {
+    let l = Layout::new(0, 1, 32, 16);
+    let mut m = TestMemory::default();
+    for v in 1..=3 {
+        post(&mut m, l, 0, v, 31);
+    }
+    // Mailboxes 0, 1, 2 hold requests; a scheduler that last served mailbox 30 examines 31, 0.
+    let mut p = Poll::new(l, 0, 30, Direction::LeftToRight, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (Some(0), vec![50]));
+    // Right to left from mailbox 0: 31 down to 2, thirty bits.
+    let mut p = Poll::new(l, 0, 0, Direction::RightToLeft, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (Some(2), vec![750]));
+    let mut p = Poll::new(l, 0, 0, Direction::LeftToRight, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (Some(1), vec![25]));
+    // Empty now: the whole bitmap is examined, and nothing locked.
+    let mut p = Poll::new(l, 0, 1, Direction::LeftToRight, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (None, vec![800]));
+    assert_eq!(m.get(l.bitmap_lock(0)), 0);
+    // Without `searching` the search is free.
+    post(&mut m, l, 0, 4, 31);
+    let mut p = Poll::new(l, 0, 30, Direction::LeftToRight, 8);
+    assert_eq!(computes(&mut m, |o| p.resume(o)).1, Vec::<u64>::new());
+}

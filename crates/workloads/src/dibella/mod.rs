@@ -147,6 +147,11 @@ pub struct DiBella {
     /// a loop on the client's processor before each post. 0: the count is free.
     #[serde(default)]
     pub count_ms: f64,
+    /// Scheduler processor time per bitmap bit examined in its search for a request, which
+    /// goes bit by bit from its remembered mailbox (section 2.2); a search of an empty bitmap
+    /// examines every bit. 0: the search is free.
+    #[serde(default)]
+    pub search_ms: f64,
     /// Scheduler processor time per queue visited in its polling loop.
     #[serde(default = "d_visit")]
     pub visit_ms: f64,
@@ -273,6 +278,7 @@ impl DiBella {
             ("post_ms", self.post_ms),
             ("random_ms", self.random_ms),
             ("count_ms", self.count_ms),
+            ("search_ms", self.search_ms),
             ("visit_ms", self.visit_ms),
             ("pause_ms", self.pause_ms),
         ] {
@@ -333,6 +339,8 @@ pub(crate) struct Costs {
     pub random: Cycles,
     /// Counting one bit of the primary queue's bitmap (Primary client policies).
     pub count: Cycles,
+    /// Examining one bit of a bitmap in a scheduler's search.
+    pub search: Cycles,
     pub visit: Cycles,
     /// Pacing of lock waits; each program's `seed` is its processor's number + 1, so that
     /// waiters' long-wait draws differ.
@@ -495,6 +503,7 @@ impl DiBella {
             post_dist: self.post_dist,
             random: m.ms(self.random_ms),
             count: m.ms(self.count_ms),
+            search: m.ms(self.search_ms),
             visit: m.ms(self.visit_ms),
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             gap: self.gap_ms * m.clock_mhz * 1000.0,
@@ -587,6 +596,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "post_dist", default: "exponential", doc: "fixed | exponential composing times with mean post_ms" },
         ParamInfo { name: "random_ms", default: "0.02", doc: "time to draw a random number" },
         ParamInfo { name: "count_ms", default: "0", doc: "Primary client time per bitmap bit counted for the primary's length" },
+        ParamInfo { name: "search_ms", default: "0", doc: "scheduler time per bitmap bit examined searching for a request" },
         ParamInfo { name: "visit_ms", default: "0.005", doc: "scheduler time per queue visited while polling" },
         ParamInfo { name: "lock", default: "test-and-test-and-set", doc: "test-and-test-and-set | test-and-set: how a waiter retries a held lock" },
         ParamInfo { name: "request_words", default: "0", doc: "request words beyond the first, copied in and out under the box's (FCFS: queue's) lock" },

@@ -175,8 +175,9 @@ impl Scheduler {
                 } else {
                     self.last_primary
                 };
-                self.active =
-                    Active::Poll(Poll::new(l, q, last, dir, self.costs.pause), q, secondary);
+                let poll =
+                    Poll::new(l, q, last, dir, self.costs.pause).searching(self.costs.search);
+                self.active = Active::Poll(poll, q, secondary);
             }
             Structure::Fcfs(l) => {
                 self.active = Active::FcfsTake(
