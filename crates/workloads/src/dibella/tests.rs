@@ -213,17 +213,29 @@ fn a_client_is_not_starved_by_schedulers_polling_an_empty_global_queue() {
     }
 }
 
+/// What a run of `w` at seed 3 recorded: `mean(name)` of a per-request record, `sum(name)` of a
+/// once-a-run one.
+struct Recorded(std::collections::BTreeMap<String, smpsched_sim::recorded::Recorded>);
+
+impl Recorded {
+    fn of(w: &DiBella) -> Self {
+        Recorded(run(w, 3).1.apps.swap_remove(0).recorded)
+    }
+    fn mean(&self, name: &str) -> f64 {
+        self.0[name].sum / self.0[name].count as f64
+    }
+    fn sum(&self, name: &str) -> f64 {
+        self.0[name].sum
+    }
+}
+
 /// The mean `post` time (ms) and the generation rate (requests per ms) of a NULL non-uniform
 /// run with `bookkeeping_ms` done under the IN-box (FCFS: queue) lock.
 fn post_and_rate(s: &str, c: &str, bookkeeping_ms: f64) -> (f64, f64) {
     let mut w = params(s, c, 3, 10, 3000, Load::NonUniform);
     w.bookkeeping_ms = bookkeeping_ms;
-    let (_, report) = run(&w, 3);
-    let rec = &report.apps[0].recorded;
-    (
-        rec["post"].sum / rec["post"].count as f64,
-        rec["throughput"].sum,
-    )
+    let rec = Recorded::of(&w);
+    (rec.mean("post"), rec.sum("throughput"))
 }
 
 #[test]
@@ -253,12 +265,8 @@ fn rate_and_delay_with_fill(s: &str, c: &str, fill_ms: f64) -> (f64, f64) {
     w.count_ms = 0.0016;
     w.fill_ms = fill_ms;
     w.post_ms = 1.16 - fill_ms;
-    let (_, report) = run(&w, 3);
-    let rec = &report.apps[0].recorded;
-    (
-        rec["throughput"].sum,
-        rec["delay"].sum / rec["delay"].count as f64,
-    )
+    let rec = Recorded::of(&w);
+    (rec.sum("throughput"), rec.mean("delay"))
 }
 
 #[test]
@@ -314,9 +322,7 @@ fn post_with_count(s: &str, c: &str, count_ms: f64) -> f64 {
     let mut w = params(s, c, 3, 10, 3000, Load::NonUniform);
     w.post_dist = ServiceDist::Fixed;
     w.count_ms = count_ms;
-    let (_, report) = run(&w, 3);
-    let rec = &report.apps[0].recorded;
-    rec["post"].sum / rec["post"].count as f64
+    Recorded::of(&w).mean("post")
 }
 
 #[test]
@@ -363,12 +369,8 @@ fn delay_and_load0_searching(s: &str, c: &str, load: Load, search_ms: f64) -> (f
     (w.bookkeeping_ms, w.send_ms, w.interrupt_ms) = (0.11, 0.335, 0.1);
     (w.fill_ms, w.post_ms, w.count_ms) = (0.11, 1.05, 0.0016);
     w.search_ms = search_ms;
-    let (_, report) = run(&w, 3);
-    let rec = &report.apps[0].recorded;
-    (
-        rec["delay"].sum / rec["delay"].count as f64,
-        rec["load0"].sum,
-    )
+    let rec = Recorded::of(&w);
+    (rec.mean("delay"), rec.sum("load0"))
 }
 
 #[test]
