@@ -103,6 +103,7 @@ proptest! {
         service in 0.0f64..0.5,
         bidirectional in any::<bool>(),
         words in 0u32..3,
+        search in prop_oneof![Just(0.0), 0.0f64..0.01],
         seed in 1u64..1000,
     ) {
         let (s, c) = every_pair()[pair];
@@ -112,6 +113,7 @@ proptest! {
         w.service_ms = service;
         w.bidirectional = bidirectional;
         w.request_words = words;
+        w.search_ms = search;
         check_exactly_once(&w, seed)?;
     }
 
