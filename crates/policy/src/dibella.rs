@@ -410,6 +410,19 @@ pub fn next_mailbox(bitmap: &[u64], last: usize, dir: Direction) -> Option<usize
     }
 }
 
+/// The cost side of [`next_mailbox`]'s search for an `n`-mailbox queue: how many bits it examines
+/// one by one (section 2.2: the scheduler "increments its mailbox index by one and sequentially
+/// searches the queue") from the bit after `last` in direction `dir` to bit `found`, wrapping
+/// round; all `n` when it finds none.
+pub fn bits_examined(n: usize, last: usize, found: Option<usize>, dir: Direction) -> usize {
+    let last = last % n;
+    match (found, dir) {
+        (None, _) => n,
+        (Some(i), Direction::LeftToRight) => (i + n - (last + 1) % n) % n + 1,
+        (Some(i), Direction::RightToLeft) => ((last + n - 1) % n + n - i) % n + 1,
+    }
+}
+
 /// First set bit with index in `from..to`.
 fn first_set_from(bitmap: &[u64], from: usize, to: usize) -> Option<usize> {
     let mut i = from;

@@ -186,3 +186,73 @@ proptest::proptest! {
         proptest::prop_assert!(v.iter().all(|&q| q < n));
     }
 }
+
+#[test]
+fn bits_examined_counts_from_the_bit_after_last_in_the_search_direction() {
+    use Direction::{LeftToRight as L, RightToLeft as R};
+    assert_eq!(bits_examined(32, 4, Some(5), L), 1, "the next bit");
+    assert_eq!(bits_examined(32, 4, Some(9), L), 5);
+    assert_eq!(
+        bits_examined(32, 30, Some(1), L),
+        3,
+        "31, 0, 1: wraps round"
+    );
+    assert_eq!(
+        bits_examined(32, 4, Some(4), L),
+        32,
+        "all the way round to last itself"
+    );
+    assert_eq!(bits_examined(32, 4, Some(3), R), 1);
+    assert_eq!(bits_examined(32, 0, Some(30), R), 2, "31, 30: wraps round");
+    assert_eq!(
+        bits_examined(32, 7, None, L),
+        32,
+        "an empty bitmap: every bit"
+    );
+    assert_eq!(bits_examined(32, 7, None, R), 32);
+}
+
+#[test]
+fn bits_examined_agrees_with_a_walk_bit_by_bit() {
+    // The bits a search visits one at a time, counted by walking them, against the closed form
+    // and against next_mailbox's answer, for every start, direction and a spread of bitmaps.
+    let n = 32usize;
+    let maps = [
+        0u64,
+        1,
+        1 << 31,
+        0b1010_0000,
+        0xF0F0_0F0F,
+        0xFFFF_FFFF,
+        0x8000_0001,
+    ];
+    for &bm in &maps {
+        for last in 0..n {
+            for dir in [Direction::LeftToRight, Direction::RightToLeft] {
+                let step = |i: usize| match dir {
+                    Direction::LeftToRight => (i + 1) % n,
+                    Direction::RightToLeft => (i + n - 1) % n,
+                };
+                let (mut i, mut walked, mut found) = (last, 0, None);
+                while walked < n {
+                    i = step(i);
+                    walked += 1;
+                    if bm >> i & 1 == 1 {
+                        found = Some(i);
+                        break;
+                    }
+                }
+                assert_eq!(
+                    next_mailbox(&[bm], last, dir),
+                    found,
+                    "{bm:#x} {last} {dir:?}"
+                );
+                assert_eq!(
+                    bits_examined(n, last, found, dir),
+                    walked,
+                    "{bm:#x} {last} {dir:?}"
+                );
+            }
+        }
+    }
+}

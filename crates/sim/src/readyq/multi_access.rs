@@ -31,7 +31,7 @@
 //! reply, so an OUT-box never holds two replies. Request words are never 0 (an empty box) nor
 //! [`TAKEN`].
 
-use smpsched_policy::dibella::{next_mailbox, Direction};
+use smpsched_policy::dibella::{bits_examined, next_mailbox, Direction};
 
 use super::copy::{body_bytes, Copy};
 use super::spin::{release, word, word_outcome, Acquire, Locked, Pause, Step, Write};
@@ -305,17 +305,6 @@ impl Poll {
                 }
             },
         }
-    }
-}
-
-/// How many bits of an `n`-bit bitmap a search from the bit after `last` in direction `dir`
-/// examines to find bit `found`, wrapping round; all `n` when it finds none.
-pub fn bits_examined(n: usize, last: usize, found: Option<usize>, dir: Direction) -> usize {
-    let last = last % n;
-    match (found, dir) {
-        (None, _) => n,
-        (Some(i), Direction::LeftToRight) => (i + n - (last + 1) % n) % n + 1,
-        (Some(i), Direction::RightToLeft) => ((last + n - 1) % n + n - i) % n + 1,
     }
 }
 

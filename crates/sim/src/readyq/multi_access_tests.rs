@@ -291,31 +291,6 @@ fn a_post_that_finds_its_inbox_filled_after_reading_it_empty_copies_nothing() {
     assert_eq!(m.get(l.inbox(0, 0)), 9);
 }
 
-#[test]
-fn bits_examined_counts_from_the_bit_after_last_in_the_search_direction() {
-    use Direction::{LeftToRight as L, RightToLeft as R};
-    assert_eq!(bits_examined(32, 4, Some(5), L), 1, "the next bit");
-    assert_eq!(bits_examined(32, 4, Some(9), L), 5);
-    assert_eq!(
-        bits_examined(32, 30, Some(1), L),
-        3,
-        "31, 0, 1: wraps round"
-    );
-    assert_eq!(
-        bits_examined(32, 4, Some(4), L),
-        32,
-        "all the way round to last itself"
-    );
-    assert_eq!(bits_examined(32, 4, Some(3), R), 1);
-    assert_eq!(bits_examined(32, 0, Some(30), R), 2, "31, 30: wraps round");
-    assert_eq!(
-        bits_examined(32, 7, None, L),
-        32,
-        "an empty bitmap: every bit"
-    );
-    assert_eq!(bits_examined(32, 7, None, R), 32);
-}
-
 /// The cycles of every `Compute` a protocol asks for, with its result.
 fn computes<T>(
     m: &mut TestMemory,
