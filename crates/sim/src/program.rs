@@ -5,7 +5,7 @@
 //! work and I/O; memory, synchronization and scheduling-hint operations reach the memory model,
 //! `sync` and the scheduler.
 
-use rand_chacha::ChaCha8Rng;
+use crate::rng::ThreadRng;
 
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::memory::{AtomicKind, BulkAccess};
@@ -142,8 +142,9 @@ pub struct ThreadCtx<'a> {
     pub processor: ProcId,
     /// Current simulated time.
     pub now: Cycles,
-    /// The thread's own deterministic random stream, derived from the experiment seed.
-    pub rng: &'a mut ChaCha8Rng,
+    /// The thread's own deterministic random stream, derived from the experiment seed (made at
+    /// its first draw).
+    pub rng: &'a mut ThreadRng,
     /// What the thread's previous operation gave back, if it gives anything back (a word
     /// operation's old value, the kernel's reply).
     pub outcome: Option<Outcome>,

@@ -10,7 +10,7 @@ use crate::config::MAX_THREADS;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::memory::Placement;
 use crate::program::Program;
-use crate::rng::{stream_rng, Stream};
+use crate::rng::{stream_rng, Stream, ThreadRng};
 use crate::sched::{Enqueue, TaskInfo, ThreadInfo, ThreadState};
 use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadExec, ThreadSlot};
@@ -156,8 +156,7 @@ impl Simulation {
                 polling: false,
             },
         });
-        self.rngs
-            .push(stream_rng(self.seed, Stream::Thread, t.0 as u64));
+        self.rngs.push(ThreadRng::new(self.seed, t.0 as u64));
         self.cx.cold.push(ThreadCold {
             arrived: self.cx.now,
             first_run: Cycles::MAX,
