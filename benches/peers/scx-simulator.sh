@@ -28,6 +28,11 @@
 #   COUNTS       1 (default): a second scxsim run with --dump-trace to count dispatches and
 #                per-task runtime (not timed; scxsim writes its trace unbuffered, a line per
 #                write: about 1.5 min for 256/16 and 4 min for 1024/64); 0 skips it
+#   FLOOR        1 (default): also a row for the floor, the `dispatch_floor` example of
+#                smpsched-sim (built if missing): the same load in a bare event loop (the engine's
+#                event queue, one virtual-time heap, nothing else), the least a simulation of it
+#                costs on this host; its wall time is the simulation's own (the process's start
+#                is left out), the others' the whole command's
 #   OUT          where the files, logs and results go (default a new folder under /tmp)
 set -euo pipefail
 
@@ -45,6 +50,7 @@ PERIOD_US=${PERIOD_US:-10000}
 MODE=${MODE:-timer}
 COUNTS=${COUNTS:-1}
 REPS=${REPS:-3}
+FLOOR=${FLOOR:-1}
 OUT=${OUT:-$(mktemp -d /tmp/peers.XXXXXX)}
 SMP_COSTS=
 if [ "$IDEAL" = 1 ]; then
@@ -59,6 +65,11 @@ SMPSCHED=${SMPSCHED:-$repo/target/release/smpsched}
 if [ ! -x "$SMPSCHED" ]; then
     echo "building smpsched (cargo build --release -p smpsched) ..." >&2
     (cd "$repo" && cargo build --release -p smpsched >&2)
+fi
+FLOOR_BIN=$repo/target/release/examples/dispatch_floor
+if [ "$FLOOR" = 1 ] && [ ! -x "$FLOOR_BIN" ]; then
+    echo "building the floor (cargo build --release -p smpsched-sim --example dispatch_floor) ..." >&2
+    (cd "$repo" && cargo build --release -p smpsched-sim --example dispatch_floor >&2)
 fi
 if [ -n "${SCX_SIM:-}" ] && [ ! -x "$SCX_SIM" ]; then
     echo "SCX_SIM=$SCX_SIM is not an executable; see benches/peers/README.md to build it" >&2
@@ -149,14 +160,31 @@ scx_row() {
         }'
 }
 
+# The floor: the least wall time of REPS runs as the example measures it, the largest peak memory,
+# the least processor time, its dispatches and per-task runtime.
+floor_row() {
+    local tasks=$1 cpus=$2 dir=$OUT/floor-$tasks-$cpus
+    rm -rf "$dir"; mkdir -p "$dir"
+    local wm; wm=$(timed "$dir/run.log" "$FLOOR_BIN" "$tasks" "$cpus" "$RUN_US" "$PERIOD_US" "$DURATION") || { echo "n/a n/a n/a n/a n/a n/a n/a"; return; }
+    local best; best=$(awk '/dispatches in/ { for (i = 1; i <= NF; i++) if ($i == "in") w = $(i + 1); if (b == "" || w < b) b = w } END { print b }' "$dir"/run.log*)
+    awk -v wm="$wm" -v w="$best" '/dispatches in/ {
+        for (i = 1; i <= NF; i++) { if ($i == "processors:") d = $(i + 1); if ($i == "runtime") m = $(i + 1); if ($i == "(least") lo = $(i + 1); if ($i == "most") hi = $(i + 1) }
+        sub(/,/, "", lo); sub(/\)/, "", hi); split(wm, a, " ")
+        printf "%s %s %s %s %s %s %s\n", w, a[2], a[3], d, m, lo, hi; exit }' "$dir/run.log"
+}
+
 printf '%-9s %-20s %7s %7s %8s %10s %12s %12s %9s %9s %9s\n' load simulator "wall s" "cpu s" "peak MB" dispatches "disp/wall s" "disp/cpu s" "run ms" "min ms" "max ms"
 for load in $LOADS; do
     tasks=${load%%:*}; cpus=${load##*:}
     json=$OUT/periodic-$tasks-$MODE.json
     python3 "$here/gen-periodic.py" "$tasks" "$json" --run "$RUN_US" --period "$PERIOD_US" --duration "$DURATION" --mode "$MODE"
-    for sim in smpsched scx; do
-        if [ $sim = smpsched ]; then row=$(smp_row "$tasks" "$cpus" "$json"); name="smpsched/$SMP_POLICY"
-        else row=$(scx_row "$tasks" "$cpus" "$json"); name="scx/$SCX_SCHED"; fi
+    sims="smpsched scx"; [ "$FLOOR" = 1 ] && sims="$sims floor"
+    for sim in $sims; do
+        case $sim in
+            smpsched) row=$(smp_row "$tasks" "$cpus" "$json"); name="smpsched/$SMP_POLICY" ;;
+            scx) row=$(scx_row "$tasks" "$cpus" "$json"); name="scx/$SCX_SCHED" ;;
+            floor) row=$(floor_row "$tasks" "$cpus"); name="floor (bare loop)" ;;
+        esac
         read -r wall kb user disp mean mn mx <<< "$row"
         mb=n/a; rate=n/a; urate=n/a
         [ "$kb" != n/a ] && mb=$(awk -v k="$kb" 'BEGIN{printf "%.1f", k/1024}')
