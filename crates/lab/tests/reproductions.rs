@@ -65,6 +65,21 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                 continue;
             }
             let a = reproduce_file(&exp, Exec::local(2), &paper, &|_, _| {}, &memo).unwrap();
+            // A file that asks for its agreement with the paper gets the plot of it, listed.
+            let asks = exp
+                .reproduce
+                .as_ref()
+                .is_some_and(|r| !r.agreement.is_empty());
+            let stem = f.file_stem().unwrap().to_string_lossy();
+            let name = format!("{stem}-agreement.svg");
+            let drawn = a.plots.iter().find(|(n, _)| *n == name);
+            assert_eq!(drawn.is_some(), asks, "{}: agreement plot", f.display());
+            if let Some((_, svg)) = drawn {
+                let dots: usize = a.report.agreement.iter().map(|g| g.values).sum();
+                assert_eq!(svg.matches("<circle").count(), dots, "{}", f.display());
+                let listed = format!("{paper}/{name}");
+                assert!(a.report.plots.iter().any(|p| p.path == listed), "{listed}");
+            }
             // At small scale such a paper's claims may fail or (a median of nothing) not be
             // evaluated; it is only run, twice, for determinism.
             for c in a.report.claims.iter().filter(|_| !full_scale) {

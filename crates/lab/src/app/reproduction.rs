@@ -33,7 +33,10 @@ use crate::reproduce::agreement;
 use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::spec::experiment::Experiment;
-use crate::svg::{grouped_bars, line_chart, BarGroup, GroupedBars, LineChart, Series, SeriesStyle};
+use crate::svg::{
+    agreement_chart, grouped_bars, line_chart, AgreementChart, AgreementDot, AgreementPanel,
+    BarGroup, GroupedBars, LineChart, Series, SeriesStyle,
+};
 
 pub use crate::spec::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
 
@@ -93,14 +96,20 @@ pub fn reproduce_file(
         plots.push((name, svg));
     }
     let setup = setup_rows(exp, spec);
-    let agreement = spec
+    let agreement: Vec<agreement::Agreement> = spec
         .agreement
         .iter()
-        .map(|m| {
-            let pairs = rows.iter().filter(|r| &r.metric == m);
-            agreement::of_pairs(m, pairs.filter_map(|r| r.paper.map(|p| (r.ours, p))))
-        })
+        .map(|m| agreement::of_pairs(m, compared(&rows, m)))
         .collect();
+    if !agreement.is_empty() {
+        let svg = agreement_plot(spec, &rows, &agreement)?;
+        let name = format!("{stem}-agreement.svg");
+        plot_refs.push(PlotRef {
+            title: format!("{}: ours against the paper's", spec.title),
+            path: format!("{plot_dir}/{name}"),
+        });
+        plots.push((name, svg));
+    }
     Ok(Reproduced {
         report: ReportFile {
             title: spec.title.clone(),
@@ -115,6 +124,42 @@ pub fn reproduce_file(
         },
         plots,
     })
+}
+
+/// `(ours, paper)` of measure `metric` at each point the file gives the paper's value for.
+fn compared<'a>(rows: &'a [PointRow], metric: &'a str) -> impl Iterator<Item = (f64, f64)> + 'a {
+    rows.iter()
+        .filter(move |r| r.metric == metric)
+        .filter_map(|r| r.paper.map(|p| (r.ours, p)))
+}
+
+/// The agreement plot: a panel per measure of `[reproduce] agreement`, a dot per point, ours
+/// against the paper's (points whose value we could not compute are left out).
+fn agreement_plot(
+    spec: &Spec,
+    rows: &[PointRow],
+    agreement: &[agreement::Agreement],
+) -> Result<String, LabError> {
+    let panels = agreement
+        .iter()
+        .map(|a| AgreementPanel {
+            heading: agreement::heading(a),
+            dots: compared(rows, &a.metric)
+                .filter(|(ours, paper)| ours.is_finite() && paper.is_finite())
+                .map(|(ours, paper)| AgreementDot {
+                    paper,
+                    ours,
+                    within: agreement::within(ours, paper),
+                })
+                .collect(),
+        })
+        .collect();
+    agreement_chart(&AgreementChart {
+        title: spec.title.clone(),
+        band: agreement::BAND,
+        panels,
+    })
+    .map_err(|e| LabError::Internal(format!("agreement plot: {e}")))
 }
 
 /// The compared values: each expected point beside the paper's, or every point's measure when

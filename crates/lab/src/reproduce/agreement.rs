@@ -9,7 +9,7 @@ use super::format_number;
 use super::tolerance::Tolerance;
 
 /// The band counted, as a fraction of the paper's value (the summary's wider band).
-const BAND: f64 = 0.25;
+pub const BAND: f64 = 0.25;
 
 /// One measure's agreement with the paper over the points that print a paper value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +63,11 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
     (va > 0.0 && vb > 0.0).then(|| cov / (va * vb).sqrt())
 }
 
+/// Whether `ours` is within the band of the paper's value.
+pub fn within(ours: f64, paper: f64) -> bool {
+    Tolerance::Relative(BAND).check(ours, paper)
+}
+
 /// The agreement of `metric` over `(ours, paper)` pairs, in the points' order.
 pub fn of_pairs(metric: &str, pairs: impl IntoIterator<Item = (f64, f64)>) -> Agreement {
     let (ours, paper): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
@@ -72,7 +77,7 @@ pub fn of_pairs(metric: &str, pairs: impl IntoIterator<Item = (f64, f64)>) -> Ag
         within_25: ours
             .iter()
             .zip(&paper)
-            .filter(|(o, p)| Tolerance::Relative(BAND).check(**o, **p))
+            .filter(|(o, p)| within(**o, **p))
             .count(),
         rank_correlation: spearman(&ours, &paper),
     }
@@ -102,13 +107,7 @@ pub fn pooled<'a>(list: impl IntoIterator<Item = &'a Agreement>) -> Vec<Agreemen
 pub fn text(list: &[Agreement]) -> String {
     list.iter()
         .map(|a| {
-            let mut s = format!(
-                "`{}`: {} of {} within {}%",
-                a.metric,
-                a.within_25,
-                a.values,
-                format_number(BAND * 100.0)
-            );
+            let mut s = format!("`{}`: {}", a.metric, counts(a));
             if let Some(r) = a.rank_correlation {
                 s.push_str(&format!(
                     ", rank correlation with the paper {}",
@@ -119,6 +118,27 @@ pub fn text(list: &[Agreement]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// `9 of 30 within 25%`.
+fn counts(a: &Agreement) -> String {
+    format!(
+        "{} of {} within {}%",
+        a.within_25,
+        a.values,
+        format_number(BAND * 100.0)
+    )
+}
+
+/// A plot's heading for one measure, e.g. `delay: 9 of 30 within 25%, rank 0.41` (the
+/// measure's last part).
+pub fn heading(a: &Agreement) -> String {
+    let short = a.metric.rsplit(':').next().unwrap_or(&a.metric);
+    let mut s = format!("{short}: {}", counts(a));
+    if let Some(r) = a.rank_correlation {
+        s.push_str(&format!(", rank {}", format_number(r)));
+    }
+    s
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@
 //! ```
 //!
 //! `agreement = ["us_per_op"]` (optional) makes the report show, for each measure named, how
-//! many expected values are within 25% and their rank correlation with the paper's.
+//! many expected values are within 25% and their rank correlation with the paper's, and draw
+//! them, ours against the paper's (`FILE-agreement.svg`).
 
 use serde::Deserialize;
 

@@ -1,9 +1,10 @@
 //! SVG figures in the style of the papers' own, drawn with plotters into a `String`.
 //!
-//! Three kinds: [`line_chart`] (e.g. Black's time per synchronization against threads, DiBella's
+//! Four kinds: [`line_chart`] (e.g. Black's time per synchronization against threads, DiBella's
 //! delay and throughput against service time), [`stacked_bars`] (Gupta's breakdowns of machine
-//! time into useful work, cache-miss stalls, spinning, idling, context switches and kernel time)
-//! and [`grouped_bars`] (ours beside the paper's for many points at once). Our data is drawn solid
+//! time into useful work, cache-miss stalls, spinning, idling, context switches and kernel time),
+//! [`grouped_bars`] (ours beside the paper's for many points at once) and [`agreement_chart`]
+//! (ours against the paper's, a dot per point, beside the line of equality). Our data is drawn solid
 //! with filled markers; the paper's dashed, hollow, lighter or hatched. Colours come from the
 //! colour-blind-safe Okabe–Ito palette. Output is deterministic: the same input gives the same
 //! string. Empty input draws a chart that says "no data"; NaN or infinite values, negative
@@ -220,9 +221,11 @@ mod axis;
 mod bars;
 mod draw;
 mod line;
+mod scatter;
 
 pub use bars::{grouped_bars, stacked_bars};
 pub use line::line_chart;
+pub use scatter::{agreement_chart, AgreementChart, AgreementDot, AgreementPanel};
 
 #[cfg(test)]
 mod tests;

@@ -257,8 +257,93 @@ fn ticks_are_nice() {
     assert!(nice_ticks(-3.3, 7.9, 10).contains(&0.0));
 }
 
+fn agreement() -> AgreementChart {
+    let dot = |paper: f64, ours: f64| AgreementDot {
+        paper,
+        ours,
+        within: (ours - paper).abs() <= 0.25 * paper,
+    };
+    AgreementChart {
+        title: "DiBella 1992, Table 4".into(),
+        band: 0.25,
+        panels: vec![
+            AgreementPanel {
+                heading: "delay: 2 of 3 within 25%, rank 0.5".into(),
+                dots: vec![dot(8.17, 6.68), dot(4.95, 6.14), dot(2.89, 2.0)],
+            },
+            AgreementPanel {
+                heading: "throughput: 3 of 3 within 25%, rank 1".into(),
+                dots: vec![dot(5.66, 5.59), dot(6.31, 6.31), dot(6.58, 6.54)],
+            },
+        ],
+    }
+}
+
+#[test]
+fn agreement_chart_draws_a_dot_per_point_and_each_panels_heading() {
+    let chart = agreement();
+    let svg = agreement_chart(&chart).unwrap();
+    looks_like_svg(
+        &svg,
+        &[
+            "DiBella 1992",
+            "delay: 2 of 3 within 25%",
+            "throughput: 3 of 3",
+            "paper",
+            "ours",
+            "blue within 25% of the paper",
+        ],
+    );
+    assert_eq!(svg.matches("<circle").count(), 6);
+    // Within the band blue, outside vermillion: 8.17 -> 6.68 (-18%) and 4.95 -> 6.14 (+24%)
+    // inside, 2.89 -> 2.0 (-31%) outside.
+    assert_eq!(
+        svg.matches("#D55E00").count(),
+        1,
+        "one dot outside the band"
+    );
+    // The lines of equality, and the band's edges in dashes in the delay panel (the throughput
+    // panel's fall outside it).
+    assert!(svg.matches("stroke=\"#787878\"").count() > 10);
+    assert_eq!(svg, agreement_chart(&chart).unwrap());
+    // A value that is not a number names its panel and point.
+    let mut bad = chart.clone();
+    bad.panels[1].dots[2].ours = f64::NAN;
+    let e = agreement_chart(&bad).unwrap_err();
+    assert_eq!(
+        e,
+        PlotError::NonFinite {
+            what: "panel `throughput: 3 of 3 within 25%, rank 1`, point 3, ours".into()
+        }
+    );
+    let empty = AgreementChart {
+        panels: vec![AgreementPanel {
+            heading: "delay".into(),
+            dots: vec![],
+        }],
+        ..chart
+    };
+    assert!(agreement_chart(&empty).unwrap().contains("no data"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn arbitrary_agreement_data_never_panics(
+        dots in prop::collection::vec((any::<f64>(), any::<f64>(), any::<bool>()), 0..6),
+        band in -1.0..2.0f64,
+    ) {
+        let chart = AgreementChart {
+            title: "p".into(),
+            band,
+            panels: vec![AgreementPanel {
+                heading: "m".into(),
+                dots: dots.iter().map(|&(paper, ours, within)| AgreementDot { paper, ours, within }).collect(),
+            }],
+        };
+        let _ = agreement_chart(&chart);
+    }
+
     #[test]
     fn arbitrary_line_data_never_panics(
         points in prop::collection::vec((any::<f64>(), any::<f64>()), 0..6),
