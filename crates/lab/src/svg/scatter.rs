@@ -41,6 +41,25 @@ const WITHIN: RGBColor = LINE_COLORS[0];
 const OUTSIDE: RGBColor = LINE_COLORS[1];
 const GUIDE: RGBColor = RGBColor(120, 120, 120);
 const PANEL: (u32, u32) = (460, 500);
+/// The narrowest chart: room for a title and the key on two lines.
+const MIN_WIDTH: u32 = 760;
+/// A generous width of one character of the title, for cutting it to the chart's width.
+const TITLE_CHAR_WIDTH: u32 = 11;
+
+/// `text` in lines of at most `max` characters, broken between words.
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= max => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
 
 /// Draws an agreement chart: per panel, the paper's value across and ours up on one scale, the
 /// line of equality solid, the 25% band dashed, a dot per point (blue within the band,
@@ -61,13 +80,14 @@ pub fn agreement_chart(spec: &AgreementChart) -> Result<String, PlotError> {
         return empty_chart(&spec.title, "no data");
     }
     let count = spec.panels.len() as u32;
-    let size = (PANEL.0 * count, PANEL.1 + 64);
+    // At least wide enough for a title and the key beside a single panel, which is centred.
+    let width = (PANEL.0 * count).max(MIN_WIDTH);
+    let size = (width, PANEL.1 + 80);
     render(size, |root| {
-        let area = root
-            .titled(&shorten_to(&spec.title, LONGEST_TITLE), (FONT, TITLE_SIZE))
-            .map_err(drawing)?;
+        let title = shorten_to(&spec.title, (width / TITLE_CHAR_WIDTH) as usize);
+        let area = root.titled(&title, (FONT, TITLE_SIZE)).map_err(drawing)?;
         let (_, height) = area.dim_in_pixel();
-        let (area, footer) = area.split_vertically(height.saturating_sub(24));
+        let (area, footer) = area.split_vertically(height.saturating_sub(40));
         let key = format!(
             "a dot per point: blue within {}% of the paper's, vermillion outside; solid line: \
              equal; dashed: the band's edges",
@@ -76,10 +96,15 @@ pub fn agreement_chart(spec: &AgreementChart) -> Result<String, PlotError> {
         let style = TextStyle::from((FONT, LABEL_SIZE).into_font())
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Center));
-        let (width, _) = footer.dim_in_pixel();
-        footer
-            .draw(&Text::new(key, (width as i32 / 2, 10), style))
-            .map_err(drawing)?;
+        let lines = wrap(&key, (width / CHAR_WIDTH) as usize - 4);
+        for (i, line) in lines.into_iter().enumerate() {
+            let at = (width as i32 / 2, 10 + 16 * i as i32);
+            footer
+                .draw(&Text::new(line, at, style.clone()))
+                .map_err(drawing)?;
+        }
+        let side = (width - PANEL.0 * count) / 2;
+        let area = area.margin(0, 0, side, side);
         let areas = area.split_evenly((1, spec.panels.len()));
         for (panel, area) in spec.panels.iter().zip(&areas) {
             draw_panel(area, panel, spec.band)?;
