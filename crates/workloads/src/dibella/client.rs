@@ -126,10 +126,26 @@ impl Client {
     /// The reply (its queue and mailbox) whose signal has arrived by `now`, taken off the
     /// client's list; only asynchronously (a synchronous client waits for its one reply).
     fn due_reply(&mut self, now: Cycles) -> Option<(usize, usize)> {
+        self.reply_by(now, now)
+    }
+
+    /// [`Client::due_reply`] for a client spinning on a full queue: a signal that arrived is
+    /// delivered only once a clock interrupt has come since (`tick`; at once without one).
+    fn delivered_spinning(&mut self, now: Cycles) -> Option<(usize, usize)> {
+        let by = match self.costs.tick {
+            0 => now,
+            tick => (now / tick).saturating_mul(tick),
+        };
+        self.reply_by(by, now)
+    }
+
+    /// The first reply whose signal arrived by `by`, taken off the list at `now`.
+    fn reply_by(&mut self, by: Cycles, now: Cycles) -> Option<(usize, usize)> {
+        debug_assert!(by <= now);
         self.gap?;
         let mut sh = self.shared.borrow_mut();
         match sh.replies[self.me].front() {
-            Some(&(at, q, i)) if at <= now => {
+            Some(&(at, q, i)) if at <= by => {
                 sh.replies[self.me].pop_front();
                 self.outstanding -= 1;
                 Some((q, i))
@@ -414,7 +430,7 @@ impl Client {
             Phase::Top => Some(self.top(cx)),
             Phase::Retry(id) => {
                 self.phase = Phase::Choose(id);
-                let (q, i) = self.due_reply(cx.now)?;
+                let (q, i) = self.delivered_spinning(cx.now)?;
                 self.after_collect = Phase::Retry(id);
                 self.phase = Phase::Collect(q, i);
                 Some(Op::Compute(self.costs.interrupt.max(1)))

@@ -104,6 +104,7 @@ proptest! {
         bidirectional in any::<bool>(),
         words in 0u32..3,
         search in prop_oneof![Just(0.0), 0.0f64..0.01],
+        tick in prop_oneof![Just(0.0), 0.01f64..10.0],
         seed in 1u64..1000,
     ) {
         let (s, c) = every_pair()[pair];
@@ -114,6 +115,7 @@ proptest! {
         w.bidirectional = bidirectional;
         w.request_words = words;
         w.search_ms = search;
+        w.tick_ms = tick;
         check_exactly_once(&w, seed)?;
     }
 
@@ -257,16 +259,20 @@ fn bookkeeping_under_the_global_lock_slows_posting_not_under_an_inbox_lock() {
     );
 }
 
+/// `w` with the times the reproduction's files set (`experiments/dibella92/`).
+fn reproduction_times(mut w: DiBella) -> DiBella {
+    (w.bookkeeping_ms, w.send_ms, w.interrupt_ms) = (0.11, 0.335, 0.1);
+    (w.fill_ms, w.post_ms, w.count_ms) = (0.11, 1.05, 0.0016);
+    w
+}
+
 /// The generation rate (requests per ms) and the mean delay (ms) of a NULL non-uniform run in
 /// which each client processes its request for `fill_ms` under the IN-box (FCFS: queue) lock,
 /// composing for `1.16 - fill_ms` so that its cycle is the same; the other times are the
 /// reproduction's (experiments/dibella92).
 fn rate_and_delay_with_fill(s: &str, c: &str, fill_ms: f64) -> (f64, f64) {
-    let mut w = params(s, c, 3, 10, 3000, Load::NonUniform);
-    (w.bookkeeping_ms, w.send_ms, w.interrupt_ms) = (0.11, 0.335, 0.1);
-    w.count_ms = 0.0016;
-    w.fill_ms = fill_ms;
-    w.post_ms = 1.16 - fill_ms;
+    let mut w = reproduction_times(params(s, c, 3, 10, 3000, Load::NonUniform));
+    (w.fill_ms, w.post_ms) = (fill_ms, 1.16 - fill_ms);
     let rec = Recorded::of(&w);
     (rec.sum("throughput"), rec.mean("delay"))
 }
@@ -367,9 +373,7 @@ fn a_random_scheduler_draws_a_queue_only_when_the_one_it_served_is_empty() {
 /// The mean delay (ms) and scheduler 0's load (points over its share) of a NULL run with the
 /// reproduction's times and `search_ms` per bit a scheduler's search examines.
 fn delay_and_load0_searching(s: &str, c: &str, load: Load, search_ms: f64) -> (f64, f64) {
-    let mut w = params(s, c, 3, 10, 3000, load);
-    (w.bookkeeping_ms, w.send_ms, w.interrupt_ms) = (0.11, 0.335, 0.1);
-    (w.fill_ms, w.post_ms, w.count_ms) = (0.11, 1.05, 0.0016);
+    let mut w = reproduction_times(params(s, c, 3, 10, 3000, load));
     w.search_ms = search_ms;
     let rec = Recorded::of(&w);
     (rec.mean("delay"), rec.sum("load0"))
@@ -396,5 +400,37 @@ fn a_scheduler_searching_bit_by_bit_finds_requests_later_and_helps_less() {
     assert!(
         l1 > l0 + 0.3,
         "scheduler 0's load {l0:.3} -> {l1:.3} points"
+    );
+}
+
+/// The mean delay (ms) and the generation rate (requests per ms) of Sequential:Random at
+/// 0.319 ms of service, where the three schedulers are saturated (Table 6), with the
+/// reproduction's times and the clock's period `tick_ms`.
+fn saturated_delay_and_rate(tick_ms: f64) -> (f64, f64) {
+    let mut w = reproduction_times(params(
+        "sequential",
+        "random",
+        3,
+        10,
+        3000,
+        Load::NonUniform,
+    ));
+    (w.service_ms, w.tick_ms) = (0.319, tick_ms);
+    let rec = Recorded::of(&w);
+    (rec.mean("delay"), rec.sum("throughput"))
+}
+
+#[test]
+fn a_client_spinning_on_a_full_queue_takes_its_signals_at_the_clock_tick() {
+    // Saturated, the clients find every mailbox in use and retry. Taking the replies' signals
+    // only at the clock's interrupts (Dynix's 10 ms, section 3.1), they keep answered requests'
+    // mailboxes longer, so fewer requests wait in the queues and each waits less, at the rate
+    // the saturated schedulers set.
+    let (d0, r0) = saturated_delay_and_rate(0.0);
+    let (d1, r1) = saturated_delay_and_rate(10.0);
+    assert!(d1 < 0.95 * d0, "delay {d0:.3} -> {d1:.3} ms");
+    assert!(
+        (r1 / r0 - 1.0).abs() < 0.02,
+        "rate {r0:.3} -> {r1:.3} req/ms"
     );
 }
