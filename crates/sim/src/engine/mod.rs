@@ -43,7 +43,6 @@ use crate::metrics::{Recorded, RunReport, TimeSplit};
 use crate::outcome::Notice;
 use crate::procset::ProcSet;
 use crate::program::Program;
-use crate::rng::ThreadRng;
 use crate::sched::framework::Policy;
 use crate::sched::{Actions, Enqueue, SchedCtx, Scheduler, ThreadState, Touch};
 use crate::sync::SyncObject;
@@ -57,14 +56,12 @@ const MAX_TIME: Cycles = 1 << 63;
 /// Most operations a processor may perform at one instant before the engine calls it a livelock.
 const MAX_ZERO_TIME_STEPS: u32 = 1_000_000;
 
-/// Bytes the engine holds per thread: its records and random stream (counted as if every thread
-/// draws: a stream is made at its first draw), plus an allowance of 160 bytes for the
-/// program's own state and the allocator (a synthetic-workload thread measured about 510 bytes
-/// in all). For budgeting memory before a run; a program that keeps large state of its own
-/// needs more.
+/// Bytes the engine holds per thread: its records and random stream (as if it draws), plus 160
+/// bytes for the program's own state and the allocator (a synthetic-workload thread measured
+/// about 510 bytes in all). For budgeting memory before a run; large program state needs more.
 pub const THREAD_FOOTPRINT_BYTES: u64 = (std::mem::size_of::<ThreadSlot>()
     + std::mem::size_of::<ThreadCold>()
-    + std::mem::size_of::<ThreadRng>()
+    + std::mem::size_of::<crate::rng::ThreadRng>()
     + std::mem::size_of::<ChaCha8Rng>()
     + 160) as u64;
 
@@ -149,8 +146,8 @@ pub struct Simulation {
     /// Ticks in a row with no other event (to detect threads stuck ready or spinning).
     idle_ticks: u64,
     procs: Vec<Proc>,
-    /// Each thread's random stream, apart from its hot record (a stream is 300-odd bytes).
-    rngs: Vec<ThreadRng>,
+    /// Each thread's random stream, apart from its hot record (16 bytes until its first draw).
+    rngs: Vec<crate::rng::ThreadRng>,
     apps: Vec<AppAcc>,
     sched: Policy,
     sync: Vec<SyncObject>,

@@ -126,22 +126,21 @@ impl Client {
     /// The reply (its queue and mailbox) whose signal has arrived by `now`, taken off the
     /// client's list; only asynchronously (a synchronous client waits for its one reply).
     fn due_reply(&mut self, now: Cycles) -> Option<(usize, usize)> {
-        self.reply_by(now, now)
+        self.reply_by(now)
     }
 
     /// [`Client::due_reply`] for a client spinning on a full queue: a signal that arrived is
-    /// delivered only once a clock interrupt has come since (`tick`; at once without one).
+    /// delivered only once a clock interrupt has come since (with `tick_signals`; else at once).
     fn delivered_spinning(&mut self, now: Cycles) -> Option<(usize, usize)> {
         let by = match self.costs.tick {
             0 => now,
             tick => (now / tick).saturating_mul(tick),
         };
-        self.reply_by(by, now)
+        self.reply_by(by)
     }
 
-    /// The first reply whose signal arrived by `by`, taken off the list at `now`.
-    fn reply_by(&mut self, by: Cycles, now: Cycles) -> Option<(usize, usize)> {
-        debug_assert!(by <= now);
+    /// The first reply whose signal arrived by `by`, taken off the client's list.
+    fn reply_by(&mut self, by: Cycles) -> Option<(usize, usize)> {
         self.gap?;
         let mut sh = self.shared.borrow_mut();
         match sh.replies[self.me].front() {

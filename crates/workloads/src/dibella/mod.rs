@@ -107,8 +107,8 @@ pub(crate) struct Costs {
     /// Pacing of lock waits; each program's `seed` is its processor's number + 1, so that
     /// waiters' long-wait draws differ.
     pub pause: Pause,
-    /// The clock's period, at whose interrupts a client spinning on a full queue takes its
-    /// signals (0: at once).
+    /// The clock's period when a client spinning on a full queue takes its signals at its
+    /// interrupts (`tick_signals`), else 0: at once.
     pub tick: Cycles,
     pub gap: f64,
     pub cycles_per_ms: f64,
@@ -271,7 +271,7 @@ impl DiBella {
             search: m.ms(self.search_ms),
             visit: m.ms(self.visit_ms),
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
-            tick: m.ms(self.tick_ms),
+            tick: if self.tick_signals { m.tick_cycles } else { 0 },
             gap: self.gap_ms * m.clock_mhz * 1000.0,
             cycles_per_ms: m.clock_mhz * 1000.0,
         }
@@ -367,7 +367,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "lock", default: "test-and-test-and-set", doc: "test-and-test-and-set | test-and-set: how a waiter retries a held lock" },
         ParamInfo { name: "request_words", default: "0", doc: "request words beyond the first, copied in and out under the box's (FCFS: queue's) lock" },
         ParamInfo { name: "pause_ms", default: "0.002", doc: "pause between reads of a held lock" },
-        ParamInfo { name: "tick_ms", default: "0", doc: "clock period: a client spinning on a full queue takes its reply signals at the next tick (0: at once)" },
+        ParamInfo { name: "tick_signals", default: "false", doc: "a client spinning on a full queue takes its reply signals at the machine's next clock tick, not at once" },
     ],
     build: |t| {
         let w: DiBella = toml::Value::Table(t).try_into()?;

@@ -124,11 +124,11 @@ pub struct DiBella {
     /// Pause between two retries of a held spin lock, and before a client retries a full queue.
     #[serde(default = "d_pause")]
     pub pause_ms: f64,
-    /// A client retrying a full queue spins in user mode, entering no kernel; the reply signals
-    /// that reach it meanwhile are delivered at its processor's next clock interrupt, every
-    /// `tick_ms` (Dynix's 10 ms clock, section 3.1), not at once. 0: at once.
+    /// A client retrying a full queue spins in user mode, entering no kernel; with this, the
+    /// reply signals that reach it meanwhile are delivered at its processor's next clock
+    /// interrupt (the machine's `tick_cycles`: Dynix's 10 ms clock, section 3.1), not at once.
     #[serde(default)]
-    pub tick_ms: f64,
+    pub tick_signals: bool,
 }
 
 fn d_service() -> f64 {
@@ -243,7 +243,6 @@ impl DiBella {
             ("search_ms", self.search_ms),
             ("visit_ms", self.visit_ms),
             ("pause_ms", self.pause_ms),
-            ("tick_ms", self.tick_ms),
         ] {
             if !(v.is_finite() && (0.0..=10_000.0).contains(&v)) {
                 return Err(format!("{name}: must be between 0 and 10000 ms, got {v}"));
