@@ -148,15 +148,3 @@ impl ThreadSlot {
         self.exec.remaining > 0 || self.info.walking || self.info.waiting
     }
 }
-
-impl ThreadCold {
-    /// The wait in progress, given the thread's flag.
-    #[inline]
-    pub(crate) fn wait_if(&self, waiting: bool) -> Option<Waiting> {
-        if waiting {
-            self.wait
-        } else {
-            None
-        }
-    }
-}

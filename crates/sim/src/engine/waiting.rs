@@ -24,7 +24,11 @@ impl Simulation {
     /// the thread's cold record).
     #[inline]
     pub(super) fn wait_of(&self, ti: usize) -> Option<Waiting> {
-        self.cx.cold[ti].wait_if(self.cx.threads[ti].info.waiting)
+        if self.cx.threads[ti].info.waiting {
+            self.cx.cold[ti].wait
+        } else {
+            None
+        }
     }
 
     /// Thread `ti`'s wait in progress, to change, if any.
