@@ -302,13 +302,7 @@ impl Client {
 
     /// Generates the next request (its service time drawn as the file says) and composes it.
     fn generate(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        let service = match self.service {
-            (mean, ServiceDist::Fixed) => mean,
-            (mean, ServiceDist::Exponential) => {
-                let u: f64 = cx.rng.random();
-                (-(1.0 - u).ln() * mean as f64).round() as Cycles
-            }
-        };
+        let service = self.service.1.draw(self.service.0, cx.rng);
         let mut sh = self.shared.borrow_mut();
         let id = sh.reqs.len();
         sh.reqs.push(Req {
@@ -324,13 +318,7 @@ impl Client {
         sh.first_generated = sh.first_generated.min(cx.now);
         sh.last_generated = cx.now;
         self.phase = Phase::Choose(id);
-        let post = match self.costs.post_dist {
-            ServiceDist::Fixed => self.costs.post,
-            ServiceDist::Exponential => {
-                let u: f64 = cx.rng.random();
-                (-(1.0 - u).ln() * self.costs.post as f64).round() as Cycles
-            }
-        };
+        let post = self.costs.post_dist.draw(self.costs.post, cx.rng);
         Op::Compute(post.max(1))
     }
 

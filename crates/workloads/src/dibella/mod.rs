@@ -95,6 +95,7 @@ pub(crate) struct Costs {
     /// A client's processing of its request under the IN-box (FCFS: queue) lock.
     pub fill: Cycles,
     pub send: Cycles,
+    pub send_dist: ServiceDist,
     pub interrupt: Cycles,
     pub post: Cycles,
     pub post_dist: ServiceDist,
@@ -263,6 +264,7 @@ impl DiBella {
             bookkeeping: m.ms(self.bookkeeping_ms),
             fill: m.ms(self.fill_ms),
             send: m.ms(self.send_ms),
+            send_dist: self.send_dist,
             interrupt: m.ms(self.interrupt_ms),
             post: m.ms(self.post_ms),
             post_dist: self.post_dist,
@@ -357,6 +359,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "bookkeeping_ms", default: "0", doc: "part of service_ms done still holding the IN-box (FCFS: queue) lock" },
         ParamInfo { name: "fill_ms", default: "0", doc: "client time processing its request still holding the IN-box (FCFS: queue) lock" },
         ParamInfo { name: "send_ms", default: "0.3", doc: "scheduler time to send the reply signal" },
+        ParamInfo { name: "send_dist", default: "fixed", doc: "fixed | exponential sending times with mean send_ms" },
         ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },
         ParamInfo { name: "post_dist", default: "exponential", doc: "fixed | exponential composing times with mean post_ms" },

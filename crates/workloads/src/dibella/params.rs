@@ -6,6 +6,7 @@ use serde::Deserialize;
 use smpsched_policy::dibella::{check_pair, ClientPolicy, SchedulerPolicy};
 use smpsched_sim::readyq::multi_access::MAX_MAILBOXES;
 use smpsched_sim::readyq::Spin;
+use smpsched_sim::Cycles;
 
 /// How clients generate requests (section 2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -28,6 +29,20 @@ pub enum ServiceDist {
     Fixed,
     /// Exponential with the mean.
     Exponential,
+}
+
+impl ServiceDist {
+    /// A time with mean `mean` drawn as `self` says, from `rng` (which only `Exponential`
+    /// draws from).
+    pub fn draw(self, mean: Cycles, rng: &mut impl rand::Rng) -> Cycles {
+        match self {
+            ServiceDist::Fixed => mean,
+            ServiceDist::Exponential => {
+                let u: f64 = rng.random();
+                (-(1.0 - u).ln() * mean as f64).round() as Cycles
+            }
+        }
+    }
 }
 
 /// Parameters of `dibella` (times in milliseconds of the simulated machine).
@@ -85,6 +100,11 @@ pub struct DiBella {
     /// Scheduler processor time to send the reply signal (a system call).
     #[serde(default = "d_send")]
     pub send_ms: f64,
+    /// Whether sending takes exactly `send_ms` (`fixed`, the default) or a time drawn with that
+    /// mean (`exponential`: a system call whose kernel path varies, as section 3.1's signal
+    /// propagation does).
+    #[serde(default)]
+    pub send_dist: ServiceDist,
     /// Client processor time to service the reply's interrupt.
     #[serde(default = "d_interrupt")]
     pub interrupt_ms: f64,

@@ -382,7 +382,8 @@ impl Program for Scheduler {
                 Phase::Served(id) => Some(self.served(cx.now, id)),
                 Phase::Replied(id) => {
                     self.phase = Phase::Signalled(id);
-                    Some(Op::Compute(self.costs.send.max(1)))
+                    let send = self.costs.send_dist.draw(self.costs.send, cx.rng);
+                    Some(Op::Compute(send.max(1)))
                 }
                 Phase::Signalled(id) => self.signalled(cx.now, id),
             };

@@ -105,6 +105,7 @@ proptest! {
         words in 0u32..3,
         search in prop_oneof![Just(0.0), 0.0f64..0.01],
         tick_signals in any::<bool>(),
+        send_varies in any::<bool>(),
         seed in 1u64..1000,
     ) {
         let (s, c) = every_pair()[pair];
@@ -116,6 +117,9 @@ proptest! {
         w.request_words = words;
         w.search_ms = search;
         w.tick_signals = tick_signals;
+        if send_varies {
+            w.send_dist = ServiceDist::Exponential;
+        }
         check_exactly_once(&w, seed)?;
     }
 
@@ -433,4 +437,35 @@ fn a_client_spinning_on_a_full_queue_takes_its_signals_at_the_clock_tick() {
         (r1 / r0 - 1.0).abs() < 0.02,
         "rate {r0:.3} -> {r1:.3} req/ms"
     );
+}
+
+/// The generation rate (requests per ms) and the mean delay (ms) of the reproduction's NULL
+/// non-uniform Sequential:Primary/Random run with the reply signal's sending time drawn as
+/// `send_dist` says around the same mean.
+fn rate_and_delay_sending(send_dist: ServiceDist) -> (f64, f64) {
+    let mut w = reproduction_times(params(
+        "sequential",
+        "primary-random",
+        3,
+        10,
+        3000,
+        Load::NonUniform,
+    ));
+    w.send_dist = send_dist;
+    let rec = Recorded::of(&w);
+    (rec.sum("throughput"), rec.mean("delay"))
+}
+
+#[test]
+fn a_sending_time_that_varies_lengthens_the_wait_at_the_same_rate() {
+    // The schedulers' capacity depends on the mean time a request costs them, their queues'
+    // wait on its variance too (Pollaczek-Khinchine): drawn exponentially, the reply signal's
+    // 0.335 ms of a 0.445 ms request leave the rate where it was and lengthen the delay.
+    let (r0, d0) = rate_and_delay_sending(ServiceDist::Fixed);
+    let (r1, d1) = rate_and_delay_sending(ServiceDist::Exponential);
+    assert!(
+        (r1 / r0 - 1.0).abs() < 0.02,
+        "rate {r0:.3} -> {r1:.3} req/ms"
+    );
+    assert!(d1 > 1.05 * d0, "delay {d0:.3} -> {d1:.3} ms");
 }
