@@ -275,8 +275,14 @@ fn reproduction_times(mut w: DiBella) -> DiBella {
 /// composing for `1.16 - fill_ms` so that its cycle is the same; the other times are the
 /// reproduction's (experiments/dibella92).
 fn rate_and_delay_with_fill(s: &str, c: &str, fill_ms: f64) -> (f64, f64) {
+    rate_and_delay(s, c, |w| (w.fill_ms, w.post_ms) = (fill_ms, 1.16 - fill_ms))
+}
+
+/// The generation rate (requests per ms) and the mean delay (ms) of a non-uniform run of
+/// 3,000 requests, 3 schedulers and 10 clients with the reproduction's times, changed by `set`.
+fn rate_and_delay(s: &str, c: &str, set: impl FnOnce(&mut DiBella)) -> (f64, f64) {
     let mut w = reproduction_times(params(s, c, 3, 10, 3000, Load::NonUniform));
-    (w.fill_ms, w.post_ms) = (fill_ms, 1.16 - fill_ms);
+    set(&mut w);
     let rec = Recorded::of(&w);
     (rec.sum("throughput"), rec.mean("delay"))
 }
@@ -407,21 +413,13 @@ fn a_scheduler_searching_bit_by_bit_finds_requests_later_and_helps_less() {
     );
 }
 
-/// The mean delay (ms) and the generation rate (requests per ms) of Sequential:Random at
-/// 0.319 ms of service, where the three schedulers are saturated (Table 6), with the
-/// reproduction's times, the replies' signals taken at the clock's ticks while spinning or not.
-fn saturated_delay_and_rate(tick_signals: bool) -> (f64, f64) {
-    let mut w = reproduction_times(params(
-        "sequential",
-        "random",
-        3,
-        10,
-        3000,
-        Load::NonUniform,
-    ));
-    (w.service_ms, w.tick_signals) = (0.319, tick_signals);
-    let rec = Recorded::of(&w);
-    (rec.mean("delay"), rec.sum("throughput"))
+/// The generation rate and the mean delay of Sequential:Random at 0.319 ms of service, where
+/// the three schedulers are saturated (Table 6), the replies' signals taken at the clock's ticks
+/// while spinning or not.
+fn saturated_rate_and_delay(tick_signals: bool) -> (f64, f64) {
+    rate_and_delay("sequential", "random", |w| {
+        (w.service_ms, w.tick_signals) = (0.319, tick_signals)
+    })
 }
 
 #[test]
@@ -430,8 +428,8 @@ fn a_client_spinning_on_a_full_queue_takes_its_signals_at_the_clock_tick() {
     // only at the clock's interrupts (Dynix's 10 ms, section 3.1), they keep answered requests'
     // mailboxes longer, so fewer requests wait in the queues and each waits less, at the rate
     // the saturated schedulers set.
-    let (d0, r0) = saturated_delay_and_rate(false);
-    let (d1, r1) = saturated_delay_and_rate(true);
+    let (r0, d0) = saturated_rate_and_delay(false);
+    let (r1, d1) = saturated_rate_and_delay(true);
     assert!(d1 < 0.95 * d0, "delay {d0:.3} -> {d1:.3} ms");
     assert!(
         (r1 / r0 - 1.0).abs() < 0.02,
@@ -439,21 +437,10 @@ fn a_client_spinning_on_a_full_queue_takes_its_signals_at_the_clock_tick() {
     );
 }
 
-/// The generation rate (requests per ms) and the mean delay (ms) of the reproduction's NULL
-/// non-uniform Sequential:Primary/Random run with the reply signal's sending time drawn as
-/// `send_dist` says around the same mean.
+/// The generation rate and the mean delay of Sequential:Primary/Random at NULL with the reply
+/// signal's sending time drawn as `send_dist` says around the same mean.
 fn rate_and_delay_sending(send_dist: ServiceDist) -> (f64, f64) {
-    let mut w = reproduction_times(params(
-        "sequential",
-        "primary-random",
-        3,
-        10,
-        3000,
-        Load::NonUniform,
-    ));
-    w.send_dist = send_dist;
-    let rec = Recorded::of(&w);
-    (rec.sum("throughput"), rec.mean("delay"))
+    rate_and_delay("sequential", "primary-random", |w| w.send_dist = send_dist)
 }
 
 #[test]
