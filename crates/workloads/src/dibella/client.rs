@@ -23,6 +23,7 @@ use smpsched_sim::readyq::Step;
 use smpsched_sim::{Cycles, Op, Outcome, Program, ThreadCtx, WordOp};
 
 use super::{Costs, Req, ServiceDist, Shared, Structure};
+use crate::dist::Dist;
 
 enum Active {
     None,
@@ -267,8 +268,7 @@ impl Client {
         if let Some(mean) = self.gap {
             if !self.waited && mean > 0.0 {
                 self.waited = true;
-                let u: f64 = cx.rng.random();
-                let wait = (-(1.0 - u).ln() * mean).round() as Cycles;
+                let wait = Dist::Exponential { mean }.sample(cx.rng);
                 if wait > 0 {
                     return Op::Compute(wait);
                 }

@@ -8,6 +8,8 @@ use smpsched_sim::readyq::multi_access::MAX_MAILBOXES;
 use smpsched_sim::readyq::Spin;
 use smpsched_sim::Cycles;
 
+use crate::dist::Dist;
+
 /// How clients generate requests (section 2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -33,14 +35,11 @@ pub enum ServiceDist {
 
 impl ServiceDist {
     /// A time with mean `mean` drawn as `self` says, from `rng` (which only `Exponential`
-    /// draws from).
+    /// draws from, as [`Dist::sample`] does).
     pub fn draw(self, mean: Cycles, rng: &mut impl rand::Rng) -> Cycles {
         match self {
             ServiceDist::Fixed => mean,
-            ServiceDist::Exponential => {
-                let u: f64 = rng.random();
-                (-(1.0 - u).ln() * mean as f64).round() as Cycles
-            }
+            ServiceDist::Exponential => Dist::Exponential { mean: mean as f64 }.sample(rng),
         }
     }
 }
