@@ -380,6 +380,9 @@ impl Simulation {
         self.next_check = every.min(self.limits.events);
         self.poll_idle_processors()?;
         let time_bound = self.limits.cycles.min(MAX_TIME);
+        // One comparison per event covers both time bounds: the end of the run, when it is set
+        // (fixed once the run starts), and the time limit.
+        let stop_at = self.end_time.map_or(time_bound, |end| end.min(time_bound));
         while self.live > 0 {
             let Some((time, kind)) = self.agenda.pop() else {
                 if let Some(end) = self.end_time {
@@ -390,14 +393,14 @@ impl Simulation {
                 }
                 return Err(self.deadlock());
             };
-            if self.end_time.is_some_and(|end| time > end) {
-                self.cx.now = self.end_time.unwrap_or(time).max(self.cx.now);
-                // Every event up to the end was handled, a parked poller's loads included.
-                self.event_pushed = Cycles::MAX;
-                break;
-            }
-            // A time that saturated near `Cycles::MAX` is past every bound.
-            if time > time_bound {
+            if time > stop_at {
+                if self.end_time.is_some_and(|end| time > end) {
+                    self.cx.now = self.end_time.unwrap_or(time).max(self.cx.now);
+                    // Every event up to the end was handled, a parked poller's loads included.
+                    self.event_pushed = Cycles::MAX;
+                    break;
+                }
+                // A time that saturated near `Cycles::MAX` is past every bound.
                 self.cx.now = time_bound.max(self.cx.now);
                 let bound = Bound::Cycles(self.limits.cycles);
                 return Err(self.stop(bound));

@@ -81,8 +81,19 @@ impl Policy {
     }
 
     /// The policy's pick for `p`, else the longest-parked depressed thread allowed there.
+    /// With nothing parked (nearly always) it is the policy's pick alone.
     #[inline]
     pub(crate) fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
+        if self.parked.is_empty() {
+            return self.inner.pick_next(p, cx);
+        }
+        self.pick_with_parked(p, cx)
+    }
+
+    /// [`Policy::pick_next`] while some thread is parked: those whose depression has ended go
+    /// back to the policy first.
+    #[inline(never)]
+    fn pick_with_parked(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         self.expire(cx);
         let t = self.inner.pick_next(p, cx);
         if t.is_some() || self.parked.is_empty() {
