@@ -8,19 +8,27 @@
 //! ```
 //!
 //! Compare `I refs` and `D1 misses` between two commits; wall-clock figures come from
-//! `cargo bench -p smpsched-sim --bench engine`.
+//! `cargo bench -p smpsched-sim --bench engine`, or from `benches/ab`, which runs this example
+//! of two commits alternately and compares the time it prints: the least of the five runs'
+//! nanoseconds per event, each run timed alone (building the simulation left out).
 
 #[path = "../benches/common/load.rs"]
 mod load;
+
+use std::time::Instant;
 
 use load::build;
 
 fn main() {
     let random = std::env::args().nth(1).as_deref() == Some("random");
     let mut total = 0;
+    let mut least = f64::MAX;
     for _ in 0..5 {
-        let r = build(random).run().unwrap();
+        let sim = build(random);
+        let start = Instant::now();
+        let r = sim.run().unwrap();
+        least = least.min(start.elapsed().as_nanos() as f64 / r.events.max(1) as f64);
         total += r.events;
     }
-    println!("events {total}");
+    println!("events {total}, least {least:.1} ns per event");
 }
