@@ -34,6 +34,14 @@ const BITS: u32 = 6;
 const SLOTS: usize = 1 << BITS;
 /// Levels needed for 64-bit times.
 const LEVELS: usize = 64_usize.div_ceil(BITS as usize);
+/// Levels stored: a power of two, so that an index masked to it needs no bounds check.
+const STORED: usize = LEVELS.next_power_of_two();
+
+/// The index of slot `digit` of `level` in [`EventQueue::slots`], masked to its length.
+#[inline(always)]
+fn at(level: usize, digit: usize) -> usize {
+    (level * SLOTS + digit) & (STORED * SLOTS - 1)
+}
 
 /// The level of each highest differing bit.
 const LEVEL_OF_BIT: [u8; 64] = {
@@ -75,10 +83,11 @@ impl Slot {
 /// A min-priority queue of `(time, payload)` pairs, earliest first, ties in push order, whose
 /// pushes never go before the last time popped.
 pub struct EventQueue {
-    /// `slots[level * SLOTS + digit]`: the events on `level` whose digit there is `digit`.
-    slots: Vec<Slot>,
+    /// `slots[at(level, digit)]`: the events on `level` whose digit there is `digit` (levels
+    /// past `LEVELS` are never used: they make the length a power of two).
+    slots: Box<[Slot; STORED * SLOTS]>,
     /// Per level, bit `d` set when slot `d` is non-empty.
-    occupied: [u64; LEVELS],
+    occupied: [u64; STORED],
     /// Time of the last event popped from the wheel (0 before the first): where its events are
     /// placed against.
     last: Cycles,
@@ -93,8 +102,8 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            slots: (0..LEVELS * SLOTS).map(|_| Slot::default()).collect(),
-            occupied: [0; LEVELS],
+            slots: Box::new(std::array::from_fn(|_| Slot::default())),
+            occupied: [0; STORED],
             last: 0,
             floor: 0,
             held: (0, 0),
@@ -204,12 +213,12 @@ impl EventQueue {
         );
         self.release_held();
         let (level, digit) = place(self.last, time);
-        let slot = &mut self.slots[level * SLOTS + digit];
+        let slot = &mut self.slots[at(level, digit)];
         let at = (slot.head..slot.events.len())
             .find(|&i| slot.events[i].0 == time && later(slot.events[i].1))
             .unwrap_or(slot.events.len());
         slot.events.insert(at, (time, payload));
-        self.occupied[level] |= 1 << digit;
+        self.occupied[level & (STORED - 1)] |= 1 << digit;
         self.len += 1;
     }
 
@@ -221,8 +230,8 @@ impl EventQueue {
     /// Appends event `e` to slot `(level, digit)`, its place.
     #[inline(always)]
     fn put_at(&mut self, (level, digit): (usize, usize), e: (Cycles, u64)) {
-        self.slots[level * SLOTS + digit].events.push(e);
-        self.occupied[level] |= 1 << digit;
+        self.slots[at(level, digit)].events.push(e);
+        self.occupied[level & (STORED - 1)] |= 1 << digit;
     }
 
     /// The lowest occupied slot, as (level, digit).
@@ -231,8 +240,8 @@ impl EventQueue {
         if self.occupied[0] != 0 {
             return Some((0, self.occupied[0].trailing_zeros() as usize));
         }
-        let level = self.occupied.iter().position(|&b| b != 0)?;
-        Some((level, self.occupied[level].trailing_zeros() as usize))
+        let (level, bits) = self.occupied.iter().enumerate().find(|&(_, &b)| b != 0)?;
+        Some((level, bits.trailing_zeros() as usize))
     }
 
     /// The payloads of the events likely to come out next and after it, without moving
@@ -244,15 +253,16 @@ impl EventQueue {
         let Some((level, digit)) = self.lowest() else {
             return [None, None];
         };
-        let slot = &self.slots[level * SLOTS + digit];
+        let slot = &self.slots[at(level, digit)];
         let first = slot.events.get(slot.head).map(|e| e.1);
         let second = match slot.events.get(slot.head + 1) {
             Some(e) => Some(e.1),
             None => {
-                let later = self.occupied[level] & (u64::MAX << digit) & !(1u64 << digit);
+                let later =
+                    self.occupied[level & (STORED - 1)] & (u64::MAX << digit) & !(1u64 << digit);
                 (later != 0)
                     .then(|| {
-                        let next = &self.slots[level * SLOTS + later.trailing_zeros() as usize];
+                        let next = &self.slots[at(level, later.trailing_zeros() as usize)];
                         next.events.get(next.head).map(|e| e.1)
                     })
                     .flatten()
@@ -272,17 +282,17 @@ impl EventQueue {
         }
         let (level, digit) = match self.lowest()? {
             (0, digit) => (0, digit),
-            (level, digit) if self.slots[level * SLOTS + digit].len() > 1 => {
+            (level, digit) if self.slots[at(level, digit)].len() > 1 => {
                 self.spread(level, digit);
                 (0, self.occupied[0].trailing_zeros() as usize)
             }
             // A lone event in the lowest slot is the earliest: take it where it lies.
             low => low,
         };
-        let slot = &mut self.slots[level * SLOTS + digit];
+        let slot = &mut self.slots[at(level, digit)];
         let e = slot.take_front();
         if slot.len() == 0 {
-            self.occupied[level] &= !(1 << digit);
+            self.occupied[level & (STORED - 1)] &= !(1 << digit);
         }
         self.last = e.0;
         self.floor = e.0;
@@ -294,8 +304,8 @@ impl EventQueue {
     /// down: `last` becomes its earliest time, and each of its events goes, in order, to its
     /// place below.
     fn spread(&mut self, level: usize, digit: usize) {
-        self.occupied[level] &= !(1 << digit);
-        let idx = level * SLOTS + digit;
+        self.occupied[level & (STORED - 1)] &= !(1 << digit);
+        let idx = at(level, digit);
         let events = &self.slots[idx].events[self.slots[idx].head..];
         let (min, max) = events
             .iter()
