@@ -43,6 +43,12 @@ fn at(level: usize, digit: usize) -> usize {
     (level * SLOTS + digit) & (STORED * SLOTS - 1)
 }
 
+/// `level` as an index of [`EventQueue::occupied`], masked to its length.
+#[inline(always)]
+fn lv(level: usize) -> usize {
+    level & (STORED - 1)
+}
+
 /// The level of each highest differing bit.
 const LEVEL_OF_BIT: [u8; 64] = {
     let mut t = [0u8; 64];
@@ -214,11 +220,11 @@ impl EventQueue {
         self.release_held();
         let (level, digit) = place(self.last, time);
         let slot = &mut self.slots[at(level, digit)];
-        let at = (slot.head..slot.events.len())
+        let pos = (slot.head..slot.events.len())
             .find(|&i| slot.events[i].0 == time && later(slot.events[i].1))
             .unwrap_or(slot.events.len());
-        slot.events.insert(at, (time, payload));
-        self.occupied[level & (STORED - 1)] |= 1 << digit;
+        slot.events.insert(pos, (time, payload));
+        self.occupied[lv(level)] |= 1 << digit;
         self.len += 1;
     }
 
@@ -231,7 +237,7 @@ impl EventQueue {
     #[inline(always)]
     fn put_at(&mut self, (level, digit): (usize, usize), e: (Cycles, u64)) {
         self.slots[at(level, digit)].events.push(e);
-        self.occupied[level & (STORED - 1)] |= 1 << digit;
+        self.occupied[lv(level)] |= 1 << digit;
     }
 
     /// The lowest occupied slot, as (level, digit).
@@ -258,8 +264,7 @@ impl EventQueue {
         let second = match slot.events.get(slot.head + 1) {
             Some(e) => Some(e.1),
             None => {
-                let later =
-                    self.occupied[level & (STORED - 1)] & (u64::MAX << digit) & !(1u64 << digit);
+                let later = self.occupied[lv(level)] & (u64::MAX << digit) & !(1u64 << digit);
                 (later != 0)
                     .then(|| {
                         let next = &self.slots[at(level, later.trailing_zeros() as usize)];
@@ -292,7 +297,7 @@ impl EventQueue {
         let slot = &mut self.slots[at(level, digit)];
         let e = slot.take_front();
         if slot.len() == 0 {
-            self.occupied[level & (STORED - 1)] &= !(1 << digit);
+            self.occupied[lv(level)] &= !(1 << digit);
         }
         self.last = e.0;
         self.floor = e.0;
@@ -304,7 +309,7 @@ impl EventQueue {
     /// down: `last` becomes its earliest time, and each of its events goes, in order, to its
     /// place below.
     fn spread(&mut self, level: usize, digit: usize) {
-        self.occupied[level & (STORED - 1)] &= !(1 << digit);
+        self.occupied[lv(level)] &= !(1 << digit);
         let idx = at(level, digit);
         let events = &self.slots[idx].events[self.slots[idx].head..];
         let (min, max) = events

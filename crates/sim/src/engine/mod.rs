@@ -380,8 +380,7 @@ impl Simulation {
         self.next_check = every.min(self.limits.events);
         self.poll_idle_processors()?;
         let time_bound = self.limits.cycles.min(MAX_TIME);
-        // One comparison per event covers both time bounds: the end of the run, when it is set
-        // (fixed once the run starts), and the time limit.
+        // One comparison an event covers both time bounds (the end of the run, fixed by now).
         let stop_at = self.end_time.map_or(time_bound, |end| end.min(time_bound));
         while self.live > 0 {
             let Some((time, kind)) = self.agenda.pop() else {
@@ -394,8 +393,8 @@ impl Simulation {
                 return Err(self.deadlock());
             };
             if time > stop_at {
-                if self.end_time.is_some_and(|end| time > end) {
-                    self.cx.now = self.end_time.unwrap_or(time).max(self.cx.now);
+                if let Some(end) = self.end_time.filter(|&end| time > end) {
+                    self.cx.now = end.max(self.cx.now);
                     // Every event up to the end was handled, a parked poller's loads included.
                     self.event_pushed = Cycles::MAX;
                     break;
