@@ -9,7 +9,9 @@
 //!   process's threads use in the next 100 ms and in the 900 ms after that (Linux: summed from
 //!   `/proc/self/task/*/schedstat`, in ns), for each pool, tokio and rayon.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -37,41 +39,10 @@ fn process_cpu_ns() -> u64 {
 }
 
 fn cas_round_trip_ns() -> f64 {
-    let mut batches = Vec::new();
-    for _ in 0..21 {
-        let iters = 100_000u64;
-        let flag = Arc::new(AtomicU64::new(0));
-        let f = flag.clone();
-        let peer = std::thread::spawn(move || {
-            for i in 0..iters {
-                while f
-                    .compare_exchange_weak(
-                        2 * i + 1,
-                        2 * i + 2,
-                        Ordering::AcqRel,
-                        Ordering::Relaxed,
-                    )
-                    .is_err()
-                {
-                    std::hint::spin_loop();
-                }
-            }
-        });
-        let t = Instant::now();
-        for i in 0..iters {
-            while flag
-                .compare_exchange_weak(2 * i, 2 * i + 1, Ordering::AcqRel, Ordering::Relaxed)
-                .is_err()
-            {
-                std::hint::spin_loop();
-            }
-        }
-        while flag.load(Ordering::Acquire) != 2 * iters {
-            std::hint::spin_loop();
-        }
-        batches.push(t.elapsed().as_nanos() as f64 / iters as f64);
-        peer.join().unwrap();
-    }
+    let iters = 100_000u64;
+    let mut batches: Vec<f64> = (0..21)
+        .map(|_| support::cas_round_trips(iters).as_nanos() as f64 / iters as f64)
+        .collect();
     batches.sort_by(f64::total_cmp);
     batches[batches.len() / 2]
 }

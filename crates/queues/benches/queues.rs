@@ -17,8 +17,8 @@ mod support;
 
 use std::collections::VecDeque;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
@@ -216,40 +216,7 @@ fn parse_mix(m: &str) -> (usize, usize) {
 fn handoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("handoff");
     g.bench_function("cas_round_trip", |b| {
-        b.iter_custom(|iters| {
-            let flag = Arc::new(AtomicU64::new(0));
-            let f = flag.clone();
-            let peer = std::thread::spawn(move || {
-                for i in 0..iters {
-                    while f
-                        .compare_exchange_weak(
-                            2 * i + 1,
-                            2 * i + 2,
-                            Ordering::AcqRel,
-                            Ordering::Relaxed,
-                        )
-                        .is_err()
-                    {
-                        std::hint::spin_loop();
-                    }
-                }
-            });
-            let start = Instant::now();
-            for i in 0..iters {
-                while flag
-                    .compare_exchange_weak(2 * i, 2 * i + 1, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_err()
-                {
-                    std::hint::spin_loop();
-                }
-            }
-            while flag.load(Ordering::Acquire) != 2 * iters {
-                std::hint::spin_loop();
-            }
-            let t = start.elapsed();
-            peer.join().unwrap();
-            t
-        })
+        b.iter_custom(support::cas_round_trips)
     });
     g.finish();
 }

@@ -1,11 +1,14 @@
 //! Shared by the benchmark executables: criterion's configuration (short warm-up and
 //! measurement so that a whole run stays within minutes, overridable by the usual criterion
-//! flags), where results go, and a summary of ratios read back from criterion's estimates.
+//! flags), where results go, a summary of ratios read back from criterion's estimates, and the
+//! core-to-core handoff every figure is read against.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 
@@ -47,4 +50,36 @@ pub fn median_ns(out: &Path, group: &str, id: &str) -> Option<f64> {
     let text = std::fs::read_to_string(path).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["median"]["point_estimate"].as_f64()
+}
+
+/// The time of `iters` core-to-core round trips: this thread and a peer take turns advancing
+/// one counter with compare-and-swaps, so each trip is two one-way handoffs of its line.
+pub fn cas_round_trips(iters: u64) -> Duration {
+    let flag = Arc::new(AtomicU64::new(0));
+    let f = flag.clone();
+    let peer = std::thread::spawn(move || {
+        for i in 0..iters {
+            while f
+                .compare_exchange_weak(2 * i + 1, 2 * i + 2, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+            {
+                std::hint::spin_loop();
+            }
+        }
+    });
+    let start = Instant::now();
+    for i in 0..iters {
+        while flag
+            .compare_exchange_weak(2 * i, 2 * i + 1, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+    }
+    while flag.load(Ordering::Acquire) != 2 * iters {
+        std::hint::spin_loop();
+    }
+    let t = start.elapsed();
+    peer.join().unwrap();
+    t
 }

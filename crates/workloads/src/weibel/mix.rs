@@ -121,16 +121,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             default: "(required)",
             doc: "passes of a short task (medium 10x, long 100x)",
         },
-        ParamInfo {
-            name: "alu",
-            default: "0",
-            doc: "cycles of register work per element and pass",
-        },
-        ParamInfo {
-            name: "join",
-            default: "block",
-            doc: "how the main process joins: \"block\" on a semaphore or \"spin\" (busy-wait)",
-        },
+        super::ALU_PARAM,
+        super::JOIN_PARAM,
         ParamInfo {
             name: "order",
             default: "mixed",

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use smpsched_sim::memory::{AccessKind, BulkAccess, Placement, Region};
+use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{
     CpuMask, Op, ProcId, Program, Request, SimError, Simulation, Spawner, SyncId, SyncKind, TaskId,
     ThreadCtx, WaitPolicy,
@@ -32,6 +33,20 @@ pub const ELEMENT_BYTES: u64 = 4;
 
 /// Most bytes of data one workload may allocate (64 MiB).
 pub const MAX_DATA_BYTES: u64 = 64 << 20;
+
+/// The `alu` parameter every Weibel workload takes (see [`Multiply`]).
+pub(crate) const ALU_PARAM: ParamInfo = ParamInfo {
+    name: "alu",
+    default: "0",
+    doc: "cycles of register work per element and pass",
+};
+
+/// The `join` parameter every Weibel workload takes (see [`Join`]).
+pub(crate) const JOIN_PARAM: ParamInfo = ParamInfo {
+    name: "join",
+    default: "block",
+    doc: "how the main process joins: \"block\" on a semaphore or \"spin\" (busy-wait)",
+};
 
 /// Passes over a region: the scalar multiply of every element, `passes` times, each pass a
 /// read-modify-write sweep followed by its register work.

@@ -212,16 +212,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             default: "(required)",
             doc: "passes of one item over its matrix",
         },
-        ParamInfo {
-            name: "alu",
-            default: "0",
-            doc: "cycles of register work per element and pass",
-        },
-        ParamInfo {
-            name: "join",
-            default: "block",
-            doc: "how the main process joins: \"block\" on a semaphore or \"spin\" (busy-wait)",
-        },
+        super::ALU_PARAM,
+        super::JOIN_PARAM,
     ],
     build: |t| {
         let w: Pool = toml::Value::Table(t).try_into()?;

@@ -103,16 +103,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             default: "(required)",
             doc: "passes each process makes over its part",
         },
-        ParamInfo {
-            name: "alu",
-            default: "0",
-            doc: "cycles of register work per element and pass",
-        },
-        ParamInfo {
-            name: "join",
-            default: "block",
-            doc: "how the main process joins: \"block\" on a semaphore or \"spin\" (busy-wait)",
-        },
+        super::ALU_PARAM,
+        super::JOIN_PARAM,
         ParamInfo {
             name: "affinity",
             default: "false",
