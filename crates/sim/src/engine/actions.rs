@@ -7,7 +7,8 @@
 //! Invariant: an interrupted processor notices `need_resched` at its next event, never inside
 //! another processor's step; only the event loop's tick preempts at once.
 
-use super::processor::{Dispatch, Seg};
+use super::processor::Dispatch;
+use super::segment::Seg;
 use super::{EventKind, SimError, Simulation};
 use crate::sched::Target;
 

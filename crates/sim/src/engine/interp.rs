@@ -7,7 +7,7 @@
 //! (no compute left, no memory walk, no wait under way); the quantum is checked only while work
 //! is under way; a thread may perform at most `MAX_ZERO_TIME_STEPS` operations at one instant.
 
-use super::processor::{Seg, Step};
+use super::segment::{Seg, Step};
 use super::{SimError, Simulation, MAX_ZERO_TIME_STEPS};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::{AccessKind, BulkAccess, Placement};

@@ -218,6 +218,7 @@ mod interp;
 mod poll;
 mod processor;
 mod requests;
+mod segment;
 mod waiting;
 
 pub use error::SimError;

@@ -22,7 +22,7 @@
 //! no quantum (a slice's end would need an event). `tests/poll.rs` checks the stepped and the
 //! polled runs equal on two to sixteen processors.
 
-use super::processor::{Seg, Step};
+use super::segment::{Seg, Step};
 use super::{EventKind, Simulation};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::metrics::Category;

@@ -8,7 +8,7 @@
 //!
 //! [`Op::Word`]: crate::Op::Word
 
-use super::processor::Step;
+use super::segment::Step;
 use super::Simulation;
 use crate::ids::{ProcId, ThreadId};
 use crate::memory::{AccessKind, AtomicKind, Charge};
@@ -16,7 +16,7 @@ use crate::metrics::Category;
 use crate::outcome::{Outcome, Reply, Request, WordOp};
 use crate::sched::Enqueue;
 
-use super::processor::Seg;
+use super::segment::Seg;
 
 impl Simulation {
     /// Hands `outcome` to thread `ti`'s program at its next operation.

@@ -7,7 +7,7 @@
 //! Invariant: a waiting thread has its wait set ([`Simulation::set_wait`]) until it passes; a
 //! spinner is listed on its object exactly while it spins on a processor.
 
-use super::processor::{Seg, Step};
+use super::segment::{Seg, Step};
 use super::{SimError, Simulation};
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::memory::{AccessKind, AtomicKind, Charge};
