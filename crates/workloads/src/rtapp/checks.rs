@@ -3,7 +3,7 @@
 //! parties, a task that loops for ever needs a duration, the threads stay within
 //! [`MAX_INSTANCES`], and each thread takes and releases its mutexes in order.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::spec::{At, Event, RtAppError, Spec, Task, MAX_INSTANCES};
 
@@ -60,32 +60,60 @@ fn forks_of(t: &Task) -> Vec<String> {
 }
 
 /// An error when forks make a cycle, which would create threads without end (every fork names
-/// a task of the file: checked before).
+/// a task of the file: checked before). A depth-first walk from each task in file order, a
+/// task's forks checked against the path before any is entered; a task whose forks have all
+/// been walked is not walked again (no cycle is reachable from it), so a file of thousands of
+/// tasks, or forks that join, cost one visit a task and fork.
 fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
-    let mut stack: Vec<(String, Vec<String>)> = Vec::new();
-    for t in &spec.tasks {
-        stack.push((t.name.clone(), vec![t.name.clone()]));
-        while let Some((name, path)) = stack.pop() {
-            let task = spec
-                .tasks
-                .iter()
-                .find(|x| x.name == name)
-                .expect("checked above");
-            for f in forks_of(task) {
-                if path.contains(&f) {
-                    return Err(At {
-                        task: Some(name.clone()),
-                        phase: None,
-                    }
-                    .error(
-                        "fork",
-                        line,
-                        format!("forks make a cycle: {} -> {f}", path.join(" -> ")),
-                    ));
+    let index: BTreeMap<&str, usize> = spec
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let forks: Vec<Vec<usize>> = spec
+        .tasks
+        .iter()
+        .map(|t| forks_of(t).iter().map(|f| index[f.as_str()]).collect())
+        .collect();
+    enum Visit {
+        Enter(usize, Vec<usize>),
+        Leave(usize),
+    }
+    let mut done = vec![false; spec.tasks.len()];
+    let mut stack = Vec::new();
+    for root in 0..spec.tasks.len() {
+        stack.push(Visit::Enter(root, vec![root]));
+        while let Some(v) = stack.pop() {
+            let (t, path) = match v {
+                Visit::Leave(t) => {
+                    done[t] = true;
+                    continue;
                 }
+                Visit::Enter(t, _) if done[t] => continue,
+                Visit::Enter(t, path) => (t, path),
+            };
+            if let Some(&f) = forks[t].iter().find(|f| path.contains(f)) {
+                let names: Vec<&str> = path.iter().map(|&i| spec.tasks[i].name.as_str()).collect();
+                return Err(At {
+                    task: Some(spec.tasks[t].name.clone()),
+                    phase: None,
+                }
+                .error(
+                    "fork",
+                    line,
+                    format!(
+                        "forks make a cycle: {} -> {}",
+                        names.join(" -> "),
+                        spec.tasks[f].name
+                    ),
+                ));
+            }
+            stack.push(Visit::Leave(t));
+            for &f in &forks[t] {
                 let mut p = path.clone();
-                p.push(f.clone());
-                stack.push((f, p));
+                p.push(f);
+                stack.push(Visit::Enter(f, p));
             }
         }
     }

@@ -566,8 +566,10 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
     let Some(tasks) = get("tasks") else {
         return Err(top.error("tasks", doc.line, "an rt-app file needs a `tasks` object"));
     };
+    // A set of the names seen, not a scan of the tasks read: a file of thousands of tasks.
+    let mut names = std::collections::BTreeSet::new();
     for (name, v) in object(&top, "tasks", tasks)? {
-        if spec.tasks.iter().any(|t| &t.name == name) {
+        if !names.insert(name.as_str()) {
             return Err(top.error("tasks", v.line, format!("two tasks are called `{name}`")));
         }
         spec.tasks.push(task(name, v, &policy)?);

@@ -172,6 +172,51 @@ fn bad_files_name_the_task_the_phase_and_the_event() {
     }
 }
 
+/// A file of `n` tasks where task `i` forks tasks `i + 1` and `i + 2` (those that exist), and
+/// the last task forks `back` when given.
+fn fork_ladder(n: usize, back: Option<usize>) -> String {
+    let tasks: Vec<String> = (0..n)
+        .map(|i| {
+            let mut forks: Vec<usize> = (i + 1..n.min(i + 3)).collect();
+            if i == n - 1 {
+                forks.extend(back);
+            }
+            let events: Vec<String> = forks
+                .iter()
+                .enumerate()
+                .map(|(k, f)| format!(r#""fork{k}": "t{f}""#))
+                .chain(std::iter::once(r#""run": 1"#.to_string()))
+                .collect();
+            format!(r#""t{i}": {{ "loop": 1, {} }}"#, events.join(", "))
+        })
+        .collect();
+    format!(r#"{{ "tasks": {{ {} }} }}"#, tasks.join(", "))
+}
+
+#[test]
+fn forks_that_join_are_checked_once_a_task_and_a_cycle_through_them_is_found() {
+    // Every path from t0 to t59 of this ladder would be walked by a search that keeps no
+    // record of the tasks it has finished: about 1.5e12 of them (Fibonacci).
+    let ladder = fork_ladder(60, None);
+    let spec = read("t.json", &ladder).expect("a ladder of forks has no cycle");
+    assert_eq!(spec.tasks.len(), 60);
+    let e = read("t.json", &fork_ladder(60, Some(30))).unwrap_err();
+    assert!(
+        e.contains("task `t59`") && e.contains("forks make a cycle: t0 -> "),
+        "{e}"
+    );
+    assert!(e.ends_with("t59 -> t30"), "{e}");
+    let e = read(
+        "t.json",
+        r#"{ "tasks": { "a": { "loop": 1, "fork": "b" }, "b": { "loop": 1, "fork": "a" } } }"#,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("task `b`, event `fork`: forks make a cycle: a -> b -> a"),
+        "{e}"
+    );
+}
+
 #[test]
 fn the_same_file_and_seed_give_the_same_run() {
     let text = r#"{ "tasks": { "w": { "instance": 6, "loop": 4, "run": 300, "sleep": 200,
