@@ -1,14 +1,17 @@
 //! Whole-file checks of an rt-app load, made before anything runs: forks name tasks of the file
 //! and make no cycle, barriers are not used with forks (rt-app's rule) and count their
-//! parties, a task that loops for ever needs a duration, the threads stay within
-//! [`MAX_INSTANCES`], and each thread takes and releases its mutexes in order.
+//! parties, a task that loops for ever needs a duration, the threads started at once stay
+//! within [`MAX_INSTANCES`] and those the forks make within [`MAX_THREADS`], and each thread
+//! takes and releases its mutexes in order.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use smpsched_sim::config::MAX_THREADS;
+
 use super::spec::{At, Event, RtAppError, Spec, Task, MAX_INSTANCES};
 
-/// Checks forks (known tasks, no cycle), barriers (not with forks; parties counted) and the
-/// run's end (a task looping forever needs a duration).
+/// Checks forks (known tasks, no cycle), barriers (not with forks; parties counted), the
+/// run's end (a task looping forever needs a duration) and the threads a run creates.
 pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     let names: BTreeSet<&str> = spec.tasks.iter().map(|t| t.name.as_str()).collect();
     for t in &spec.tasks {
@@ -44,7 +47,7 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
             format!("more than {MAX_INSTANCES} threads"),
         ));
     }
-    Ok(())
+    count_threads(spec, line)
 }
 
 /// The tasks task `t` forks, in the order of its events.
@@ -116,6 +119,71 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
                 stack.push(Visit::Enter(f, p));
             }
         }
+    }
+    Ok(())
+}
+
+/// Counts the threads a run creates ([`Spec::threads`]): a task's instances, and for each task
+/// that forks it, that task's threads times the forks one of them makes, its loops run to the
+/// end (a task looping until the duration counted as one loop, as few as it surely makes when
+/// it starts). Forks make no cycle (checked before), so the counts follow the forks in
+/// topological order. An error naming the task when they pass [`MAX_THREADS`], the most a
+/// simulation creates: a chain of forks multiplies, and a file of a few kilobytes could ask
+/// for millions of threads.
+fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
+    let n = spec.tasks.len();
+    let index: BTreeMap<&str, usize> = spec
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    // forks[y]: (x, threads of x one thread of y forks in its run).
+    let mut forks: Vec<Vec<(usize, u64)>> = vec![Vec::new(); n];
+    let mut parents = vec![0usize; n];
+    for (y, t) in spec.tasks.iter().enumerate() {
+        let runs = t.loops.unwrap_or(1);
+        for p in &t.phases {
+            for e in &p.events {
+                if let Event::Fork(name) = e {
+                    let x = index[name.as_str()];
+                    forks[y].push((x, runs.saturating_mul(p.loops)));
+                    parents[x] += 1;
+                }
+            }
+        }
+    }
+    let mut created: Vec<u64> = spec.tasks.iter().map(|t| t.instances).collect();
+    let mut ready: Vec<usize> = (0..n).filter(|&x| parents[x] == 0).collect();
+    while let Some(y) = ready.pop() {
+        for &(x, each) in &forks[y] {
+            created[x] = created[x].saturating_add(created[y].saturating_mul(each));
+            parents[x] -= 1;
+            if parents[x] == 0 {
+                ready.push(x);
+            }
+        }
+    }
+    spec.threads = created.iter().fold(0u64, |a, &c| a.saturating_add(c));
+    if spec.threads > MAX_THREADS {
+        let (most, &count) = created
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, c)| (*c, std::cmp::Reverse(i)))
+            .expect("a file with threads has tasks");
+        return Err(At {
+            task: Some(spec.tasks[most].name.clone()),
+            phase: None,
+        }
+        .error(
+            "fork",
+            line,
+            format!(
+                "the forks would make {count} threads of this task, {} in all, if every \
+                 thread ran its loops to the end; a simulation creates at most {MAX_THREADS}",
+                spec.threads
+            ),
+        ));
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ impl RtApp {
 
 impl Workload for RtApp {
     fn threads(&self) -> u64 {
-        self.spec().tasks.iter().map(|t| t.instances).sum()
+        self.spec().threads
     }
 
     fn memory_bytes(&self) -> u64 {
@@ -94,6 +94,11 @@ impl Workload for RtApp {
         let tasks = spec.tasks.clone();
         let shared = Rc::new(RefCell::new(Shared {
             started: vec![0; tasks.len()],
+            task_index: tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name.clone(), i))
+                .collect(),
             spec,
             cycles_per_us,
             mutexes,

@@ -30,6 +30,8 @@ pub struct Shared {
     pub buffers: Vec<Vec<u64>>,
     /// Threads started so far per task (to pick a buffer).
     pub started: Vec<u64>,
+    /// Each task's index in the file, by name (what a fork names).
+    pub task_index: BTreeMap<String, usize>,
 }
 
 /// The condition a task's suspended threads wait on.
@@ -235,12 +237,10 @@ impl RtAppThread {
             Event::Yield => self.micro.push_back(m(Op::Yield)),
             Event::Fork(name) => {
                 let shared = Rc::clone(&self.shared);
-                let task = shared
+                let task = *shared
                     .borrow()
-                    .spec
-                    .tasks
-                    .iter()
-                    .position(|t| &t.name == name)
+                    .task_index
+                    .get(name)
                     .expect("forks are checked when the file is read");
                 self.micro.push_back(m(Op::Spawn(Spawner::new(move || {
                     Box::new(RtAppThread::new(Rc::clone(&shared), task, false))

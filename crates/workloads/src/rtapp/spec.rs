@@ -160,6 +160,9 @@ pub struct Spec {
     pub tasks: Vec<Task>,
     /// Parties of each barrier: every thread whose task refers to it.
     pub barriers: BTreeMap<String, u64>,
+    /// Threads a run creates: the tasks' instances and the threads their forks make, each
+    /// forking thread running its loops to the end (set by the whole-file checks).
+    pub threads: u64,
 }
 
 /// Where the reader is, for errors.
@@ -519,6 +522,7 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
         mem_buffer: 4 << 20,
         tasks: Vec::new(),
         barriers: BTreeMap::new(),
+        threads: 0,
     };
     let mut policy = "SCHED_OTHER".to_string();
     if let Some(g) = get("global") {

@@ -196,10 +196,10 @@ fn fork_ladder(n: usize, back: Option<usize>) -> String {
 #[test]
 fn forks_that_join_are_checked_once_a_task_and_a_cycle_through_them_is_found() {
     // Every path from t0 to t59 of this ladder would be walked by a search that keeps no
-    // record of the tasks it has finished: about 1.5e12 of them (Fibonacci).
-    let ladder = fork_ladder(60, None);
-    let spec = read("t.json", &ladder).expect("a ladder of forks has no cycle");
-    assert_eq!(spec.tasks.len(), 60);
+    // record of the tasks it has finished: about 1.5e12 of them (Fibonacci). The check ends
+    // at once, and the threads so many forks would make are refused after it.
+    let e = read("t.json", &fork_ladder(60, None)).unwrap_err();
+    assert!(e.contains("a simulation creates at most"), "{e}");
     let e = read("t.json", &fork_ladder(60, Some(30))).unwrap_err();
     assert!(
         e.contains("task `t59`") && e.contains("forks make a cycle: t0 -> "),
@@ -213,6 +213,47 @@ fn forks_that_join_are_checked_once_a_task_and_a_cycle_through_them_is_found() {
     .unwrap_err();
     assert!(
         e.contains("task `b`, event `fork`: forks make a cycle: a -> b -> a"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_threads_a_file_creates_are_counted_before_it_runs_forks_included() {
+    for (text, threads) in [
+        // Two parents of 3 loops, each forking a child in a phase run twice: 12 children.
+        (
+            r#"{ "tasks": {
+                "parent": { "instance": 2, "loop": 3, "phases": {
+                    "p": { "loop": 2, "fork": "child", "run": 10 } } },
+                "child": { "instance": 0, "loop": 1, "run": 50, "fork": "grandchild" },
+                "grandchild": { "loop": 1, "run": 5 } } }"#,
+            2 + 12 + (1 + 12),
+        ),
+        // Task i has 1 + (threads of i - 1) + (threads of i - 2): 1, 2, 4, 7, 12, ... 376.
+        (&fork_ladder(12, None), 972),
+    ] {
+        let w = RtApp {
+            file: "t.json".into(),
+            spec: Some(read("t.json", text).unwrap()),
+        };
+        assert_eq!(w.threads(), threads, "{text}");
+        assert_eq!(u64::from(run(text).apps[0].threads), threads, "{text}");
+    }
+    // A chain of forks whose threads multiply: refused when the file is read.
+    let chain: Vec<String> = (0..5000)
+        .map(|i| format!(r#""t{i}": {{ "loop": 1, "run": 1, "fork": "t{}" }}"#, i + 1))
+        .chain(std::iter::once(
+            r#""t5000": { "loop": 1, "run": 1 }"#.to_string(),
+        ))
+        .collect();
+    let e = read(
+        "t.json",
+        &format!(r#"{{ "tasks": {{ {} }} }}"#, chain.join(", ")),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("task `t5000`, event `fork`: the forks would make 5001 threads")
+            && e.contains("12507501 in all"),
         "{e}"
     );
 }
