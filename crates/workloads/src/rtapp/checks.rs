@@ -63,11 +63,12 @@ fn forks_of(t: &Task) -> Vec<String> {
 }
 
 /// An error when forks make a cycle, which would create threads without end (every fork names
-/// a task of the file: checked before). A depth-first walk from each task in file order, a
-/// task's forks checked against the path before any is entered; a task whose forks have all
-/// been walked is not walked again (no cycle is reachable from it), so a file of thousands of
-/// tasks, or forks that join, cost one visit a task and fork.
+/// a task of the file: checked before). A depth-first walk from each task in file order, the
+/// last fork first; entering a task checks its forks against the path (the first in event order
+/// on it makes the error). A task whose forks have all been walked is not entered again (no
+/// cycle is reachable from it), so the walk costs one visit a task and fork.
 fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
+    let n = spec.tasks.len();
     let index: BTreeMap<&str, usize> = spec
         .tasks
         .iter()
@@ -79,45 +80,55 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
         .iter()
         .map(|t| forks_of(t).iter().map(|f| index[f.as_str()]).collect())
         .collect();
-    enum Visit {
-        Enter(usize, Vec<usize>),
-        Leave(usize),
-    }
-    let mut done = vec![false; spec.tasks.len()];
-    let mut stack = Vec::new();
-    for root in 0..spec.tasks.len() {
-        stack.push(Visit::Enter(root, vec![root]));
-        while let Some(v) = stack.pop() {
-            let (t, path) = match v {
-                Visit::Leave(t) => {
-                    done[t] = true;
-                    continue;
+    let mut done = vec![false; n];
+    let mut on_path = vec![false; n];
+    let mut path: Vec<usize> = Vec::new();
+    // The tasks on the path, each with the number of its forks walked so far.
+    let mut frames: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if done[root] {
+            continue;
+        }
+        let mut enter = Some(root);
+        loop {
+            if let Some(t) = enter.take() {
+                path.push(t);
+                on_path[t] = true;
+                if let Some(&f) = forks[t].iter().find(|&&f| on_path[f]) {
+                    let names: Vec<&str> =
+                        path.iter().map(|&i| spec.tasks[i].name.as_str()).collect();
+                    return Err(At {
+                        task: Some(spec.tasks[t].name.clone()),
+                        phase: None,
+                    }
+                    .error(
+                        "fork",
+                        line,
+                        format!(
+                            "forks make a cycle: {} -> {}",
+                            names.join(" -> "),
+                            spec.tasks[f].name
+                        ),
+                    ));
                 }
-                Visit::Enter(t, _) if done[t] => continue,
-                Visit::Enter(t, path) => (t, path),
+                frames.push((t, 0));
+            }
+            let Some((t, walked)) = frames.last_mut() else {
+                break;
             };
-            if let Some(&f) = forks[t].iter().find(|f| path.contains(f)) {
-                let names: Vec<&str> = path.iter().map(|&i| spec.tasks[i].name.as_str()).collect();
-                return Err(At {
-                    task: Some(spec.tasks[t].name.clone()),
-                    phase: None,
+            let t = *t;
+            if *walked < forks[t].len() {
+                let f = forks[t][forks[t].len() - 1 - *walked];
+                *walked += 1;
+                if !done[f] {
+                    enter = Some(f);
                 }
-                .error(
-                    "fork",
-                    line,
-                    format!(
-                        "forks make a cycle: {} -> {}",
-                        names.join(" -> "),
-                        spec.tasks[f].name
-                    ),
-                ));
+                continue;
             }
-            stack.push(Visit::Leave(t));
-            for &f in &forks[t] {
-                let mut p = path.clone();
-                p.push(f);
-                stack.push(Visit::Enter(f, p));
-            }
+            frames.pop();
+            path.pop();
+            on_path[t] = false;
+            done[t] = true;
         }
     }
     Ok(())
