@@ -62,6 +62,31 @@ fn forks_of(t: &Task) -> Vec<String> {
         .collect()
 }
 
+/// Each task's forks in event order, as (the forked task's index, how many times one run of
+/// the task's phases makes that fork: its phase's loops). Every fork names a task of the file
+/// (checked before).
+fn fork_edges(spec: &Spec) -> Vec<Vec<(usize, u64)>> {
+    let index: BTreeMap<&str, usize> = spec
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    spec.tasks
+        .iter()
+        .map(|t| {
+            t.phases
+                .iter()
+                .flat_map(|p| p.events.iter().map(move |e| (p.loops, e)))
+                .filter_map(|(loops, e)| match e {
+                    Event::Fork(name) => Some((index[name.as_str()], loops)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// An error when forks make a cycle, which would create threads without end (every fork names
 /// a task of the file: checked before). A depth-first walk from each task in file order, the
 /// last fork first; entering a task checks its forks against the path (the first in event order
@@ -69,16 +94,9 @@ fn forks_of(t: &Task) -> Vec<String> {
 /// cycle is reachable from it), so the walk costs one visit a task and fork.
 fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
     let n = spec.tasks.len();
-    let index: BTreeMap<&str, usize> = spec
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
-    let forks: Vec<Vec<usize>> = spec
-        .tasks
-        .iter()
-        .map(|t| forks_of(t).iter().map(|f| index[f.as_str()]).collect())
+    let forks: Vec<Vec<usize>> = fork_edges(spec)
+        .into_iter()
+        .map(|f| f.into_iter().map(|(x, _)| x).collect())
         .collect();
     let mut done = vec![false; n];
     let mut on_path = vec![false; n];
@@ -97,19 +115,12 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
                 if let Some(&f) = forks[t].iter().find(|&&f| on_path[f]) {
                     let names: Vec<&str> =
                         path.iter().map(|&i| spec.tasks[i].name.as_str()).collect();
-                    return Err(At {
-                        task: Some(spec.tasks[t].name.clone()),
-                        phase: None,
-                    }
-                    .error(
-                        "fork",
-                        line,
-                        format!(
-                            "forks make a cycle: {} -> {}",
-                            names.join(" -> "),
-                            spec.tasks[f].name
-                        ),
-                    ));
+                    let cycle = format!(
+                        "forks make a cycle: {} -> {}",
+                        names.join(" -> "),
+                        spec.tasks[f].name
+                    );
+                    return Err(fork_error(spec, t, line, cycle));
                 }
                 frames.push((t, 0));
             }
@@ -134,6 +145,15 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
     Ok(())
 }
 
+/// An error at task `t`'s `fork` event.
+fn fork_error(spec: &Spec, t: usize, line: usize, message: String) -> RtAppError {
+    At {
+        task: Some(spec.tasks[t].name.clone()),
+        phase: None,
+    }
+    .error("fork", line, message)
+}
+
 /// Counts the threads a run creates ([`Spec::threads`]): a task's instances, and for each task
 /// that forks it, that task's threads times the forks one of them makes, its loops run to the
 /// end (a task looping until the duration counted as one loop, as few as it surely makes when
@@ -143,25 +163,14 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
 /// for millions of threads.
 fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     let n = spec.tasks.len();
-    let index: BTreeMap<&str, usize> = spec
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
     // forks[y]: (x, threads of x one thread of y forks in its run).
-    let mut forks: Vec<Vec<(usize, u64)>> = vec![Vec::new(); n];
+    let mut forks = fork_edges(spec);
     let mut parents = vec![0usize; n];
     for (y, t) in spec.tasks.iter().enumerate() {
         let runs = t.loops.unwrap_or(1);
-        for p in &t.phases {
-            for e in &p.events {
-                if let Event::Fork(name) = e {
-                    let x = index[name.as_str()];
-                    forks[y].push((x, runs.saturating_mul(p.loops)));
-                    parents[x] += 1;
-                }
-            }
+        for (x, each) in &mut forks[y] {
+            *each = each.saturating_mul(runs);
+            parents[*x] += 1;
         }
     }
     let mut created: Vec<u64> = spec.tasks.iter().map(|t| t.instances).collect();
@@ -182,19 +191,12 @@ fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
             .enumerate()
             .max_by_key(|&(i, c)| (*c, std::cmp::Reverse(i)))
             .expect("a file with threads has tasks");
-        return Err(At {
-            task: Some(spec.tasks[most].name.clone()),
-            phase: None,
-        }
-        .error(
-            "fork",
-            line,
-            format!(
-                "the forks would make {count} threads of this task, {} in all, if every \
-                 thread ran its loops to the end; a simulation creates at most {MAX_THREADS}",
-                spec.threads
-            ),
-        ));
+        let message = format!(
+            "the forks would make {count} threads of this task, {} in all, if every thread \
+             ran its loops to the end; a simulation creates at most {MAX_THREADS}",
+            spec.threads
+        );
+        return Err(fork_error(spec, most, line, message));
     }
     Ok(())
 }
