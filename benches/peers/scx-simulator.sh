@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Side by side with scx_simulator (issue 26): the same periodic rt-app files run by smpsched and by
-# scx_simulator's `scxsim`, wall time, peak memory, dispatches and per-task runtime printed in one
-# table. Building scx_simulator is its own step (README.md here), not CI's.
+# Side by side with scx_simulator (docs/performance.md, "Targets"): the same periodic rt-app
+# files run by smpsched and by scx_simulator's `scxsim`, wall time, peak memory, dispatches and
+# per-task runtime printed in one table. Building scx_simulator is its own step (README.md
+# here), not CI's.
 #
 #   SCX_SIM=/work/scx-build/target/release/scxsim benches/peers/scx-simulator.sh
 #
