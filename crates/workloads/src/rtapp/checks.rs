@@ -100,8 +100,7 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
         .collect();
     let mut done = vec![false; n];
     let mut on_path = vec![false; n];
-    let mut path: Vec<usize> = Vec::new();
-    // The tasks on the path, each with the number of its forks walked so far.
+    // The path: its tasks, each with the number of its forks walked so far.
     let mut frames: Vec<(usize, usize)> = Vec::new();
     for root in 0..n {
         if done[root] {
@@ -110,11 +109,13 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
         let mut enter = Some(root);
         loop {
             if let Some(t) = enter.take() {
-                path.push(t);
+                frames.push((t, 0));
                 on_path[t] = true;
                 if let Some(&f) = forks[t].iter().find(|&&f| on_path[f]) {
-                    let names: Vec<&str> =
-                        path.iter().map(|&i| spec.tasks[i].name.as_str()).collect();
+                    let names: Vec<&str> = frames
+                        .iter()
+                        .map(|&(i, _)| spec.tasks[i].name.as_str())
+                        .collect();
                     let cycle = format!(
                         "forks make a cycle: {} -> {}",
                         names.join(" -> "),
@@ -122,7 +123,6 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
                     );
                     return Err(fork_error(spec, t, line, cycle));
                 }
-                frames.push((t, 0));
             }
             let Some((t, walked)) = frames.last_mut() else {
                 break;
@@ -137,7 +137,6 @@ fn check_fork_cycles(spec: &Spec, line: usize) -> Result<(), RtAppError> {
                 continue;
             }
             frames.pop();
-            path.pop();
             on_path[t] = false;
             done[t] = true;
         }
