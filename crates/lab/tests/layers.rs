@@ -1,4 +1,4 @@
-//! The lab's modules import one way (issue 25): each stage (a folder of src/) imports only the
+//! The lab's modules import one way: each stage (a folder of src/) imports only the
 //! stages before it, and no module reaches, through `crate::` or `super::` paths in its non-test
 //! code, a module that reaches back to it. Also keeps every source file and function under the
 //! size the project allows.

@@ -1,4 +1,4 @@
-//! Nonsense in a `[reproduce]` section is refused with the file, line and field (issue 9), and
+//! Nonsense in a `[reproduce]` section is refused with the file, line and field, and
 //! the summary of a report says how close our values are, not only whether they fit the file's
 //! tolerances.
 

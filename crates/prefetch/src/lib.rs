@@ -1,5 +1,5 @@
 //! smpsched-prefetch: a hint to the host processor to bring a cache line into its caches,
-//! for the simulator's hot path (issue 29: with hundreds of thousands of simulated threads,
+//! for the simulator's hot path (with hundreds of thousands of simulated threads,
 //! the records of the thread dispatched next come from host memory unless fetched ahead).
 //!
 //! The engine's one `unsafe` block lives here, alone, so that Miri checks it in seconds

@@ -1,4 +1,4 @@
-//! The floor under the peers comparison (issue 26, `benches/peers/`): the least a
+//! The floor under the peers comparison (`benches/peers/`): the least a
 //! discrete-event simulation of its load can cost on this host, with none of a lab's work. 1,024
 //! periodic tasks (500 us of run every 10 ms, the sleep mode's load) on 64 processors for 10 s
 //! simulated; one shared queue in weighted virtual-time order, as `scx_simple`'s; a woken task

@@ -1,4 +1,4 @@
-//! The engine's cost per event as the machine grows (issue 29): the benchmark's random load
+//! The engine's cost per event as the machine grows (docs/performance.md): the benchmark's random load
 //! (round-robin, computes uniform on [1, 80,000) cycles, a sleep every fourth operation) with
 //! 100 threads per processor, run once on `PROCS` processors, printing events, wall time and
 //! nanoseconds per event. Under cachegrind the counts per event are deterministic, so two

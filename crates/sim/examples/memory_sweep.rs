@@ -1,4 +1,4 @@
-//! The memory benchmark's all-miss case outside criterion (issue 29): twelve Tango processors
+//! The memory benchmark's all-miss case outside criterion (docs/performance.md): twelve Tango processors
 //! sweep private 128 KB regions (twice a 64 KB cache) with stride 4, interleaved
 //! lowest-virtual-time-first in 10,000-cycle chunks, so every line a processor touches misses.
 //! Prints references, wall time and references per second; under cachegrind the instructions

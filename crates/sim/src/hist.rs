@@ -1,5 +1,5 @@
 //! A bounded log-bucket histogram of cycle counts (HdrHistogram's layout), for the per-thread
-//! wake-to-run latencies of [`crate::per_thread`] (issue 26: the percentiles scx_simulator's
+//! wake-to-run latencies of [`crate::per_thread`] (the percentiles scx_simulator's
 //! users read, kept in memory that does not grow with the number of wake-ups).
 //!
 //! Values under 2^[`PRECISION_BITS`] have a bucket each; above, each power of two is split into

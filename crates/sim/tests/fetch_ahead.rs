@@ -1,4 +1,4 @@
-//! The policies' next-pick hints (`Scheduler::next_picks`, issue 29), with which the engine has
+//! The policies' next-pick hints (`Scheduler::next_picks`), with which the engine has
 //! the host fetch a thread's records ahead of its dispatch: they name the thread the policy
 //! then picks, and they never change a result.
 

@@ -1,4 +1,4 @@
-//! The simulator's modules import one way (issue 24): no module reaches, through `crate::` or
+//! The simulator's modules import one way: no module reaches, through `crate::` or
 //! `super::` paths in its non-test code, a module that reaches back to it. The engine sits on
 //! top; the thread records, the programs' operations, the ready-queue protocols, the measures
 //! and the policies below it, each importing only what lies under it. And no file or function

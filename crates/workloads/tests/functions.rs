@@ -1,5 +1,5 @@
-//! The workloads keep every source file and function within the project's limits (issue 22
-//! split DiBella's client and scheduler steps and its install into named steps).
+//! The workloads keep every source file and function within the project's limits (DiBella's
+//! client and scheduler steps and its install are split into named steps to stay within them).
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Notes on deprecated parameter names (issue 24: the slice had four names and three units; it
+//! Notes on deprecated parameter names (the slice had four names and three units; it
 //! is `slice_ms` now). Wherever an experiment file writes a `[scheduler]` or `[machine]` key, in
 //! its table, a sweep's dotted path or a point's or reproduction's `set` table, an old name still
 //! accepted ([`smpsched_sim::sched::params::DEPRECATED`]) gets a note naming the file, the

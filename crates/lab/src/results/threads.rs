@@ -1,5 +1,5 @@
 //! `threads.csv`: one row per measured thread (its dispatches, runtime and wake-to-run
-//! latency, the measures scx_simulator's users read of each task; issue 26), for runs asked to
+//! latency, the measures scx_simulator's users read of each task), for runs asked to
 //! measure every thread (`RunOptions::per_thread`, `smpsched run --per-thread`). rt-app
 //! applications are measured in every run (their `per_thread` in `results.json`); the flag
 //! measures every application's threads and writes them here.

@@ -1,4 +1,4 @@
-//! Fetching ahead the records the engine will touch next (issue 29): a hint to the host's
+//! Fetching ahead the records the engine will touch next: a hint to the host's
 //! caches that changes no simulated result.
 //!
 //! With hundreds of thousands of simulated threads on thousands of processors, each thread is

@@ -1,12 +1,16 @@
 //! The end of a run: every processor's time settled and the report built from the engine's
 //! ledger (design.md, "Metrics": per-processor time split, per-application measures, per-job
-//! records, synchronization, memory and run-queue lock counters).
+//! records, synchronization, memory and run-queue lock counters); and a run that ends early, at
+//! a bound (with the report so far) or with nothing left that could happen (why: a deadlock, a
+//! livelock or threads stranded).
 
-use super::Simulation;
-use crate::ids::Cycles;
+use super::{SimError, Simulation};
+use crate::ids::{Cycles, ThreadId};
 use crate::jobs::{JobStats, JobTimes};
+use crate::limits::Bound;
 use crate::metrics::{ratio, AppReport, Recorded, RunReport, TimeSplit};
 use crate::per_thread::ThreadReport;
+use crate::sched::ThreadState;
 use crate::sync::SyncStats;
 
 impl Simulation {
@@ -152,5 +156,71 @@ impl Simulation {
             }
         }
         (sync, locks)
+    }
+}
+
+/// Runs that end before their work is done.
+impl Simulation {
+    /// Ends a run that reached `bound`, with what was measured up to now.
+    pub(super) fn stop(self, bound: Bound) -> SimError {
+        let (at, events, live) = (self.cx.now, self.events, self.live);
+        SimError::Limit {
+            bound,
+            at,
+            events,
+            live,
+            partial: Box::new(self.finish()),
+        }
+    }
+
+    /// Whether every thread not yet exited is blocked.
+    pub(super) fn all_live_blocked(&self) -> bool {
+        self.cx
+            .threads
+            .iter()
+            .all(|s| matches!(s.info.state, ThreadState::Blocked | ThreadState::Exited))
+    }
+
+    /// Why a run with live threads and nothing left to happen cannot go on: threads blocked
+    /// forever (a deadlock), else threads spinning forever (a livelock), else ready threads no
+    /// processor takes (stranded).
+    pub(super) fn deadlock(&self) -> SimError {
+        let with = |f: &dyn Fn(ThreadState) -> bool| -> Vec<usize> {
+            (0..self.cx.threads.len())
+                .filter(|&t| f(self.cx.threads[t].info.state))
+                .collect()
+        };
+        let app = |t: usize| {
+            let task = self.cx.threads[t].info.task.index();
+            self.cx
+                .tasks
+                .get(task)
+                .map_or_else(String::new, |k| k.name.clone())
+        };
+        let blocked = with(&|s| s == ThreadState::Blocked);
+        if let Some(&t) = blocked.first() {
+            return SimError::Deadlock {
+                at: self.cx.now,
+                blocked: blocked.len(),
+                example: ThreadId(t as u32),
+            };
+        }
+        let spinning = with(&|s| matches!(s, ThreadState::Running(_)));
+        if let Some(&t) = spinning.first() {
+            return SimError::Livelock {
+                at: self.cx.now,
+                spinning: spinning.len(),
+                example: ThreadId(t as u32),
+                app: app(t),
+            };
+        }
+        let ready = with(&|s| s == ThreadState::Ready);
+        let t = ready.first().copied().unwrap_or(0);
+        SimError::Stranded {
+            at: self.cx.now,
+            ready: ready.len(),
+            example: ThreadId(t as u32),
+            app: app(t),
+        }
     }
 }

@@ -33,7 +33,7 @@ impl Simulation {
             // The quantum is checked only while the thread has work under way (computing,
             // walking memory, waiting): a thread whose work ended exactly at the quantum's end
             // first asks its program for the next operation, so one that exits or blocks then
-            // leaves at once instead of being requeued with nothing to do (issue 10). An
+            // leaves at once instead of being requeued with nothing to do. An
             // operation that takes time waits for the next quantum; an atomic or a
             // synchronization access begun at the boundary completes first, as an instruction
             // in flight would.

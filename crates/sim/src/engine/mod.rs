@@ -522,18 +522,6 @@ impl Simulation {
         Ok(())
     }
 
-    /// Ends a run that reached `bound`, with what was measured up to now.
-    fn stop(self, bound: Bound) -> SimError {
-        let (at, events, live) = (self.cx.now, self.events, self.live);
-        SimError::Limit {
-            bound,
-            at,
-            events,
-            live,
-            partial: Box::new(self.finish()),
-        }
-    }
-
     #[inline]
     fn push(&mut self, time: Cycles, kind: EventKind) {
         if !matches!(kind, EventKind::Tick) {
@@ -548,56 +536,5 @@ impl Simulation {
     fn push_next(&mut self, time: Cycles, kind: EventKind) {
         self.pending_work += 1;
         self.agenda.push_next(time, kind.pack());
-    }
-
-    /// Whether every thread not yet exited is blocked.
-    fn all_live_blocked(&self) -> bool {
-        self.cx
-            .threads
-            .iter()
-            .all(|s| matches!(s.info.state, ThreadState::Blocked | ThreadState::Exited))
-    }
-
-    /// Why a run with live threads and nothing left to happen cannot go on: threads blocked
-    /// forever (a deadlock), else threads spinning forever (a livelock), else ready threads no
-    /// processor takes (stranded).
-    fn deadlock(&self) -> SimError {
-        let with = |f: &dyn Fn(ThreadState) -> bool| -> Vec<usize> {
-            (0..self.cx.threads.len())
-                .filter(|&t| f(self.cx.threads[t].info.state))
-                .collect()
-        };
-        let app = |t: usize| {
-            let task = self.cx.threads[t].info.task.index();
-            self.cx
-                .tasks
-                .get(task)
-                .map_or_else(String::new, |k| k.name.clone())
-        };
-        let blocked = with(&|s| s == ThreadState::Blocked);
-        if let Some(&t) = blocked.first() {
-            return SimError::Deadlock {
-                at: self.cx.now,
-                blocked: blocked.len(),
-                example: ThreadId(t as u32),
-            };
-        }
-        let spinning = with(&|s| matches!(s, ThreadState::Running(_)));
-        if let Some(&t) = spinning.first() {
-            return SimError::Livelock {
-                at: self.cx.now,
-                spinning: spinning.len(),
-                example: ThreadId(t as u32),
-                app: app(t),
-            };
-        }
-        let ready = with(&|s| s == ThreadState::Ready);
-        let t = ready.first().copied().unwrap_or(0);
-        SimError::Stranded {
-            at: self.cx.now,
-            ready: ready.len(),
-            example: ThreadId(t as u32),
-            app: app(t),
-        }
     }
 }

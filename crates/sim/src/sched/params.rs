@@ -201,8 +201,8 @@ pub struct Deprecated {
     pub instead: &'static str,
 }
 
-/// Every deprecated parameter name still accepted: the slice had four names and three units
-/// (issue 24); it is now `slice_ms` everywhere.
+/// Every deprecated parameter name still accepted: the slice had four names and three units;
+/// it is now `slice_ms` everywhere.
 pub const DEPRECATED: &[Deprecated] = &[
     Deprecated {
         table: "machine",
