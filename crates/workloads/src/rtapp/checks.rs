@@ -157,9 +157,10 @@ fn fork_error(spec: &Spec, t: usize, line: usize, message: String) -> RtAppError
 /// that forks it, that task's threads times the forks one of them makes, its loops run to the
 /// end (a task looping until the duration counted as one loop, as few as it surely makes when
 /// it starts). Forks make no cycle (checked before), so the counts follow the forks in
-/// topological order. An error naming the task when they pass [`MAX_THREADS`], the most a
-/// simulation creates: a chain of forks multiplies, and a file of a few kilobytes could ask
-/// for millions of threads.
+/// topological order. When they pass [`MAX_THREADS`], the most a simulation creates, the error
+/// names the task whose `fork` makes the most of them: a chain of forks multiplies, and a file
+/// of a few kilobytes could ask for millions of threads. (The instances alone are within
+/// [`MAX_INSTANCES`], far below it, so only forks can pass it.)
 fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     let n = spec.tasks.len();
     // forks[y]: (x, threads of x one thread of y forks in its run).
@@ -173,10 +174,16 @@ fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
         }
     }
     let mut created: Vec<u64> = spec.tasks.iter().map(|t| t.instances).collect();
+    // The fork that makes the most threads: (its task, the task it forks, the threads).
+    let mut largest = (0, 0, 0u64);
     let mut ready: Vec<usize> = (0..n).filter(|&x| parents[x] == 0).collect();
     while let Some(y) = ready.pop() {
         for &(x, each) in &forks[y] {
-            created[x] = created[x].saturating_add(created[y].saturating_mul(each));
+            let made = created[y].saturating_mul(each);
+            if made > largest.2 {
+                largest = (y, x, made);
+            }
+            created[x] = created[x].saturating_add(made);
             parents[x] -= 1;
             if parents[x] == 0 {
                 ready.push(x);
@@ -185,17 +192,13 @@ fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     }
     spec.threads = created.iter().fold(0u64, |a, &c| a.saturating_add(c));
     if spec.threads > MAX_THREADS {
-        let (most, &count) = created
-            .iter()
-            .enumerate()
-            .max_by_key(|&(i, c)| (*c, std::cmp::Reverse(i)))
-            .expect("a file with threads has tasks");
+        let (y, x, made) = largest;
         let message = format!(
-            "the forks would make {count} threads of this task, {} in all, if every thread \
+            "its forks would make {made} threads of `{}`, {} threads in all, if every thread \
              ran its loops to the end; a simulation creates at most {MAX_THREADS}",
-            spec.threads
+            spec.tasks[x].name, spec.threads
         );
-        return Err(fork_error(spec, most, line, message));
+        return Err(fork_error(spec, y, line, message));
     }
     Ok(())
 }

@@ -252,8 +252,8 @@ fn the_threads_a_file_creates_are_counted_before_it_runs_forks_included() {
     )
     .unwrap_err();
     assert!(
-        e.contains("task `t5000`, event `fork`: the forks would make 5001 threads")
-            && e.contains("12507501 in all"),
+        e.contains("task `t4999`, event `fork`: its forks would make 5000 threads of `t5000`")
+            && e.contains("12507501 threads in all"),
         "{e}"
     );
 }
