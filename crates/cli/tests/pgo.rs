@@ -37,6 +37,7 @@ fn an_optimized_build_of_a_simulator_crate_gets_the_profile() {
     for krate in [
         "smpsched_sim",
         "smpsched_workloads",
+        "smpsched_policy",
         "smpsched",
         "smpsched_lab",
     ] {

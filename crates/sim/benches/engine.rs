@@ -1,6 +1,6 @@
 //! Engine throughput: events per second for 10,000 threads on 64 processors under round-robin
-//! (docs/performance.md states the targets), and how it holds up
-//! from 64 to 4,096 processors (`engine_scaling`).
+//! (docs/performance.md states the targets), and how it holds up from 64 to 4,096 processors
+//! (`engine_scaling`).
 //!
 //! Two loads of the same shape (40 operations per thread: computes with a sleep every fourth):
 //!
@@ -38,10 +38,10 @@ fn engine(c: &mut Criterion) {
 }
 
 /// Cost grows linearly with the machine (the design's target; docs/performance.md: the cost
-/// per event at 4,096 processors at most 1.3 times that at 64): 100 threads per processor, random demands,
-/// 10 operations per thread (so that 4,096 processors' 409,600 threads take seconds, not
-/// minutes, per sample), at 64, 1,024 and 4,096 processors; events per second should stay
-/// about flat. `examples/engine_scaling.rs` runs one size once, for profilers.
+/// per event at 4,096 processors at most 1.3 times that at 64): 100 threads per processor,
+/// random demands, 10 operations per thread (so that 4,096 processors' 409,600 threads take
+/// seconds, not minutes, per sample), at 64, 1,024 and 4,096 processors; events per second
+/// should stay about flat. `examples/engine_scaling.rs` runs one size once, for profilers.
 fn scaling(c: &mut Criterion) {
     let mut g = c.benchmark_group("engine_scaling");
     g.sample_size(10);
