@@ -22,6 +22,9 @@ use std::time::Instant;
 
 use smpsched_sim::event_queue::EventQueue;
 
+#[path = "../benches/common/warm.rs"]
+mod warm;
+
 /// An event's payload: a task's wake-up, or (with this bit) a processor's run ending.
 const CPU: u64 = 1 << 32;
 
@@ -39,6 +42,7 @@ fn main() {
         number(10_000) * 1_000,
         number(10) * 1_000_000_000,
     );
+    warm::warm_up();
     let start = Instant::now();
     let mut events = EventQueue::default();
     // (vtime, insertion number, task) packed in one key: one comparison a step of the heap.

@@ -14,6 +14,8 @@
 
 #[path = "../benches/common/load.rs"]
 mod load;
+#[path = "../benches/common/warm.rs"]
+mod warm;
 
 use std::time::Instant;
 
@@ -23,6 +25,7 @@ fn main() {
     let random = std::env::args().nth(1).as_deref() == Some("random");
     let mut total = 0;
     let mut least = f64::MAX;
+    warm::warm_up();
     for _ in 0..5 {
         let sim = build(random);
         let start = Instant::now();

@@ -15,6 +15,8 @@
 
 #[path = "../benches/common/load.rs"]
 mod load;
+#[path = "../benches/common/warm.rs"]
+mod warm;
 
 use std::time::Instant;
 
@@ -24,6 +26,7 @@ fn main() {
     let ops: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(40);
     let threads = u64::from(procs) * 100;
     let sim = load::build_shaped(true, procs, threads, ops);
+    warm::warm_up();
     let start = Instant::now();
     let r = sim.run().expect("the load runs");
     let wall = start.elapsed();

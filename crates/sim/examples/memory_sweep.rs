@@ -15,6 +15,9 @@ use smpsched_sim::memory::{AccessKind, BulkAccess, MemoryConfig, MemorySystem, P
 use smpsched_sim::ProcId;
 use std::time::Instant;
 
+#[path = "../benches/common/warm.rs"]
+mod warm;
+
 const PROCESSORS: u32 = 12;
 const BUDGET: u64 = 10_000;
 
@@ -32,6 +35,7 @@ fn main() {
         .collect();
     let mut clocks = vec![0u64; accs.len()];
     let (mut refs, mut misses) = (0u64, 0u64);
+    warm::warm_up();
     let start = Instant::now();
     while let Some(p) = (0..accs.len())
         .filter(|&p| !accs[p].is_done())
