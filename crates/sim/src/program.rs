@@ -146,10 +146,19 @@ pub struct ThreadCtx<'a> {
     /// its first draw).
     pub rng: &'a mut ThreadRng,
     /// What the thread's previous operation gave back, if it gives anything back (a word
-    /// operation's old value, the kernel's reply).
-    pub outcome: Option<Outcome>,
+    /// operation's old value, the kernel's reply): [`ThreadCtx::take_outcome`].
+    pub(crate) outcome: &'a mut Option<Outcome>,
     /// A notice from the kernel to the thread's application not yet seen by this thread.
     pub notice: Option<Notice>,
+}
+
+impl ThreadCtx<'_> {
+    /// What the thread's previous operation gave back, if it gives anything back (a word
+    /// operation's old value, the kernel's reply), taken: a second call gives `None`.
+    #[inline]
+    pub fn take_outcome(&mut self) -> Option<Outcome> {
+        self.outcome.take()
+    }
 }
 
 /// The behaviour of one simulated thread: a state machine asked for its next operation each time

@@ -270,7 +270,7 @@ struct AskForSet(Rc<RefCell<Option<Reply>>>, bool);
 
 impl Program for AskForSet {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        if let Some(Outcome::Kernel(r)) = cx.outcome.take() {
+        if let Some(Outcome::Kernel(r)) = cx.take_outcome() {
             *self.0.borrow_mut() = Some(r);
         }
         if std::mem::replace(&mut self.1, true) {

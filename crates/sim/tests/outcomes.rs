@@ -37,7 +37,7 @@ struct CasIncrement {
 
 impl Program for CasIncrement {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        match (cx.outcome.take(), self.seen) {
+        match (cx.take_outcome(), self.seen) {
             // A load came back: try to install seen + 1.
             (Some(Outcome::Word { old, .. }), None) => {
                 self.seen = Some(old);
@@ -87,7 +87,7 @@ impl Program for ReadBack {
                 op: WordOp::Load,
             },
             _ => {
-                if let Some(Outcome::Word { old, .. }) = cx.outcome.take() {
+                if let Some(Outcome::Word { old, .. }) = cx.take_outcome() {
                     *self.out.borrow_mut() = Some(old);
                 }
                 Op::Exit
@@ -141,7 +141,7 @@ struct LockedIncrement {
 
 impl Program for LockedIncrement {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        let outcome = cx.outcome.take();
+        let outcome = cx.take_outcome();
         let (lock, counter) = (self.lock, self.counter);
         let word = |addr, op| Op::Word { addr, op };
         match (self.state, outcome) {
@@ -206,7 +206,7 @@ struct Mover {
 impl Program for Mover {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         self.step += 1;
-        let outcome = cx.outcome.take();
+        let outcome = cx.take_outcome();
         let mut seen = self.seen.borrow_mut();
         match self.step {
             1 => Op::Kernel(Request::Processors),
@@ -368,7 +368,7 @@ struct Pool {
 
 impl Program for Pool {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        if let Some(Outcome::Spawned(t)) = cx.outcome.take() {
+        if let Some(Outcome::Spawned(t)) = cx.take_outcome() {
             self.children.borrow_mut().push(t);
         }
         if self.left == 0 {

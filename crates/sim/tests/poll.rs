@@ -54,7 +54,7 @@ impl Locker {
 
 impl Program for Locker {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        let outcome = cx.outcome.take();
+        let outcome = cx.take_outcome();
         match self.state {
             0 if self.rounds == 0 => Op::Exit,
             0 => {

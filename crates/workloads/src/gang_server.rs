@@ -203,7 +203,7 @@ impl Server {
 
 impl Program for Server {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        if let Some(Outcome::Kernel(Reply::ProcessorSet(set))) = cx.outcome.take() {
+        if let Some(Outcome::Kernel(Reply::ProcessorSet(set))) = cx.take_outcome() {
             let client = self.creating.take().expect("a set is created for a grant");
             for &p in &self.held[client] {
                 self.pending.push_back(Op::Kernel(Request::ProcessorSet(

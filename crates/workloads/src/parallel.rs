@@ -129,7 +129,7 @@ struct Worker {
 
 impl Program for Worker {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        if let Some(Outcome::Kernel(Reply::ProcessorSet(s))) = cx.outcome.take() {
+        if let Some(Outcome::Kernel(Reply::ProcessorSet(s))) = cx.take_outcome() {
             self.set = s;
         }
         match self.stage {

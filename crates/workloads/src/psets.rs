@@ -100,7 +100,7 @@ struct Measurer {
 
 impl Program for Measurer {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
-        let outcome = cx.outcome.take();
+        let outcome = cx.take_outcome();
         // Record the operation that just completed.
         if let Some(Outcome::Kernel(reply)) = &outcome {
             if self.step >= 1 && self.step <= STEPS.len() {

@@ -142,11 +142,15 @@ impl Simulation {
         } else {
             None
         };
+        // The outcome is lent where it lies rather than moved into the context: moved, it was
+        // written in pieces of 4, 16 and 4 bytes and read back at once by the program's `take`
+        // in pieces of 16 and 8, loads that a store buffer cannot forward (`perf` put a fifth of
+        // a DiBella client's samples just after them; docs/performance.md).
         let outcome = if info.has_outcome {
             info.has_outcome = false;
-            self.cx.cold[ti].outcome.take()
+            &mut self.cx.cold[ti].outcome
         } else {
-            None
+            &mut self.no_outcome
         };
         let mut ctx = ThreadCtx {
             thread: t,

@@ -171,6 +171,9 @@ pub struct Simulation {
     notices: Vec<(u32, Option<Notice>)>,
     /// Whether any notice was ever sent (else programs are not checked for one).
     notices_sent: bool,
+    /// Always `None`: what a program's context lends it as its outcome when its last operation
+    /// gave nothing back.
+    no_outcome: Option<crate::outcome::Outcome>,
     /// The references of the dispatch being charged (kept to reuse the allocation).
     touches: Vec<Touch>,
     /// Whether the policy laid out structures in memory (else it has no references to charge,
@@ -270,6 +273,7 @@ impl Simulation {
             notices: Vec::new(),
             touches: Vec::new(),
             notices_sent: false,
+            no_outcome: None,
             policy_touches: laid_out,
             fault: None,
             next_check: 0,

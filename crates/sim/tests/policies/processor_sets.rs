@@ -25,7 +25,7 @@ struct Manager {
 impl smpsched_sim::Program for Manager {
     fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
         use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
-        let outcome = cx.outcome.take();
+        let outcome = cx.take_outcome();
         self.step += 1;
         match self.step {
             1 => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)),
@@ -154,7 +154,7 @@ fn mach_a_processor_set_without_processors_suspends_its_threads() {
         fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
             use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
             self.step += 1;
-            match (self.step, cx.outcome.take()) {
+            match (self.step, cx.take_outcome()) {
                 (1, _) => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)),
                 (2, Some(Outcome::Kernel(Reply::ProcessorSet(s)))) => {
                     self.set = s;
@@ -203,7 +203,7 @@ fn mach_a_thread_left_in_a_set_without_processors_is_reported_stranded() {
         fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
             use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
             self.step += 1;
-            match (self.step, cx.outcome.take()) {
+            match (self.step, cx.take_outcome()) {
                 (1, _) => Op::Kernel(Request::ProcessorSet(ProcessorSetCall::Create)),
                 (2, Some(Outcome::Kernel(Reply::ProcessorSet(s)))) => {
                     Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignThread {
@@ -243,7 +243,7 @@ fn policies_without_processor_sets_refuse_them() {
         fn next(&mut self, cx: &mut smpsched_sim::ThreadCtx<'_>) -> Op {
             use smpsched_sim::{Outcome, ProcessorSetCall, Reply, Request};
             self.0 += 1;
-            if let Some(Outcome::Kernel(Reply::Refused(_))) = cx.outcome.take() {
+            if let Some(Outcome::Kernel(Reply::Refused(_))) = cx.take_outcome() {
                 self.1.set(true);
             }
             if self.0 == 1 {

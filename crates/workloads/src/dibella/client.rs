@@ -448,7 +448,7 @@ impl Client {
 impl Program for Client {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
-            let outcome = cx.outcome.take();
+            let outcome = cx.take_outcome();
             if let Some(op) = self.resume_active(cx.now, outcome.as_ref()) {
                 return op;
             }

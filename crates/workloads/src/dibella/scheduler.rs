@@ -372,7 +372,7 @@ impl Program for Scheduler {
             if let Some(op) = self.records.pop() {
                 return op;
             }
-            let outcome = cx.outcome.take();
+            let outcome = cx.take_outcome();
             if let Some(op) = self.resume_active(outcome.as_ref()) {
                 return op;
             }

@@ -71,7 +71,7 @@ struct Proc {
 impl Program for Proc {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
-            let outcome = cx.outcome.take();
+            let outcome = cx.take_outcome();
             match self.phase {
                 Phase::Start => {
                     let seed = cx.rng.random::<u64>();

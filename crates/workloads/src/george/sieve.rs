@@ -212,7 +212,7 @@ impl Worker {
 impl Program for Worker {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         loop {
-            let outcome = cx.outcome.take();
+            let outcome = cx.take_outcome();
             match self.phase {
                 Phase::Start => {
                     self.port.reseed(cx.rng.random::<u64>());
