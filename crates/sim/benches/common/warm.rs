@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Spins the calling thread for `SMPSCHED_WARM_MS` milliseconds (not at all when it is unset
-/// or 0); exits with status 2 when it is not a number.
+/// or 0); exits with status 2 when it is not a number of milliseconds up to a minute.
 pub fn warm_up() {
     let ms = match std::env::var("SMPSCHED_WARM_MS") {
         Err(_) => 0,
@@ -19,6 +19,10 @@ pub fn warm_up() {
             std::process::exit(2)
         }),
     };
+    if ms > 60_000 {
+        eprintln!("SMPSCHED_WARM_MS={ms}: more than a minute of spinning (60000) is not a warm-up");
+        std::process::exit(2)
+    }
     let end = Instant::now() + Duration::from_millis(ms);
     let mut x = 1u64;
     while Instant::now() < end {
