@@ -1,6 +1,6 @@
 //! Work before a timed run, so that the host has raised the core's clock when the timing
 //! starts. On a lent 16-core Xeon (a virtual machine, 2026-11-27) a 50 ms run of an example
-//! started on an idle core took 1.6 to 1.9 times as long as the same run right after two
+//! started on an idle core took up to 1.9 times as long as the same run right after two
 //! seconds of work (docs/performance.md); the 2-core development host showed no such
 //! difference. Off unless `SMPSCHED_WARM_MS` names the milliseconds to spin (`benches/ab --warm
 //! MS` sets it): a spin timed by the clock would make the instruction counts that cachegrind
