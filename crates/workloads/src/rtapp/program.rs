@@ -12,7 +12,7 @@ use std::rc::Rc;
 use smpsched_sim::memory::{AccessKind, BulkAccess};
 use smpsched_sim::{CpuMask, Cycles, Op, ProcId, Program, Request, Spawner, SyncId, ThreadCtx};
 
-use super::spec::{Attrs, Event, Spec};
+use super::spec::{Attrs, Event, Phase, Spec};
 
 /// What the threads of one rt-app file share.
 pub struct Shared {
@@ -130,9 +130,11 @@ impl RtAppThread {
         }
     }
 
-    /// Queues the steps of the next event (and the attributes of a phase that starts), then
-    /// moves to the next event, phase loop, phase, or loop of the phases.
-    fn advance(&mut self) {
+    /// Takes the next event's steps (and the attributes of a phase that starts), then moves to
+    /// the next event, phase loop, phase, or loop of the phases. An event of one operation
+    /// (a run, a sleep, a lock...) is returned, to go to the engine at once; the steps of any
+    /// other, and the operation of one that follows a phase's attributes, are queued.
+    fn advance(&mut self) -> Option<Op> {
         // The file's events are read in place (`queue` only reads the shared state), so an
         // event is not copied, names and all, at every step.
         let shared = Rc::clone(&self.shared);
@@ -146,7 +148,20 @@ impl RtAppThread {
         if self.event == 0 && self.phase_loop == 0 {
             self.push_attrs(&phase.attrs);
         }
-        self.queue(&phase.events[self.event]);
+        let op = self.queue(&phase.events[self.event]);
+        self.move_on(phases);
+        match op {
+            Some(op) if !self.micro.is_empty() => {
+                self.micro.push_back(Micro::Op(op));
+                None
+            }
+            op => op,
+        }
+    }
+
+    /// Moves past the event just taken: to the next event, phase loop, phase, or loop of the
+    /// phases.
+    fn move_on(&mut self, phases: &[Phase]) {
         self.event += 1;
         if self.event < phases[self.phase].events.len() {
             return;
@@ -177,24 +192,20 @@ impl RtAppThread {
         }
     }
 
-    fn queue(&mut self, event: &Event) {
+    /// The operation of event `event` when it is one operation; else its steps are queued.
+    /// (Returned rather than queued, the operation is not written through a temporary whose
+    /// one-byte tag the queue's copy reads back in eight, a load the store buffer cannot
+    /// forward: `perf` put a sixth of this program's samples after that copy.)
+    fn queue(&mut self, event: &Event) -> Option<Op> {
         let ns_per_loop = self.shared.borrow().spec.ns_per_loop;
-        let m = |op| Micro::Op(op);
-        match event {
+        let op = match event {
             Event::Run(us) => {
                 // rt-app runs floor(t * 1000 / ns) loops of the calibrated workload.
                 let us = ns_per_loop.map_or(*us, |ns| (us * 1000.0 / ns).floor() * ns / 1000.0);
-                let c = self.cycles(us);
-                self.micro.push_back(m(Op::Compute(c)));
+                Op::Compute(self.cycles(us))
             }
-            Event::Runtime(us) => {
-                let c = self.cycles(*us);
-                self.micro.push_back(m(Op::Compute(c)));
-            }
-            Event::Sleep(us) => {
-                let c = self.cycles(*us);
-                self.micro.push_back(m(Op::Sleep(c)));
-            }
+            Event::Runtime(us) => Op::Compute(self.cycles(*us)),
+            Event::Sleep(us) => Op::Sleep(self.cycles(*us)),
             Event::Timer {
                 name,
                 period,
@@ -206,35 +217,42 @@ impl RtAppThread {
                     period: *period,
                     absolute: *absolute,
                 });
+                return None;
             }
-            Event::Lock(x) => {
-                let id = self.shared.borrow().mutexes[x];
-                self.micro.push_back(m(Op::Wait(id)));
+            Event::Lock(x) => Op::Wait(self.shared.borrow().mutexes[x]),
+            Event::Unlock(x) => Op::Signal(self.shared.borrow().mutexes[x]),
+            Event::Wait { cond, mutex } => {
+                self.micro
+                    .push_back(Micro::Wait(cond.clone(), Some(mutex.clone())));
+                return None;
             }
-            Event::Unlock(x) => {
-                let id = self.shared.borrow().mutexes[x];
-                self.micro.push_back(m(Op::Signal(id)));
+            Event::Signal(c) => {
+                self.micro.push_back(Micro::Signal(c.clone()));
+                return None;
             }
-            Event::Wait { cond, mutex } => self
-                .micro
-                .push_back(Micro::Wait(cond.clone(), Some(mutex.clone()))),
-            Event::Signal(c) => self.micro.push_back(Micro::Signal(c.clone())),
-            Event::Broad(c) => self.micro.push_back(Micro::Broad(c.clone())),
+            Event::Broad(c) => {
+                self.micro.push_back(Micro::Broad(c.clone()));
+                return None;
+            }
             Event::Sync { cond, mutex } => {
                 let id = self.shared.borrow().mutexes[mutex];
-                self.micro.push_back(m(Op::Wait(id)));
+                self.micro.push_back(Micro::Op(Op::Wait(id)));
                 self.micro.push_back(Micro::Signal(cond.clone()));
                 self.micro
                     .push_back(Micro::Wait(cond.clone(), Some(mutex.clone())));
-                self.micro.push_back(m(Op::Signal(id)));
+                self.micro.push_back(Micro::Op(Op::Signal(id)));
+                return None;
             }
-            Event::Barrier(b) => {
-                let id = self.shared.borrow().barriers[b];
-                self.micro.push_back(m(Op::Wait(id)));
+            Event::Barrier(b) => Op::Wait(self.shared.borrow().barriers[b]),
+            Event::Suspend(t) => {
+                self.micro.push_back(Micro::Wait(suspend_cond(t), None));
+                return None;
             }
-            Event::Suspend(t) => self.micro.push_back(Micro::Wait(suspend_cond(t), None)),
-            Event::Resume(t) => self.micro.push_back(Micro::Broad(suspend_cond(t))),
-            Event::Yield => self.micro.push_back(m(Op::Yield)),
+            Event::Resume(t) => {
+                self.micro.push_back(Micro::Broad(suspend_cond(t)));
+                return None;
+            }
+            Event::Yield => Op::Yield,
             Event::Fork(name) => {
                 let shared = Rc::clone(&self.shared);
                 let task = *shared
@@ -242,12 +260,16 @@ impl RtAppThread {
                     .task_index
                     .get(name)
                     .expect("forks are checked when the file is read");
-                self.micro.push_back(m(Op::Spawn(Spawner::new(move || {
+                Op::Spawn(Spawner::new(move || {
                     Box::new(RtAppThread::new(Rc::clone(&shared), task, false))
-                }))));
+                }))
             }
-            Event::Mem(bytes) | Event::IoRun(bytes) => self.write(*bytes),
-        }
+            Event::Mem(bytes) | Event::IoRun(bytes) => {
+                self.write(*bytes);
+                return None;
+            }
+        };
+        Some(op)
     }
 
     /// Writes `bytes` into the buffer with 8-byte stores, going round it.
@@ -338,7 +360,9 @@ impl Program for RtAppThread {
             if self.loops_left == Some(0) {
                 return Op::Exit;
             }
-            self.advance();
+            if let Some(op) = self.advance() {
+                return op;
+            }
         }
     }
 }
