@@ -4,11 +4,11 @@
 //! threads, each run its own task, and the files then find all of them in the memo, so every
 //! number is the one a file-by-file reproduction gives.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::runner::{plan_jobs, run_one, JobPlan, RunMemo, RunOptions};
+use super::runner::{plan_jobs, run_one, DoneCount, JobPlan, RunMemo, RunOptions};
 use super::shard::{plan, Task};
 use crate::{Experiment, LabError};
 
@@ -72,7 +72,7 @@ impl<'a> Pool<'a> {
             cancel,
             ..RunOptions::default()
         };
-        let (total, done) = (self.work.len(), AtomicUsize::new(0));
+        let (total, done) = (self.work.len(), DoneCount::default());
         pool.install(|| {
             self.work
                 .par_iter()
@@ -83,7 +83,7 @@ impl<'a> Pool<'a> {
                         return Err(LabError::Internal(format!("{}: cancelled", exp.name)));
                     }
                     run_one(exp, &exp.points[task.point], task.repetition, &options)?;
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    done.tick(total, Some(progress));
                     Ok(())
                 })
                 .collect::<Result<Vec<()>, LabError>>()
@@ -97,6 +97,7 @@ mod tests {
     use super::*;
     use crate::exec::runner::run_experiment;
     use crate::results::to_json;
+    use std::sync::atomic::AtomicUsize;
 
     const SWEEP: &str = "name = \"pool\"\nseed = 3\nrepetitions = 3\n[machine]\n\
         preset = \"tango-12\"\nprocessors = 2\n[scheduler]\npolicy = \"batch\"\n\

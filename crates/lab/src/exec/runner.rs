@@ -3,7 +3,7 @@
 //! results; they are returned in plan order.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -104,6 +104,23 @@ fn point_bytes(point: &Point) -> u64 {
 /// Told `(done, total)` after each run of an experiment.
 pub type OnProgress<'a> = dyn Fn(usize, usize) + Sync + 'a;
 
+/// Counts finished runs and tells each new count to a progress callback, in order: counted and
+/// told under one lock. Counted apart (a `fetch_add`, then the call), a worker's 3 could be
+/// told after another's 4, and a progress bar end at 3 of 4.
+#[derive(Default)]
+pub(crate) struct DoneCount(Mutex<usize>);
+
+impl DoneCount {
+    /// One more run of `total` finished: tells `progress` the new count.
+    pub(crate) fn tick(&self, total: usize, progress: Option<&OnProgress<'_>>) {
+        let mut n = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        if let Some(progress) = progress {
+            progress(*n, total);
+        }
+    }
+}
+
 /// Told `(point, progress)` as a run goes.
 pub type OnRunning<'a> = dyn Fn(&str, Progress) + Sync + 'a;
 
@@ -147,13 +164,8 @@ pub fn run_experiment(
         .flat_map(|p| (0..exp.repetitions).map(move |r| (p, r)))
         .collect();
     let total = work.len();
-    let done = AtomicUsize::new(0);
-    let tick = || {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if let Some(progress) = options.progress {
-            progress(n, total);
-        }
-    };
+    let done = DoneCount::default();
+    let tick = || done.tick(total, options.progress);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan_jobs(exp, options.jobs).jobs)
         .build()
@@ -255,6 +267,22 @@ pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finished_runs_are_told_in_order_and_the_last_report_says_all() {
+        // Eight workers finishing 2,000 runs each: every count is told once, in order, so the
+        // last report is the total (counted apart from the telling, a late 3 could follow a 4).
+        let (count, told) = (DoneCount::default(), Mutex::new(Vec::new()));
+        let progress = |n: usize, total: usize| told.lock().unwrap().push((n, total));
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| (0..2000).for_each(|_| count.tick(16_000, Some(&progress))));
+            }
+        });
+        let told = told.into_inner().unwrap();
+        assert_eq!(told.len(), 16_000);
+        assert!(told.iter().enumerate().all(|(i, &t)| t == (i + 1, 16_000)));
+    }
 
     #[test]
     fn runs_at_once_never_exceed_the_cores() {
