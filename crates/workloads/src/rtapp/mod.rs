@@ -11,12 +11,14 @@
 //! logs `wu_lat`.
 
 mod checks;
+mod code;
 pub mod json;
 mod objects;
 pub mod program;
 pub mod spec;
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -82,28 +84,30 @@ impl Workload for RtApp {
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         // The figures scx_simulator's users read: per-thread dispatches, runtime, wake-ups.
         sim.measure_threads(task);
-        let spec = self.spec().clone();
-        objects::check_cpus(&spec, sim.machine().processors)?;
-        let (mutexes, conds, barriers) = objects::sync_objects(sim, &spec);
-        let buffers = objects::buffers(sim, &spec);
+        let spec = self.spec();
+        objects::check_cpus(spec, sim.machine().processors)?;
+        let (mutexes, conds, barriers) = objects::sync_objects(sim, spec);
+        let buffers = objects::buffers(sim, spec);
         let cycles_per_us = sim.machine().clock_mhz;
         // rt-app kills every thread when the duration ends: the run ends there, normally.
         if let Some(d) = spec.duration {
             sim.end_at((d * 1e6 * cycles_per_us).round() as u64);
         }
-        let tasks = spec.tasks.clone();
+        let cond_numbers: BTreeMap<String, usize> = conds
+            .keys()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), i))
+            .collect();
+        let names = code::Names {
+            mutexes: &mutexes,
+            conds: &cond_numbers,
+            barriers: &barriers,
+        };
+        let code = Rc::new(code::compile(spec, cycles_per_us, &names));
+        let tasks = &spec.tasks;
         let shared = Rc::new(RefCell::new(Shared {
             started: vec![0; tasks.len()],
-            task_index: tasks
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name.clone(), i))
-                .collect(),
-            spec,
-            cycles_per_us,
-            mutexes,
-            conds,
-            barriers,
+            conds: conds.into_values().collect(),
             buffers,
         }));
         for (k, t) in tasks.iter().enumerate() {
@@ -116,7 +120,7 @@ impl Workload for RtApp {
                 base_priority: t.attrs.priority.unwrap_or(0),
             };
             for _ in 0..t.instances {
-                let thread = RtAppThread::new(Rc::clone(&shared), k, true);
+                let thread = RtAppThread::new(Rc::clone(&shared), Rc::clone(&code), k, true);
                 sim.spawn_with(task, Box::new(thread), attrs.clone())?;
             }
         }

@@ -60,6 +60,37 @@ fn a_periodic_task_keeps_its_timer_period_and_records_its_wake_up_latency() {
 }
 
 #[test]
+fn a_missed_timer_keeps_its_reference_when_absolute_and_restarts_when_relative() {
+    // Each loop: run 1.5 ms, the timer, run 0.1 ms, the same timer again (one timer per name
+    // and thread). The first expiry is at 2.5 ms (the timer starts at its first use, 1.5 ms),
+    // the second at 3.5; the second loop's run ends at 5 ms, past the expiry at 4.5, so the
+    // absolute timer's next is 5.5 ms and the relative one's 6.
+    let file = |mode: &str| {
+        format!(
+            r#"{{ "tasks": {{ "p": {{ "loop": 2,
+            "run": 1500, "timer": {{ "ref": "t", "period": 1000, "mode": "{mode}" }},
+            "run": 100, "timer": {{ "ref": "t", "period": 1000, "mode": "{mode}" }} }} }} }}"#
+        )
+    };
+    let (abs, rel) = (run(&file("absolute")), run(&file("relative")));
+    assert_eq!(abs.elapsed_cycles, 5500 * 100);
+    assert_eq!(rel.elapsed_cycles, 6000 * 100);
+    for r in [&abs, &rel] {
+        // Three sleeps, each woken on time; the missed expiry records nothing.
+        let lat = &r.apps[0].recorded["wu_lat_us"];
+        assert_eq!((lat.count, lat.max), (3, 0.0));
+    }
+}
+
+#[test]
+fn a_run_is_whole_calibrated_loops_and_a_runtime_is_exact() {
+    // 300 ns a loop: `run` 1000 us is floor(1,000,000 / 300) = 3,333 loops, 999.9 us.
+    let r = run(r#"{ "global": { "calibration": 300 },
+                   "tasks": { "p": { "loop": 1, "run": 1000, "runtime": 1000 } } }"#);
+    assert_eq!(r.apps[0].time.useful, 99_990 + 100_000);
+}
+
+#[test]
 fn sleep_drifts_where_a_timer_does_not() {
     // Two tasks on one CPU: `t` runs 5 then waits for its 19-period timer, `s` runs 5 and
     // sleeps 10. Sharing the processor delays `s`, whose period stretches; `t`'s stays 19.
