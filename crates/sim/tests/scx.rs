@@ -171,3 +171,38 @@ fn simple_runs_threads_masked_to_some_processors_without_stranding_any() {
         assert!(t.wakeups >= 49, "thread {}: {} wake-ups", t.rank, t.wakeups);
     }
 }
+
+/// A FIFO policy that kicks processor 0 at every wake-up while declaring it never kicks.
+struct KicksUndeclared;
+
+impl smpsched_sim::sched::scx::ScxOps for KicksUndeclared {
+    fn enqueue(
+        &mut self,
+        t: smpsched_sim::ThreadId,
+        _why: smpsched_sim::sched::Enqueue,
+        k: &mut smpsched_sim::sched::scx::Kfuncs,
+    ) {
+        k.insert(t, smpsched_sim::sched::scx::DsqId::Global);
+        k.kick_cpu(smpsched_sim::ProcId(0), false);
+    }
+
+    fn kicks(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "whose `kicks` is false kicked")]
+fn a_policy_that_declares_no_kicks_and_kicks_is_caught() {
+    // The engine does not collect kicks from a policy that declares none (scx-simple): such a
+    // kick would be lost, so debug builds refuse it at the policy's next operation.
+    let sched = Box::new(smpsched_sim::sched::scx::Scx::new(KicksUndeclared));
+    let mut s = Simulation::new(machine(2), sched, 1).unwrap();
+    let task = s.add_task("t");
+    for _ in 0..3 {
+        let t = Script::new([Op::Compute(1000), Op::Sleep(1000), Op::Compute(1000)]);
+        s.spawn(task, Box::new(t)).unwrap();
+    }
+    s.run().unwrap();
+}

@@ -100,6 +100,10 @@ impl ScxOps for Simple {
         true
     }
 
+    fn kicks(&self) -> bool {
+        false
+    }
+
     fn stopping(&mut self, t: ThreadId, _runnable: bool, k: &mut Kfuncs) {
         if self.fifo {
             return;

@@ -40,6 +40,10 @@ impl<O: ScxOps> Scx<O> {
     /// Sizes the queues and task fields, and runs `init` once; at once when that is done.
     #[inline]
     fn prepare(&mut self, cx: &SchedCtx) {
+        debug_assert!(
+            self.kicks.is_empty() || self.ops.kicks(),
+            "a sched_ext policy whose `kicks` is false kicked a processor"
+        );
         if self.ready && self.tasks.len() >= cx.thread_count() {
             return;
         }
@@ -137,9 +141,12 @@ impl<O: ScxOps> Scheduler for Scx<O> {
         } else {
             shape
         };
-        shape
-            .tick(self.ops.timer_interval(machine).map(|c| c.max(1)))
-            .kicking()
+        let shape = shape.tick(self.ops.timer_interval(machine).map(|c| c.max(1)));
+        if self.ops.kicks() {
+            shape.kicking()
+        } else {
+            shape
+        }
     }
 
     fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {

@@ -54,14 +54,24 @@ impl Dsq {
     }
 
     /// The first thread (by order) that may run on `p`, removed.
+    #[inline]
     pub fn pop_for(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        if !self.fifo.is_empty() {
+        if self.vtime.is_empty() {
+            // FIFO (or empty): the common case, without the heap's out-of-line pop.
+            if self.fifo.is_empty() {
+                return None;
+            }
             if !cx.any_masked() {
                 return self.fifo.pop_front();
             }
             let i = self.fifo.iter().position(|&t| cx.allowed(t, p))?;
             return self.fifo.remove(i);
         }
+        self.pop_vtime_for(p, cx)
+    }
+
+    /// [`Self::pop_for`] on a queue ordered by virtual time, not empty (so its FIFO is).
+    fn pop_vtime_for(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         if !cx.any_masked() {
             return self.vtime.pop().map(|Reverse(k)| k.2);
         }

@@ -89,4 +89,11 @@ pub trait ScxOps {
     fn shared_queues(&self) -> bool {
         false
     }
+
+    /// Whether the policy ever kicks a processor ([`Kfuncs::kick_cpu`]). True, the default,
+    /// has the engine collect kicks after every event; a policy that never kicks says false
+    /// and spares it that call (checked in debug builds: a kick from such a policy panics).
+    fn kicks(&self) -> bool {
+        true
+    }
 }
