@@ -1,5 +1,5 @@
-//! An rt-app thread as a simulated program: its phases' events turned into operations, one at a
-//! time. Mutexes are the simulator's locks; a condition (`wait`, `signal`, `broad`, `sync`,
+//! An rt-app thread as a simulated program: its task's phases, compiled for the run
+//! (`code.rs`), turned into operations one at a time. Mutexes are the simulator's locks; a condition (`wait`, `signal`, `broad`, `sync`,
 //! `suspend`, `resume`) is a semaphore with a count of its waiters kept in the threads' shared
 //! state, so that a signal with no waiter is lost as with `pthread_cond_signal`; barriers are
 //! the simulator's reusable barriers; `fork` spawns a thread of the named task; `mem` and
