@@ -3,11 +3,12 @@
 //! id; each is first-in first-out or ordered by virtual time (`scx_bpf_dsq_insert_vtime`), never
 //! both, as in the kernel's `ext.c`.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::ids::{ProcId, ThreadId};
 use crate::sched::SchedCtx;
+
+use super::vtime::VtimeQueue;
 
 /// Which dispatch queue an insertion or a move names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,9 +28,8 @@ pub enum DsqId {
 #[derive(Clone, Debug, Default)]
 pub struct Dsq {
     fifo: VecDeque<ThreadId>,
-    /// (vtime, insertion number, thread), smallest first: a binary heap, O(log n) a push or a
-    /// pop (the insertion number makes every key distinct, so the order is total).
-    vtime: BinaryHeap<Reverse<(u64, u64, ThreadId)>>,
+    /// By (vtime, insertion number), smallest first ([`VtimeQueue`]).
+    vtime: VtimeQueue,
     seq: u64,
 }
 
@@ -50,14 +50,14 @@ impl Dsq {
     pub fn push_vtime(&mut self, t: ThreadId, vtime: u64) {
         debug_assert!(self.fifo.is_empty(), "a DSQ is FIFO or vtime-ordered");
         self.seq += 1;
-        self.vtime.push(Reverse((vtime, self.seq, t)));
+        self.vtime.push((vtime, self.seq), t);
     }
 
     /// The first thread (by order) that may run on `p`, removed.
     #[inline]
     pub fn pop_for(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         if self.vtime.is_empty() {
-            // FIFO (or empty): the common case, without the heap's out-of-line pop.
+            // FIFO (or empty): the common case, inline.
             if self.fifo.is_empty() {
                 return None;
             }
@@ -73,27 +73,14 @@ impl Dsq {
     /// [`Self::pop_for`] on a queue ordered by virtual time, not empty (so its FIFO is).
     fn pop_vtime_for(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         if !cx.any_masked() {
-            return self.vtime.pop().map(|Reverse(k)| k.2);
+            return self.vtime.pop();
         }
-        // The first allowed in order: pop past the others and put them back.
-        let mut passed = Vec::new();
-        let mut found = None;
-        while let Some(Reverse(k)) = self.vtime.pop() {
-            if cx.allowed(k.2, p) {
-                found = Some(k.2);
-                break;
-            }
-            passed.push(Reverse(k));
-        }
-        self.vtime.extend(passed);
-        found
+        self.vtime.pop_first(|t| cx.allowed(t, p))
     }
 
     /// The first thread in order, removed, whatever its mask.
     pub fn pop(&mut self) -> Option<ThreadId> {
-        self.fifo
-            .pop_front()
-            .or_else(|| self.vtime.pop().map(|Reverse(k)| k.2))
+        self.fifo.pop_front().or_else(|| self.vtime.pop())
     }
 
     /// Whether some queued thread may run on `p`.
@@ -101,11 +88,7 @@ impl Dsq {
         if !cx.any_masked() {
             return !self.is_empty();
         }
-        self.fifo.iter().any(|&t| cx.allowed(t, p))
-            || self
-                .vtime
-                .iter()
-                .any(|&Reverse((_, _, t))| cx.allowed(t, p))
+        self.fifo.iter().any(|&t| cx.allowed(t, p)) || self.vtime.any(|t| cx.allowed(t, p))
     }
 
     /// Removes `t`; `true` if it was queued here.
@@ -113,9 +96,7 @@ impl Dsq {
         if let Some(i) = self.fifo.iter().position(|&x| x == t) {
             return self.fifo.remove(i).is_some();
         }
-        let before = self.vtime.len();
-        self.vtime.retain(|&Reverse((_, _, x))| x != t);
-        self.vtime.len() != before
+        self.vtime.remove(t)
     }
 
     /// How many threads are queued (`scx_bpf_dsq_nr_queued`).

@@ -21,6 +21,7 @@
 pub mod adapter;
 pub mod dsq;
 pub mod kfuncs;
+pub mod vtime;
 
 pub use adapter::Scx;
 pub use dsq::{Dsq, DsqId, Dsqs};
