@@ -9,7 +9,6 @@ use smpsched_sim::memory::Placement;
 use smpsched_sim::sync::{SyncId, WaitPolicy};
 use smpsched_sim::{SimError, Simulation, SyncKind};
 
-use super::program::suspend_cond;
 use super::spec::{Event, Spec};
 use super::RtApp;
 
@@ -19,6 +18,11 @@ pub(super) type Objects = (
     BTreeMap<String, (SyncId, u64)>,
     BTreeMap<String, SyncId>,
 );
+
+/// The condition a task's suspended threads wait on (`suspend`, and `resume` naming the task).
+pub(super) fn suspend_cond(task: &str) -> String {
+    format!("suspend:{task}")
+}
 
 /// An error when a task's or a phase's `cpus` names a CPU the machine of `procs` lacks.
 pub(super) fn check_cpus(spec: &Spec, procs: u32) -> Result<(), SimError> {

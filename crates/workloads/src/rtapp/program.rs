@@ -25,11 +25,6 @@ pub struct Shared {
     pub started: Vec<u64>,
 }
 
-/// The condition a task's suspended threads wait on.
-pub fn suspend_cond(task: &str) -> String {
-    format!("suspend:{task}")
-}
-
 /// A step of an event, decided when it is reached (a signal wakes whoever waits by then).
 #[derive(Debug)]
 enum Micro {
@@ -287,9 +282,7 @@ impl RtAppThread {
         }
         None
     }
-}
 
-impl RtAppThread {
     /// The thread's timer number `timer` reached at `now`: the cycles to sleep until its next
     /// expiry (whose latency is recorded on waking), or `None` when that expiry has passed.
     fn timer(
