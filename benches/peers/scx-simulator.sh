@@ -80,18 +80,22 @@ fi
 # timed LOG CMD... -> "WALL_S PEAK_KB USER_S" on stdout, the least wall time, the largest peak
 # resident memory and the least processor time (user + system) of REPS runs (on a shared machine the
 # processor time is the steadier figure); the command's own output goes to LOG. Before each run, $pre
-# (if set) is run: smpsched will not write into an --out folder that exists.
+# (if set) is run: smpsched will not write into an --out folder that exists. The wall time is taken
+# around the command to the tenth of a millisecond (`time`'s own %e has hundredths of a second,
+# too coarse for smpsched's runs of a few hundredths), so it includes `time`'s start and exit.
 timed() {
     local log=$1; shift
-    local i best=
+    local i best= t0 t1
     for ((i = 0; i < REPS; i++)); do
         [ -n "${pre:-}" ] && $pre
+        t0=$(date +%s%N)
         /usr/bin/time -f 'TIME %e %M %U %S' -o "$log.time" "$@" > "$log" 2>&1 || {
             echo "failed: $* (see $log)" >&2; tail -5 "$log" >&2; return 1; }
-        best=$(awk -v best="$best" '/^TIME/ {
-            c = $4 + $5
-            if (best == "") { print $2, $3, c; exit }
-            split(best, b, " "); w = ($2 < b[1] ? $2 : b[1]); m = ($3 > b[2] ? $3 : b[2]); u = (c < b[3] ? c : b[3]); print w, m, u }' "$log.time")
+        t1=$(date +%s%N)
+        best=$(awk -v best="$best" -v t0="$t0" -v t1="$t1" '/^TIME/ {
+            c = $4 + $5; e = sprintf("%.4f", (t1 - t0) / 1e9)
+            if (best == "") { print e, $3, c; exit }
+            split(best, b, " "); w = (e + 0 < b[1] + 0 ? e : b[1]); m = ($3 > b[2] ? $3 : b[2]); u = (c < b[3] ? c : b[3]); print w, m, u }' "$log.time")
     done
     echo "$best"
 }
@@ -180,6 +184,7 @@ for load in $LOADS; do
     json=$OUT/periodic-$tasks-$MODE.json
     python3 "$here/gen-periodic.py" "$tasks" "$json" --run "$RUN_US" --period "$PERIOD_US" --duration "$DURATION" --mode "$MODE"
     sims="smpsched scx"; [ "$FLOOR" = 1 ] && sims="$sims floor"
+    declare -A walls=()
     for sim in $sims; do
         case $sim in
             smpsched) row=$(smp_row "$tasks" "$cpus" "$json"); name="smpsched/$SMP_POLICY" ;;
@@ -193,6 +198,14 @@ for load in $LOADS; do
         [ "$disp" != n/a ] && [ "$wall" != n/a ] && rate=$(awk -v d="$disp" -v w="$wall" 'BEGIN{if (w > 0) printf "%.0f", d / w; else print "n/a"}')
         [ "$disp" != n/a ] && [ "$user" != n/a ] && urate=$(awk -v d="$disp" -v w="$user" 'BEGIN{if (w > 0) printf "%.0f", d / w; else print "n/a"}')
         printf '%-9s %-20s %7s %7s %8s %10s %12s %12s %9s %9s %9s\n' "$tasks/$cpus" "$name" "$wall" "$user" "$mb" "$disp" "$rate" "$urate" "$mean" "$mn" "$mx"
+        walls[$sim]=$wall
     done
+    # The same load's dispatches take scx_simulator this many times smpsched's (and the floor's)
+    # wall time: the ratio of dispatches per wall second the target speaks of.
+    awk -v l="$tasks/$cpus" -v x="${walls[scx]:-n/a}" -v s="${walls[smpsched]:-n/a}" -v f="${walls[floor]:-n/a}" 'BEGIN {
+        if (x + 0 <= 0 || s + 0 <= 0) exit
+        printf "%-9s scx_simulator'"'"'s wall time over smpsched'"'"'s: %.1fx", l, x / s
+        if (f + 0 > 0) printf "; over the floor'"'"'s: %.1fx", x / f
+        printf "\n" }'
 done
 echo "(files and logs in $OUT; run ms = per-task runtime over the run, mean over tasks; $MODE mode, ${RUN_US} us every ${PERIOD_US} us, ${DURATION} s; IDEAL=$IDEAL)"
