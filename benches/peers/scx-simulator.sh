@@ -194,7 +194,7 @@ for load in $LOADS; do
         read -r wall kb user disp mean mn mx <<< "$row"
         mb=n/a; rate=n/a; urate=n/a
         [ "$kb" != n/a ] && mb=$(awk -v k="$kb" 'BEGIN{printf "%.1f", k/1024}')
-        # A time that rounds to 0 (GNU time counts hundredths) gives no rate.
+        # A time of 0 (the processor time: GNU time counts hundredths) gives no rate.
         [ "$disp" != n/a ] && [ "$wall" != n/a ] && rate=$(awk -v d="$disp" -v w="$wall" 'BEGIN{if (w > 0) printf "%.0f", d / w; else print "n/a"}')
         [ "$disp" != n/a ] && [ "$user" != n/a ] && urate=$(awk -v d="$disp" -v w="$user" 'BEGIN{if (w > 0) printf "%.0f", d / w; else print "n/a"}')
         printf '%-9s %-20s %7s %7s %8s %10s %12s %12s %9s %9s %9s\n' "$tasks/$cpus" "$name" "$wall" "$user" "$mb" "$disp" "$rate" "$urate" "$mean" "$mn" "$mx"
