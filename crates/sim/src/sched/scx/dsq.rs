@@ -54,7 +54,7 @@ impl Dsq {
     }
 
     /// The first thread (by order) that may run on `p`, removed.
-    #[inline]
+    #[inline(always)]
     pub fn pop_for(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
         if self.vtime.is_empty() {
             // FIFO (or empty): the common case, inline.

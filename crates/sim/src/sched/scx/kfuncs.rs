@@ -99,7 +99,7 @@ impl Kfuncs<'_> {
     /// `t` may not run on, or a custom queue never created, sends it to the global queue (the
     /// kernel would fall back or abort the scheduler).
     pub fn insert(&mut self, t: ThreadId, dsq: DsqId) {
-        if let Some(q) = self.resolve(t, dsq) {
+        if let Some((q, _)) = self.resolve(t, dsq) {
             q.push(t);
         }
     }
@@ -107,18 +107,16 @@ impl Kfuncs<'_> {
     /// Inserts `t` into `dsq` ordered by `vtime` (`scx_bpf_dsq_insert_vtime`); a local or the
     /// global queue, which are FIFO, take it at the tail.
     pub fn insert_vtime(&mut self, t: ThreadId, dsq: DsqId, vtime: u64) {
-        let custom = matches!(dsq, DsqId::Custom(n) if self.dsqs.custom.contains_key(&n));
-        if let Some(q) = self.resolve(t, dsq) {
-            if custom {
-                q.push_vtime(t, vtime);
-            } else {
-                q.push(t);
-            }
+        match self.resolve(t, dsq) {
+            Some((q, DsqId::Custom(_))) => q.push_vtime(t, vtime),
+            Some((q, _)) => q.push(t),
+            None => {}
         }
     }
 
-    /// The queue an insertion of `t` into `dsq` lands in (`None`: held for `select_cpu`).
-    fn resolve(&mut self, t: ThreadId, dsq: DsqId) -> Option<&mut super::dsq::Dsq> {
+    /// The queue an insertion of `t` into `dsq` lands in, with the id it lands under (`None`:
+    /// held for `select_cpu`).
+    fn resolve(&mut self, t: ThreadId, dsq: DsqId) -> Option<(&mut super::dsq::Dsq, DsqId)> {
         if dsq == DsqId::Local {
             if let Some(direct) = self.direct.as_mut() {
                 *direct = Some(t);
@@ -133,7 +131,7 @@ impl Kfuncs<'_> {
             DsqId::Global => true,
         };
         let id = if ok { dsq } else { DsqId::Global };
-        self.dsqs.get_mut(id, here)
+        self.dsqs.get_mut(id, here).map(|q| (q, id))
     }
 
     /// Moves the first thread of `dsq` that may run here to this processor's local queue
