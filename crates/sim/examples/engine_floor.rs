@@ -19,6 +19,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use smpsched_policy::mix::splitmix;
 use smpsched_sim::event_queue::EventQueue;
 
 #[path = "../benches/common/warm.rs"]
@@ -30,13 +31,12 @@ const SLEEP: u64 = 20_000;
 /// An event's payload: a thread's wake-up, or (with this bit) a processor's segment ending.
 const CPU: u64 = 1 << 32;
 
-/// One SplitMix64 step (Steele, Lea and Flood 2014), as the benchmark's threads draw.
+/// One SplitMix64 step (Steele, Lea and Flood 2014): the draw `splitmix64` of
+/// `benches/common/load.rs` makes, through the project's mixing function.
 fn splitmix64(state: &mut u64) -> u64 {
+    let z = splitmix(*state);
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    z
 }
 
 /// A thread: operations left, its draws' state, and the compute it has left.
@@ -55,6 +55,7 @@ enum Next {
 }
 
 impl Thread {
+    /// Its next operation, as the benchmark's `Chunky` makes them (`benches/common/load.rs`).
     fn next(&mut self, random: bool) -> Next {
         if self.left == 0 {
             return Next::Exit;

@@ -4,7 +4,7 @@
 //! within [`MAX_INSTANCES`] and those the forks make within [`MAX_THREADS`], and each thread
 //! takes and releases its mutexes in order.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use smpsched_sim::config::MAX_THREADS;
 
@@ -66,12 +66,7 @@ fn forks_of(t: &Task) -> Vec<String> {
 /// the task's phases makes that fork: its phase's loops). Every fork names a task of the file
 /// (checked before).
 fn fork_edges(spec: &Spec) -> Vec<Vec<(usize, u64)>> {
-    let index: BTreeMap<&str, usize> = spec
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
+    let index = spec.task_indices();
     spec.tasks
         .iter()
         .map(|t| {

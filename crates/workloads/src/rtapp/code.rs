@@ -93,12 +93,7 @@ pub(super) fn cycles(us: f64, cycles_per_us: f64) -> Cycles {
 /// Compiles `spec` against the machine's clock and the kernel objects in `names`. The file has
 /// been checked (`checks.rs`, `objects.rs`), so every name it uses is there.
 pub(super) fn compile(spec: &Spec, cycles_per_us: f64, names: &Names<'_>) -> Code {
-    let task_index: BTreeMap<&str, usize> = spec
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
+    let task_index = spec.task_indices();
     let tasks = spec
         .tasks
         .iter()

@@ -165,6 +165,17 @@ pub struct Spec {
     pub threads: u64,
 }
 
+impl Spec {
+    /// Each task's index in file order, by name.
+    pub(super) fn task_indices(&self) -> BTreeMap<&str, usize> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_str(), i))
+            .collect()
+    }
+}
+
 /// Where the reader is, for errors.
 #[derive(Clone, Default)]
 pub(super) struct At {
