@@ -130,8 +130,10 @@ pub fn render_paper(report: &PaperReport) -> String {
     }
     render_headlines(&mut out, report, inline, code);
     render_overview(&mut out, report, inline, code);
+    let shared = shared_notes(&report.files);
+    render_shared_notes(&mut out, &shared, report.files.len());
     for file in &report.files {
-        render_file(&mut out, file);
+        render_file(&mut out, file, &shared);
     }
     while out.ends_with("\n\n") {
         out.pop();
@@ -165,9 +167,84 @@ fn summary_short(summary: &Summary) -> String {
     text
 }
 
+/// A note that several of a paper's files carry word for word (the machine, the paper's
+/// constants, the one calibration): printed once, numbered, at the top of the report.
+struct SharedNote<'a> {
+    text: &'a str,
+    /// How many of the files carry it.
+    files: usize,
+}
+
+/// The notes two or more files carry word for word, in the order they first appear.
+fn shared_notes(files: &[ReportFile]) -> Vec<SharedNote<'_>> {
+    let mut shared: Vec<SharedNote<'_>> = Vec::new();
+    for file in files {
+        for (index, note) in file.notes.iter().enumerate() {
+            // A file that repeats a note counts once.
+            if file.notes[..index].contains(note) {
+                continue;
+            }
+            match shared.iter_mut().find(|s| s.text == note) {
+                Some(s) => s.files += 1,
+                None => shared.push(SharedNote {
+                    text: note,
+                    files: 1,
+                }),
+            }
+        }
+    }
+    shared.retain(|s| s.files > 1);
+    shared
+}
+
+/// `## Notes shared by the files`: each shared note once, numbered, with how many files carry it.
+fn render_shared_notes(out: &mut String, shared: &[SharedNote<'_>], files: usize) {
+    if shared.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Notes shared by the files
+
+",
+    );
+    out.push_str(
+        "Each file's own notes, under its section below, refer to these by number.
+
+",
+    );
+    for (index, note) in shared.iter().enumerate() {
+        let which = if note.files == files {
+            "every file".to_string()
+        } else {
+            format!("{} of the {files} files", note.files)
+        };
+        out.push_str(&format!(
+            "{}. {} *({which})*\n",
+            index + 1,
+            note.text.replace(['\r', '\n'], " ")
+        ));
+    }
+    out.push('\n');
+}
+
+/// The numbers (1-based) of the shared notes a file carries, as "1, 2 and 3".
+fn shared_numbers(file: &ReportFile, shared: &[SharedNote<'_>]) -> Option<String> {
+    let numbers: Vec<String> = shared
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| file.notes.iter().any(|n| n == s.text))
+        .map(|(index, _)| (index + 1).to_string())
+        .collect();
+    match numbers.as_slice() {
+        [] => None,
+        [one] => Some(format!("note {one}")),
+        [init @ .., last] => Some(format!("notes {} and {last}", init.join(", "))),
+    }
+}
+
 /// One file's section of a paper's report: title, sources, summary, setup, points, claims,
-/// plots and notes.
-fn render_file(out: &mut String, file: &ReportFile) {
+/// plots and notes (those it shares with other files by number).
+fn render_file(out: &mut String, file: &ReportFile, shared: &[SharedNote<'_>]) {
     out.push_str(&format!("## {}\n\n", inline(&file.title)));
     let mut sources = Vec::new();
     if !file.source_paper.is_empty() {
@@ -215,8 +292,15 @@ fn render_file(out: &mut String, file: &ReportFile) {
 
     if !file.notes.is_empty() {
         out.push_str("### Notes\n\n");
+        if let Some(numbers) = shared_numbers(file, shared) {
+            out.push_str(&format!(
+                "- Shared {numbers} ([Notes shared by the files](#notes-shared-by-the-files)).\n"
+            ));
+        }
         for note in &file.notes {
-            out.push_str(&format!("- {}\n", note.replace(['\r', '\n'], " ")));
+            if !shared.iter().any(|s| s.text == note) {
+                out.push_str(&format!("- {}\n", note.replace(['\r', '\n'], " ")));
+            }
         }
         out.push('\n');
     }

@@ -143,6 +143,60 @@ fn paper_report_has_table_rows_and_verdicts() {
 }
 
 #[test]
+fn notes_several_files_carry_are_printed_once() {
+    let machine = "Machine: 12 CPUs.";
+    let constants = "From the paper: 0.11 ms.";
+    let mut a = gupta_file();
+    a.title = "File A".into();
+    a.notes = vec![
+        machine.into(),
+        "Only A.".into(),
+        constants.into(),
+        machine.into(),
+    ];
+    let mut b = gupta_file();
+    b.title = "File B".into();
+    b.notes = vec![constants.into(), machine.into()];
+    let mut c = gupta_file();
+    c.title = "File C".into();
+    c.notes = vec![constants.into(), "Only C.".into()];
+    let mut r = report();
+    r.files = vec![a, b, c];
+    let text = render_paper(&r);
+    // Each shared note once, numbered in order of first appearance, with how many files carry it.
+    assert_eq!(text.matches(machine).count(), 1, "{text}");
+    assert_eq!(text.matches(constants).count(), 1, "{text}");
+    assert!(text.contains("## Notes shared by the files"), "{text}");
+    assert!(
+        text.contains(
+            "1. Machine: 12 CPUs. *(2 of the 3 files)*\n2. From the paper: 0.11 ms. *(every file)*"
+        ),
+        "{text}"
+    );
+    // Each file names the shared notes it carries and keeps its own in full.
+    let section = |title: &str| {
+        let start = text.find(&format!("## {title}")).unwrap();
+        let rest = &text[start + 3..];
+        rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+    };
+    let a = section("File A");
+    assert!(a.contains("- Shared notes 1 and 2 ([Notes shared by the files](#notes-shared-by-the-files)).\n- Only A.\n"), "{a}");
+    assert!(
+        section("File B").contains("- Shared notes 1 and 2 ("),
+        "{text}"
+    );
+    let c = section("File C");
+    assert!(
+        c.contains("- Shared note 2 (") && c.contains("- Only C."),
+        "{c}"
+    );
+    // One file alone shares nothing.
+    let one = render_paper(&report());
+    assert!(!one.contains("Notes shared"), "{one}");
+    assert!(one.contains("- Reduced scale"), "{one}");
+}
+
+#[test]
 fn summary_wording() {
     let mut summary = Summary {
         claims: 5,
