@@ -6,11 +6,12 @@
 //! bits, a loop over its MaxReqs bits (`count_ms` each), to learn its length against the cutoff
 //! capacity. A post that finds every mailbox in use pauses, services the replies whose signals
 //! have arrived (collecting a reply frees its mailbox, section 2.1) and chooses again (a Static
-//! client chooses the same queue); once every request is generated, a client still collects its
-//! outstanding replies before it exits. Asynchronously, a reply's
-//! interrupt is serviced at the client's next step after the signal arrives; synchronously the
-//! client blocks until the signal arrives, then services it and posts its next request
-//! (section 4.2).
+//! client chooses the same queue); with `sigpause`, an asynchronous client with a request
+//! outstanding instead waits for its next reply signal, services it and chooses again. Once
+//! every request is generated, a client still collects its outstanding replies before it exits.
+//! Asynchronously, a reply's interrupt is serviced at the client's next step after the signal
+//! arrives; synchronously the client blocks until the signal arrives, then services it and
+//! posts its next request (section 4.2).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -48,6 +49,11 @@ enum Phase {
     /// Every mailbox of the chosen queue was in use for request `id`: service the replies
     /// that arrived (freeing their mailboxes), then choose again.
     Retry(usize),
+    /// Every mailbox of the chosen queue was in use for request `id`, and the client waits in
+    /// sigpause for a reply signal (`sigpause`).
+    Paused(usize),
+    /// Woken in sigpause for request `id` by a reply's signal being sent.
+    PauseWoken(usize),
     /// Blocked for the reply signal (synchronous).
     Waiting,
     /// The reply signal was sent: wait for it to arrive, then service it.
@@ -213,6 +219,12 @@ impl Client {
                 }
                 Step::Done(None) => {
                     let id = *id;
+                    if self.costs.sigpause && self.gap.is_some() && self.outstanding > 0 {
+                        self.active = Active::None;
+                        self.full += 1;
+                        self.phase = Phase::Paused(id);
+                        return None;
+                    }
                     Some(self.found_full(Phase::Retry(id)))
                 }
             },
@@ -253,6 +265,25 @@ impl Client {
         self.full += 1;
         self.phase = then;
         Op::Compute(self.costs.pause.cycles.saturating_mul(25).max(1))
+    }
+
+    /// In sigpause for request `id` (its queue was full): service a reply whose signal has
+    /// arrived and then post again, or sleep until the next one sent arrives, or wait for one
+    /// to be sent (the scheduler that sends it sets the client's event).
+    fn sigpaused(&mut self, now: Cycles, id: usize) -> Op {
+        if let Some((q, i)) = self.due_reply(now) {
+            self.after_collect = Phase::Retry(id);
+            self.phase = Phase::Collect(q, i);
+            return Op::Compute(self.costs.interrupt.max(1));
+        }
+        let mut sh = self.shared.borrow_mut();
+        if let Some(&(at, _, _)) = sh.replies[self.me].front() {
+            return Op::Sleep(at.saturating_sub(now).max(1));
+        }
+        sh.paused[self.me] = true;
+        let event = sh.events[self.me];
+        self.phase = Phase::PauseWoken(id);
+        Op::Wait(event)
     }
 
     /// At the top of the cycle: service a reply that arrived, finish once every request is
@@ -436,6 +467,11 @@ impl Client {
                 None
             }
             Phase::Posted => self.after_post(),
+            Phase::Paused(id) => Some(self.sigpaused(cx.now, id)),
+            Phase::PauseWoken(id) => {
+                self.phase = Phase::Paused(id);
+                self.event().map(Op::Clear)
+            }
             Phase::Waiting => {
                 self.phase = Phase::Delivered;
                 self.event().map(Op::Clear)

@@ -111,6 +111,8 @@ pub(crate) struct Costs {
     /// The clock's period when a client spinning on a full queue takes its signals at its
     /// interrupts (`tick_signals`), else 0: at once.
     pub tick: Cycles,
+    /// A client that finds its queue full waits for its next reply signal (`sigpause`).
+    pub sigpause: bool,
     pub gap: f64,
     pub cycles_per_ms: f64,
 }
@@ -136,8 +138,12 @@ pub(crate) struct Shared {
     pub per_scheduler: Vec<u64>,
     /// Per client, replies signalled and not yet handled: (delivery time, queue, mailbox).
     pub replies: Vec<VecDeque<(Cycles, usize, usize)>>,
-    /// Per client, the event its scheduler's reply signal sets (synchronous load).
+    /// Per client, the event its scheduler's reply signal sets (synchronous load, or
+    /// asynchronous with `sigpause`).
     pub events: Vec<SyncId>,
+    /// Per client, with `sigpause` (asynchronously; else empty): whether it waits in sigpause
+    /// for its next reply signal, which then sets its event.
+    pub paused: Vec<bool>,
     pub finished: bool,
 }
 
@@ -274,14 +280,17 @@ impl DiBella {
             visit: m.ms(self.visit_ms),
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             tick: if self.tick_signals { m.tick_cycles } else { 0 },
+            sigpause: self.sigpause,
             gap: self.gap_ms * m.clock_mhz * 1000.0,
             cycles_per_ms: m.clock_mhz * 1000.0,
         }
     }
 
-    /// The bookkeeping the programs share, with one reply event per client when synchronous.
+    /// The bookkeeping the programs share, with one reply event per client when synchronous
+    /// or when asynchronous clients wait for their signals in `sigpause`.
     fn shared(&self, sim: &mut Simulation, clients: usize) -> Rc<RefCell<Shared>> {
-        let events = if self.load == Load::Synchronous {
+        let pausing = self.sigpause && self.load != Load::Synchronous;
+        let events = if self.load == Load::Synchronous || pausing {
             (0..clients)
                 .map(|_| sim.create_sync(SyncKind::Event { set: false }, WaitPolicy::BLOCK))
                 .collect()
@@ -297,6 +306,11 @@ impl DiBella {
             per_scheduler: vec![0; self.schedulers as usize],
             replies: vec![VecDeque::new(); clients],
             events,
+            paused: if pausing {
+                vec![false; clients]
+            } else {
+                Vec::new()
+            },
             finished: false,
         }))
     }
@@ -371,6 +385,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "request_words", default: "0", doc: "request words beyond the first, copied in and out under the box's (FCFS: queue's) lock" },
         ParamInfo { name: "pause_ms", default: "0.002", doc: "pause between reads of a held lock" },
         ParamInfo { name: "tick_signals", default: "false", doc: "a client spinning on a full queue takes its reply signals at the machine's next clock tick, not at once" },
+        ParamInfo { name: "sigpause", default: "false", doc: "an asynchronous client finding its queue full waits for its next reply signal rather than retrying" },
     ],
     build: |t| {
         let w: DiBella = toml::Value::Table(t).try_into()?;

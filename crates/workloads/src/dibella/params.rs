@@ -148,6 +148,13 @@ pub struct DiBella {
     /// interrupt (the machine's `tick_cycles`: Dynix's 10 ms clock, section 3.1), not at once.
     #[serde(default)]
     pub tick_signals: bool,
+    /// An asynchronous multi-access client that finds every mailbox of its chosen queue in use
+    /// waits for its next reply signal (sigpause), collects that reply (freeing its mailbox)
+    /// and posts again, rather than retrying after a pause; with no request outstanding, no
+    /// signal can come, and it retries as without. The paper does not say which its clients
+    /// did.
+    #[serde(default)]
+    pub sigpause: bool,
 }
 
 fn d_service() -> f64 {

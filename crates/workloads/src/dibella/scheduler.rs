@@ -359,7 +359,13 @@ impl Scheduler {
         let (client, (q, i)) = (sh.reqs[id].client as usize, sh.reqs[id].mailbox);
         let at = now + self.costs.signal;
         sh.replies[client].push_back((at, q, i));
-        let event = sh.events.get(client).copied();
+        // Synchronously every reply sets the client's event; with `sigpause`, only a reply to a
+        // client waiting in it.
+        let wake = match sh.paused.get_mut(client) {
+            Some(paused) => std::mem::take(paused),
+            None => true,
+        };
+        let event = sh.events.get(client).copied().filter(|_| wake);
         drop(sh);
         self.phase = Phase::Round;
         event.map(Op::Signal)
