@@ -90,7 +90,7 @@ enum Command {
     ///
     /// Keeps the run whole in reports/runs/PAPER-HASH/ (report, JSON and plots, never
     /// overwritten) and points reports/PAPER.md at it as the latest (reports/PAPER-scale-F.md
-    /// for another --scale).
+    /// for another --scale, reports/PAPER-seed-N.md for --seed).
     Reproduce {
         /// A paper: black90, gupta91, dibella92, george90, weibel (`smpsched list` shows those
         /// under --experiments), or `all` (the default) for every reproduction.
@@ -99,6 +99,10 @@ enum Command {
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
         #[arg(long, value_name = "F", default_value_t = 1.0)]
         scale: f64,
+        /// Base seed of every file, overriding the files' `seed` (as `run --seed` does): does
+        /// each claim hold at another seed? The report is reports/PAPER-seed-N.md.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
@@ -185,6 +189,7 @@ fn main() -> ExitCode {
         Command::Reproduce {
             paper,
             scale,
+            seed,
             jobs,
             strict,
             experiments,
@@ -195,6 +200,7 @@ fn main() -> ExitCode {
             let args = ReproduceArgs {
                 paper,
                 scale,
+                seed,
                 jobs,
                 strict,
                 experiments,

@@ -429,6 +429,53 @@ fn reproduce_writes_a_report_and_keeps_each_run() {
 }
 
 #[test]
+fn reproduce_at_another_seed_is_the_file_at_that_seed_kept_apart() {
+    // Exponential bursts, so that the seed shows in the values.
+    const RANDOM: &str = "[[workload]]
+kind = \"synthetic\"
+threads = 3
+bursts = 20
+compute = { dist = \"exponential\", mean = 40000 }
+";
+    let text = REPRO.replacen("[[point]]", &format!("{RANDOM}\n[[point]]"), 1);
+    let dir = repro_dir("repro-seed", &text);
+    assert!(reproduce(&dir, &[]).status.success());
+    let own = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
+    let o = reproduce(&dir, &["--seed", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Beside the paper's own report, not over it, and saying how it was made.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap(),
+        own
+    );
+    let seeded = std::fs::read_to_string(dir.join("rep/tiny-seed-2.md")).unwrap();
+    assert!(
+        seeded.contains("`smpsched reproduce tiny --seed 2`"),
+        "{seeded}"
+    );
+    assert!(std::fs::read_to_string(dir.join("rep/index.md"))
+        .unwrap()
+        .contains("tiny-seed-2"));
+    // The same as the file with `seed = 2`, value for value.
+    let json = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(p)).unwrap()).unwrap()
+    };
+    let points = |v: &serde_json::Value| v["files"][0]["points"].clone();
+    let seeded = json("rep/tiny-seed-2.json");
+    assert_ne!(points(&seeded), points(&json("rep/tiny.json")));
+    std::fs::write(
+        dir.join("exp/tiny/t.toml"),
+        text.replace("seed = 1", "seed = 2"),
+    )
+    .unwrap();
+    assert!(reproduce(&dir, &[]).status.success());
+    assert_eq!(points(&seeded), points(&json("rep/tiny.json")));
+    // A seed that is not a number is refused.
+    let o = reproduce(&dir, &["--seed", "two"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
 fn a_failing_claim_is_reported_and_fails_strict_mode() {
     let text = REPRO.replace(
         "us_per_op(handoff) < us_per_op(mild)",

@@ -17,11 +17,12 @@ use crate::errors::to_py;
 use crate::run::bad_argument;
 use crate::wait::{run_released, Tally};
 
-/// Reproduces `paper` at `scale` from the files under `experiments`, writing its report under
-/// `reports` (as the command does); returns JSON with `claims`, `values`, `summary`, `latest`,
-/// `run_dir` and `skipped`.
+/// Reproduces `paper` at `scale` (and `seed` over the files' when given) from the files under
+/// `experiments`, writing its report under `reports` (as the command does); returns JSON with
+/// `claims`, `values`, `summary`, `latest`, `run_dir` and `skipped`.
 #[pyfunction]
-#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None))]
+#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn reproduce_paper(
     py: Python<'_>,
     paper: String,
@@ -30,6 +31,7 @@ pub fn reproduce_paper(
     experiments: PathBuf,
     reports: PathBuf,
     progress: Option<Bound<'_, PyAny>>,
+    seed: Option<u64>,
 ) -> PyResult<String> {
     if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
         return Err(bad_argument(
@@ -47,6 +49,7 @@ pub fn reproduce_paper(
             &experiments,
             &name,
             scale,
+            seed,
             Exec {
                 jobs,
                 cancel: Some(&t2.cancel),

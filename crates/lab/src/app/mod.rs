@@ -256,6 +256,8 @@ pub struct ReproduceArgs {
     pub paper: String,
     /// Factor on problem sizes and run lengths.
     pub scale: f64,
+    /// Base seed of every file, over the files' own.
+    pub seed: Option<u64>,
     /// Runs at once (0: one per core).
     pub jobs: usize,
     /// Fail when a claim fails (known differences excepted).
@@ -291,6 +293,7 @@ pub fn reproduce(
             &args.experiments,
             p,
             scale,
+            args.seed,
             Exec {
                 jobs: args.jobs,
                 remote,

@@ -175,6 +175,7 @@ fn load_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
+    seed: Option<u64>,
 ) -> Result<(Vec<Experiment>, Vec<Bundle>, Skipped), LabError> {
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
@@ -187,7 +188,7 @@ fn load_paper(
             skipped.push((f, e.message));
             continue;
         }
-        let (bundle, exp) = Bundle::load(&f, scale, None)?;
+        let (bundle, exp) = Bundle::load(&f, scale, seed)?;
         if exp.reproduce.is_some() {
             exps.push(exp);
             bundles.push(bundle);
@@ -213,7 +214,7 @@ fn load_paper(
 /// the run folder.
 fn write_reports(
     paper: &str,
-    scale: f64,
+    stem: &str,
     report: &PaperReport,
     plots: &[(String, String)],
     staging: Staging,
@@ -240,11 +241,6 @@ fn write_reports(
             p.path = format!("runs/{run_name}/{}", p.path);
         }
     }
-    let stem = if scale == 1.0 {
-        paper.to_string()
-    } else {
-        format!("{paper}-scale-{scale}")
-    };
     let latest = reports.join(format!("{stem}.md"));
     // Temporary files of reproductions that were killed while writing.
     crate::store::output::remove_stale(reports);
@@ -280,6 +276,7 @@ pub fn run_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
+    seed: Option<u64>,
     exec: Exec<'_>,
     reports: &Path,
     told: Listeners<'_>,
@@ -289,7 +286,7 @@ pub fn run_paper(
         on_file,
         progress,
     } = told;
-    let (exps, bundles, skipped) = load_paper(exp_dir, paper, scale)?;
+    let (exps, bundles, skipped) = load_paper(exp_dir, paper, scale, seed)?;
     let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
     let mut files = Vec::new();
     let mut plots = Vec::new();
@@ -310,24 +307,42 @@ pub fn run_paper(
         plots.extend(r.plots);
     }
     let title = self::paper(exp_dir, paper).map_or_else(|| paper.to_string(), |p| p.title);
-    let at_scale = if scale == 1.0 {
+    let mut at_scale = if scale == 1.0 {
         String::new()
     } else {
         format!(" --scale {scale}")
     };
+    if let Some(seed) = seed {
+        at_scale.push_str(&format!(" --seed {seed}"));
+    }
     let report = PaperReport {
         paper_id: paper.to_string(),
         paper_title: title,
         files,
         generated_by: format!("smpsched reproduce {paper}{at_scale}"),
     };
-    let (latest, run_dir) = write_reports(paper, scale, &report, &plots, staging, reports)?;
+    let stem = report_stem(paper, scale, seed);
+    let (latest, run_dir) = write_reports(paper, &stem, &report, &plots, staging, reports)?;
     Ok(PaperOutcome {
         latest,
         report,
         run_dir,
         skipped,
     })
+}
+
+/// The name of a paper's latest report and JSON under `reports/`: the paper, then the scale
+/// when it is not 1 and the seed when one was given over the files' (`dibella92-scale-0.1-seed-2`),
+/// so that a run at another scale or seed never replaces the paper's own report.
+pub fn report_stem(paper: &str, scale: f64, seed: Option<u64>) -> String {
+    let mut stem = paper.to_string();
+    if scale != 1.0 {
+        stem.push_str(&format!("-scale-{scale}"));
+    }
+    if let Some(seed) = seed {
+        stem.push_str(&format!("-seed-{seed}"));
+    }
+    stem
 }
 
 /// Rewrites `reports/index.md`: every report in `reports/` (one per paper and scale).

@@ -227,17 +227,19 @@ class Reproduction:
 
 def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progress: bool = True,
               experiments: "Union[str, os.PathLike[str]]" = "experiments",
-              reports: "Union[str, os.PathLike[str]]" = "reports") -> Reproduction:
+              reports: "Union[str, os.PathLike[str]]" = "reports",
+              seed: Optional[int] = None) -> Reproduction:
     """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
     report written under ``reports``) and returns its claims and values as data frames.
 
-    ``scale`` multiplies problem sizes and run lengths (0.1 for a quick look). Raises
+    ``scale`` multiplies problem sizes and run lengths (0.1 for a quick look); ``seed``, when
+    given, is every file's base seed in place of its own (``--seed``). Raises
     ``ExperimentError`` for an unknown paper or a bad file.
     """
     cb = bar(progress)
     try:
         out = _native.reproduce_paper(paper, float(scale), 0 if jobs is None else jobs,
-                                      os.fspath(experiments), os.fspath(reports), cb)
+                                      os.fspath(experiments), os.fspath(reports), cb, seed)
     finally:
         if cb is not None:
             cb.close()

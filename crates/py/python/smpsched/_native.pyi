@@ -26,6 +26,7 @@ def reproduce_paper(
     experiments: Union[str, os.PathLike[str]] = "experiments",
     reports: Union[str, os.PathLike[str]] = "reports",
     progress: Optional[Callable[[int, int, str], None]] = None,
+    seed: Optional[int] = None,
 ) -> str: ...
 def shard_plan(
     path: Union[str, os.PathLike[str]],

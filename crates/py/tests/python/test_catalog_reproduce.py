@@ -35,6 +35,17 @@ def test_reproduce_gives_the_commands_verdicts(cli, tmp_path):
     assert Path(r.report).is_file()
 
 
+def test_reproduce_at_another_seed_is_the_commands(cli, tmp_path):
+    cli("reproduce", "black90", "--scale", "0.1", "--seed", "7", "--reports", str(tmp_path / "cli"))
+    want = json.loads((tmp_path / "cli" / "black90-scale-0.1-seed-7.json").read_text())
+    assert want["generated_by"] == "smpsched reproduce black90 --scale 0.1 --seed 7"
+    r = smpsched.reproduce("black90", scale=0.1, seed=7, reports=tmp_path / "py", progress=False)
+    assert Path(r.report).name == "black90-scale-0.1-seed-7.md"
+    got = list(zip(r.values["point"], r.values["metric"], r.values["ours"]))
+    assert got == [(p["point"], p["metric"], p["ours"])
+                   for f in want["files"] for p in f["points"]]
+
+
 def test_reproduce_bad_input():
     with pytest.raises(smpsched.ExperimentError) as e:
         smpsched.reproduce("nosuchpaper", progress=False)
