@@ -22,6 +22,8 @@ use std::time::Instant;
 use smpsched_policy::mix::splitmix;
 use smpsched_sim::event_queue::EventQueue;
 
+#[path = "../benches/common/least.rs"]
+mod least;
 #[path = "../benches/common/warm.rs"]
 mod warm;
 
@@ -204,14 +206,10 @@ fn run(random: bool, procs: usize, threads: u32, ops: u32) -> u64 {
 
 fn main() {
     let random = std::env::args().nth(1).as_deref() == Some("random");
-    let mut total = 0;
-    let mut least = f64::MAX;
     warm::warm_up();
-    for _ in 0..5 {
+    least::print_least_of_five(|| {
         let start = Instant::now();
         let events = run(random, 64, 10_000, 40);
-        least = least.min(start.elapsed().as_nanos() as f64 / events.max(1) as f64);
-        total += events;
-    }
-    println!("events {total}, least {least:.1} ns per event");
+        (start.elapsed(), events)
+    });
 }

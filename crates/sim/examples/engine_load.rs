@@ -12,6 +12,8 @@
 //! of two commits alternately and compares the time it prints: the least of the five runs'
 //! nanoseconds per event, each run timed alone (building the simulation left out).
 
+#[path = "../benches/common/least.rs"]
+mod least;
 #[path = "../benches/common/load.rs"]
 mod load;
 #[path = "../benches/common/warm.rs"]
@@ -23,15 +25,11 @@ use load::build;
 
 fn main() {
     let random = std::env::args().nth(1).as_deref() == Some("random");
-    let mut total = 0;
-    let mut least = f64::MAX;
     warm::warm_up();
-    for _ in 0..5 {
+    least::print_least_of_five(|| {
         let sim = build(random);
         let start = Instant::now();
         let r = sim.run().unwrap();
-        least = least.min(start.elapsed().as_nanos() as f64 / r.events.max(1) as f64);
-        total += r.events;
-    }
-    println!("events {total}, least {least:.1} ns per event");
+        (start.elapsed(), r.events)
+    });
 }
