@@ -90,7 +90,9 @@ enum Command {
     ///
     /// Keeps the run whole in reports/runs/PAPER-HASH/ (report, JSON and plots, never
     /// overwritten) and points reports/PAPER.md at it as the latest (reports/PAPER-scale-F.md
-    /// for another --scale, reports/PAPER-seed-N.md for --seed).
+    /// for another --scale, reports/PAPER-seed-N.md for --seed). With --seeds, reproduces the
+    /// paper from each seed and writes reports/PAPER-seeds-A-B.md: which claims hold at every
+    /// seed and which turn on the seed.
     Reproduce {
         /// A paper: black90, gupta91, dibella92, george90, weibel (`smpsched list` shows those
         /// under --experiments), or `all` (the default) for every reproduction.
@@ -103,12 +105,19 @@ enum Command {
         /// each claim hold at another seed? The report is reports/PAPER-seed-N.md.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
+        /// Reproduce from each of these base seeds (A-B, or a list A,B,C), each with its own
+        /// report as --seed writes it, then compare them in reports/PAPER-seeds-A-B.md: the
+        /// claims that hold at every seed, those whose verdict turns on the seed, and how far
+        /// the agreement with the paper moves. Takes as long as one reproduction per seed.
+        #[arg(long, value_name = "SEEDS", conflicts_with = "seed", value_parser = seeds_arg)]
+        seeds: Option<SeedList>,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
               value_parser = jobs_arg)]
         jobs: usize,
-        /// Exit with code 1 if any claim fails (known differences excepted).
+        /// Exit with code 1 if any claim fails (known differences excepted; at any seed with
+        /// --seeds).
         #[arg(long)]
         strict: bool,
         /// Folder of experiment files.
@@ -190,6 +199,7 @@ fn main() -> ExitCode {
             paper,
             scale,
             seed,
+            seeds,
             jobs,
             strict,
             experiments,
@@ -201,6 +211,7 @@ fn main() -> ExitCode {
                 paper,
                 scale,
                 seed,
+                seeds: seeds.map(|s| s.0).unwrap_or_default(),
                 jobs,
                 strict,
                 experiments,
@@ -238,6 +249,14 @@ fn trace_events_arg(s: &str) -> Result<usize, String> {
 const MAX_JOBS: usize = 1024;
 
 /// `--jobs N`: 0 (one run per core) to [`MAX_JOBS`], with a message saying so otherwise.
+/// The seeds `--seeds` names (one value to clap, not a list of values).
+#[derive(Clone, Debug)]
+struct SeedList(Vec<u64>);
+
+fn seeds_arg(s: &str) -> Result<SeedList, String> {
+    smpsched_lab::reproduce::seeds::parse_seeds(s).map(SeedList)
+}
+
 fn jobs_arg(s: &str) -> Result<usize, String> {
     match s.trim().parse::<i128>() {
         Ok(n) if (0..=MAX_JOBS as i128).contains(&n) => Ok(n as usize),

@@ -476,6 +476,71 @@ compute = { dist = \"exponential\", mean = 40000 }
 }
 
 #[test]
+fn reproduce_at_several_seeds_puts_them_side_by_side() {
+    const RANDOM: &str = "[[workload]]
+kind = \"synthetic\"
+threads = 3
+bursts = 20
+compute = { dist = \"exponential\", mean = 40000 }
+";
+    let text = REPRO.replacen("[[point]]", &format!("{RANDOM}\n[[point]]"), 1);
+    let dir = repro_dir("repro-seeds", &text);
+    let o = reproduce(&dir, &["--seeds", "1-3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("tiny: over 3 seeds, of 1 claim 1 holds at every seed"),
+        "{out}"
+    );
+    let json = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(p)).unwrap()).unwrap()
+    };
+    // Each seed's own report, as `--seed N` writes it, and the report across them.
+    let across = json("rep/tiny-seeds-1-3.json");
+    assert_eq!(across["seeds"], serde_json::json!([1, 2, 3]));
+    for (k, seed) in [1, 2, 3].iter().enumerate() {
+        let own = json(&format!("rep/tiny-seed-{seed}.json"));
+        let verdict = own["files"][0]["claims"][0]["verdict"]["verdict"].clone();
+        assert_eq!(across["claims"][0]["marks"][k], verdict, "seed {seed}");
+        assert_eq!(
+            across["reports"][k],
+            serde_json::json!(format!("tiny-seed-{seed}.md"))
+        );
+    }
+    let md = std::fs::read_to_string(dir.join("rep/tiny-seeds-1-3.md")).unwrap();
+    assert!(md.contains("`smpsched reproduce tiny --seeds 1-3`"), "{md}");
+    assert!(md.contains("[tiny-seed-2.md](tiny-seed-2.md)"), "{md}");
+    common::check_files_well_formed(&dir.join("rep"));
+    // A seed's report is the one `--seed N` writes, byte for byte.
+    let seed2 = std::fs::read_to_string(dir.join("rep/tiny-seed-2.json")).unwrap();
+    assert!(reproduce(&dir, &["--seed", "2"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("rep/tiny-seed-2.json")).unwrap(),
+        seed2
+    );
+    // Seeds the command cannot take exit with 2 and say why.
+    for (bad, says) in [
+        (vec!["--seeds", "3-1"], "backwards"),
+        (vec!["--seeds", "5"], "at least two"),
+        (vec!["--seeds", "1-3", "--seed", "2"], "cannot be used with"),
+    ] {
+        let o = reproduce(&dir, &bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{bad:?}: {err}");
+    }
+    // With --strict, a claim failing at any seed fails the command.
+    let failing = text.replace(
+        "us_per_op(handoff) < us_per_op(mild)",
+        "us_per_op(handoff) > us_per_op(mild)",
+    );
+    std::fs::write(dir.join("exp/tiny/t.toml"), failing).unwrap();
+    let o = reproduce(&dir, &["--seeds", "1,4", "--strict"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(dir.join("rep/tiny-seeds-1,4.md").exists());
+}
+
+#[test]
 fn a_failing_claim_is_reported_and_fails_strict_mode() {
     let text = REPRO.replace(
         "us_per_op(handoff) < us_per_op(mild)",

@@ -1,6 +1,7 @@
 //! `smpsched.reproduce`: a paper's reproduction run by the lab exactly as `smpsched reproduce`
 //! runs it (reports written to the same places), its claims and compared values returned as
-//! JSON rows for data frames.
+//! JSON rows for data frames; with `seeds`, one reproduction per seed and the report across
+//! them, as `--seeds` writes it.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -9,9 +10,12 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome};
+use smpsched_lab::app::seeds::write_seeds_report;
 use smpsched_lab::exec::shard::Exec;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
+use smpsched_lab::reproduce::seeds::check_seeds;
 use smpsched_lab::reproduce::summary::relative_distance;
+use smpsched_lab::LabError;
 
 use crate::errors::to_py;
 use crate::run::bad_argument;
@@ -67,6 +71,69 @@ pub fn reproduce_paper(
     })?
     .map_err(|e| to_py(py, e, &paper))?;
     Ok(outcome_json(&outcome).to_string())
+}
+
+/// Reproduces `paper` at `scale` from each of `seeds` (each report written as `seed` writes
+/// it), then the report across them; returns that report's JSON (`seeds`, `claims` with a mark
+/// per seed, `agreement`, `summaries`) with `latest`, its Markdown's path, and `summary_line`.
+#[pyfunction]
+#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn reproduce_seeds(
+    py: Python<'_>,
+    paper: String,
+    seeds: Vec<u64>,
+    scale: f64,
+    jobs: usize,
+    experiments: PathBuf,
+    reports: PathBuf,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
+        return Err(bad_argument(
+            py,
+            "scale",
+            &format!("must be a number between 0 and 100, got {scale}"),
+        ));
+    }
+    check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
+    let tally = Arc::new(Tally::default());
+    let t2 = Arc::clone(&tally);
+    let name = paper.clone();
+    let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
+        let mut outcomes = Vec::new();
+        for &seed in &seeds {
+            let t3 = Arc::clone(&t2);
+            let label = format!("{name} at seed {seed}");
+            outcomes.push(run_paper(
+                &experiments,
+                &name,
+                scale,
+                Some(seed),
+                Exec {
+                    jobs,
+                    cancel: Some(&t2.cancel),
+                    ..Exec::default()
+                },
+                &reports,
+                Listeners {
+                    on_runs: &|runs, _plan| t2.stage(runs, &format!("{label}: every file's runs")),
+                    on_file: &|exp| {
+                        t2.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
+                    },
+                    progress: &|done, _| t3.done.store(done, Ordering::Relaxed),
+                },
+            )?);
+        }
+        write_seeds_report(&reports, &name, scale, &seeds, &outcomes)
+    })?
+    .map_err(|e: LabError| to_py(py, e, &paper))?;
+    let (path, report) = written;
+    let mut out = serde_json::to_value(&report)
+        .map_err(|e| to_py(py, LabError::Internal(format!("report: {e}")), &paper))?;
+    out["latest"] = json!(path.display().to_string());
+    out["summary_line"] = json!(report.summary_line());
+    Ok(out.to_string())
 }
 
 /// The rows of an outcome: one per claim and one per compared value, with the report's summary.

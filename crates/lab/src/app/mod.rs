@@ -1,19 +1,21 @@
 //! The commands as a front end calls them: [`run`] an experiment file, [`reproduce`] papers,
 //! [`list`] and [`explain`]; what they print goes through a [`Console`], so the `smpsched`
 //! binary only parses arguments and draws. The top of the pipeline: nothing in the lab imports it.
-//! Its parts: one file's reproduction ([`reproduction`]), one paper's on disk ([`papers`]), and
-//! what `list` and `explain` show ([`catalog`]).
+//! Its parts: one file's reproduction ([`reproduction`]), one paper's on disk ([`papers`]), a
+//! paper's at several seeds side by side ([`seeds`]), and what `list` and `explain` show
+//! ([`catalog`]).
 
 pub mod catalog;
 pub mod papers;
 pub mod reproduction;
+pub mod seeds;
 
 use std::path::{Path, PathBuf};
 
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
 
-use crate::app::papers::{papers, run_paper, Listeners};
+use crate::app::papers::{papers, run_paper, Listeners, PaperOutcome};
 use crate::exec::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
 use crate::exec::shard::{prefill, Bundle, Exec, Remote};
 use crate::input::error::{InputError, LabError};
@@ -258,6 +260,9 @@ pub struct ReproduceArgs {
     pub scale: f64,
     /// Base seed of every file, over the files' own.
     pub seed: Option<u64>,
+    /// Base seeds to run every file from, one reproduction each, then a report across them
+    /// (none: the one reproduction `seed` asks for).
+    pub seeds: Vec<u64>,
     /// Runs at once (0: one per core).
     pub jobs: usize,
     /// Fail when a claim fails (known differences excepted).
@@ -270,7 +275,8 @@ pub struct ReproduceArgs {
 
 /// Reproduces one paper or all (its runs made on `remote` when it is given, see
 /// [`crate::exec::shard`]): runs each, writes its reports, prints each file's table, the summary and
-/// where the report is; with `strict`, a failed claim is an error.
+/// where the report is; with `seeds`, runs each paper from every seed in turn and writes the
+/// report across them ([`seeds`]); with `strict`, a failed claim (at any seed) is an error.
 pub fn reproduce(
     args: &ReproduceArgs,
     remote: Option<&dyn Remote>,
@@ -286,51 +292,25 @@ pub fn reproduce(
         })));
     }
     let list = paper_list(&args.paper, &args.experiments, console)?;
+    let seeds: Vec<Option<u64>> = if args.seeds.is_empty() {
+        vec![args.seed]
+    } else {
+        args.seeds.iter().copied().map(Some).collect()
+    };
     let mut failed = 0;
     for p in &list {
-        console.begin();
-        let outcome = run_paper(
-            &args.experiments,
-            p,
-            scale,
-            args.seed,
-            Exec {
-                jobs: args.jobs,
-                remote,
-                cancel: None,
-            },
-            &args.reports,
-            Listeners {
-                on_runs: &|runs, plan| {
-                    if let Some(note) = plan.note() {
-                        console.progress_note(&note);
-                    }
-                    console.stage(runs, &format!("{p}: every file's runs"));
-                },
-                on_file: &|exp| {
-                    for note in &exp.notes {
-                        console.note(note);
-                    }
-                    console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
-                },
-                progress: &|done, _| console.done(done),
-            },
-        );
-        console.finish();
-        let outcome = outcome?;
-        for (path, why) in &outcome.skipped {
-            console.note(&format!("note: skipped {}: {why}", path.display()));
+        let mut outcomes = Vec::new();
+        for &seed in &seeds {
+            let outcome = reproduce_paper(args, p, seed, remote, console)?;
+            failed += outcome.failed_claims();
+            outcomes.push(outcome);
         }
-        for f in &outcome.report.files {
-            console.print(&render_terminal(f));
+        if !args.seeds.is_empty() {
+            let (path, report) =
+                seeds::write_seeds_report(&args.reports, p, scale, &args.seeds, &outcomes)?;
+            console.print(&format!("{p}: {}", report.summary_line()));
+            console.print(&format!("report across the seeds: {}\n", path.display()));
         }
-        console.print(&format!("{}: {}", p, outcome.report.summary()));
-        console.print(&format!(
-            "report: {} (this run is kept in {})\n",
-            outcome.latest.display(),
-            outcome.run_dir.display()
-        ));
-        failed += outcome.failed_claims();
     }
     if args.strict && failed > 0 {
         return Err(LabError::Internal(format!(
@@ -338,6 +318,66 @@ pub fn reproduce(
         )));
     }
     Ok(())
+}
+
+/// Reproduces paper `p` from base seed `seed` (the files' own when `None`): runs it, writes its
+/// report and prints each file's table (only the summary when several seeds run), the summary
+/// and where the report is.
+fn reproduce_paper(
+    args: &ReproduceArgs,
+    p: &str,
+    seed: Option<u64>,
+    remote: Option<&dyn Remote>,
+    console: &dyn Console,
+) -> Result<PaperOutcome, LabError> {
+    console.begin();
+    let outcome = run_paper(
+        &args.experiments,
+        p,
+        args.scale,
+        seed,
+        Exec {
+            jobs: args.jobs,
+            remote,
+            cancel: None,
+        },
+        &args.reports,
+        Listeners {
+            on_runs: &|runs, plan| {
+                if let Some(note) = plan.note() {
+                    console.progress_note(&note);
+                }
+                console.stage(runs, &format!("{p}: every file's runs"));
+            },
+            on_file: &|exp| {
+                for note in &exp.notes {
+                    console.note(note);
+                }
+                console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
+            },
+            progress: &|done, _| console.done(done),
+        },
+    );
+    console.finish();
+    let outcome = outcome?;
+    for (path, why) in &outcome.skipped {
+        console.note(&format!("note: skipped {}: {why}", path.display()));
+    }
+    if args.seeds.is_empty() {
+        for f in &outcome.report.files {
+            console.print(&render_terminal(f));
+        }
+    }
+    let at = seed
+        .filter(|_| !args.seeds.is_empty())
+        .map_or_else(String::new, |s| format!(" at seed {s}"));
+    console.print(&format!("{p}{at}: {}", outcome.report.summary()));
+    console.print(&format!(
+        "report: {} (this run is kept in {})\n",
+        outcome.latest.display(),
+        outcome.run_dir.display()
+    ));
+    Ok(outcome)
 }
 
 /// The papers `paper` names: itself, or for `all` every paper folder under `experiments`.

@@ -334,7 +334,7 @@ pub fn run_paper(
 /// The name of a paper's latest report and JSON under `reports/`: the paper, then the scale
 /// when it is not 1 and the seed when one was given over the files' (`dibella92-scale-0.1-seed-2`),
 /// so that a run at another scale or seed never replaces the paper's own report.
-fn report_stem(paper: &str, scale: f64, seed: Option<u64>) -> String {
+pub(crate) fn report_stem(paper: &str, scale: f64, seed: Option<u64>) -> String {
     let mut stem = paper.to_string();
     if scale != 1.0 {
         stem.push_str(&format!("-scale-{scale}"));

@@ -16,7 +16,7 @@ use super::summary::{plural, values_text, Summary};
 // Markdown
 
 /// Escapes text for a Markdown table cell: pipes escaped, line breaks turned into spaces.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace(['\r', '\n'], " ")
@@ -24,7 +24,7 @@ fn cell(text: &str) -> String {
 
 /// Escapes Markdown-significant characters in running text; balanced `` `code` `` spans are
 /// kept as code, verbatim.
-fn inline(text: &str) -> String {
+pub(crate) fn inline(text: &str) -> String {
     let text = text.replace(['\r', '\n'], " ");
     if text.matches('`').count() % 2 == 0 {
         let mut out = String::with_capacity(text.len());
@@ -59,7 +59,7 @@ fn escape_plain(text: &str) -> String {
 }
 
 /// A code span that survives backticks inside `text`.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = text.replace(['\r', '\n'], " ");
     let mut fence = "`".to_string();
     while text.contains(fence.as_str()) {
@@ -73,7 +73,7 @@ fn code(text: &str) -> String {
 }
 
 /// A Markdown link target with spaces and parentheses escaped.
-fn link_target(path: &str) -> String {
+pub(crate) fn link_target(path: &str) -> String {
     path.replace(' ', "%20")
         .replace('(', "%28")
         .replace(')', "%29")

@@ -14,6 +14,7 @@ pub mod overview;
 pub mod markdown;
 pub mod report;
 pub(crate) mod scale;
+pub mod seeds;
 pub mod summary;
 pub mod terminal;
 pub mod tolerance;

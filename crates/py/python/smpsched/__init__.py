@@ -26,7 +26,8 @@ from ._progress import bar
 from ._toml import experiment_toml
 
 __all__ = [
-    "ExperimentError", "Result", "Reproduction", "run", "reproduce", "policies", "workloads",
+    "ExperimentError", "Result", "Reproduction", "SeedsReproduction", "run", "reproduce",
+    "policies", "workloads",
     "presets", "experiment_toml", "RUN_COLUMNS", "PROCESSOR_COLUMNS", "APP_COLUMNS",
     "JOB_COLUMNS",
 ]
@@ -225,25 +226,75 @@ class Reproduction:
                 f"hold, {s['known_differences']} known differences, {s['fails']} fail>")
 
 
+class SeedsReproduction:
+    """A paper reproduced from several base seeds: ``claims`` (one row per claim and seed with
+    its verdict) and ``agreement`` (one row per measure and seed) as data frames, ``seeds``,
+    ``summary`` (a line: how many claims hold at every seed, how many turn on the seed) and
+    ``report`` the path of the Markdown report across the seeds."""
+
+    def __init__(self, json_text: str) -> None:
+        self.data: Dict[str, Any] = json.loads(json_text)
+        self.paper: str = self.data["paper_id"]
+        self.seeds: List[int] = self.data["seeds"]
+        self.summary: str = self.data["summary_line"]
+        self.report: str = self.data["latest"]
+
+    @property
+    def claims(self) -> Any:
+        """Columns file, claim, seed, verdict (holds, fails, known_difference, not_evaluated)."""
+        import polars as pl
+
+        rows = [(c["file"], c["text"], seed, mark) for c in self.data["claims"]
+                for seed, mark in zip(self.seeds, c["marks"])]
+        return pl.DataFrame(rows, schema={"file": pl.Utf8, "claim": pl.Utf8, "seed": pl.Int64,
+                                          "verdict": pl.Utf8}, orient="row")
+
+    @property
+    def agreement(self) -> Any:
+        """Columns file, metric, seed, values, within_25, rank_correlation (null where the
+        measure is summed over several files)."""
+        import polars as pl
+
+        rows = [(a["file"], a["metric"], seed, a["values"], w, r)
+                for a in self.data["agreement"]
+                for seed, w, r in zip(self.seeds, a["within_25"], a["rank_correlation"])]
+        schema = {"file": pl.Utf8, "metric": pl.Utf8, "seed": pl.Int64, "values": pl.Int64,
+                  "within_25": pl.Int64, "rank_correlation": pl.Float64}
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def __repr__(self) -> str:
+        return f"<smpsched.SeedsReproduction {self.paper}: {self.summary}>"
+
+
 def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progress: bool = True,
               experiments: "Union[str, os.PathLike[str]]" = "experiments",
               reports: "Union[str, os.PathLike[str]]" = "reports",
-              seed: Optional[int] = None) -> Reproduction:
+              seed: Optional[int] = None,
+              seeds: Optional[List[int]] = None) -> "Union[Reproduction, SeedsReproduction]":
     """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
     report written under ``reports``) and returns its claims and values as data frames.
 
     ``scale`` multiplies problem sizes and run lengths (0.1 for a quick look); ``seed``, when
-    given, is every file's base seed in place of its own (``--seed``). Raises
-    ``ExperimentError`` for an unknown paper or a bad file.
+    given, is every file's base seed in place of its own (``--seed``). ``seeds``, a list of
+    two or more, reproduces the paper from each (``--seeds``) and returns a
+    ``SeedsReproduction``: each claim's verdict at each seed. Raises ``ExperimentError`` for an
+    unknown paper, a bad file or bad seeds.
     """
+    if seed is not None and seeds is not None:
+        raise ValueError("give seed or seeds, not both")
     cb = bar(progress)
+    jobs = 0 if jobs is None else jobs
     try:
-        out = _native.reproduce_paper(paper, float(scale), 0 if jobs is None else jobs,
-                                      os.fspath(experiments), os.fspath(reports), cb, seed)
+        if seeds is not None:
+            out = _native.reproduce_seeds(paper, [int(s) for s in seeds], float(scale), jobs,
+                                          os.fspath(experiments), os.fspath(reports), cb)
+        else:
+            out = _native.reproduce_paper(paper, float(scale), jobs, os.fspath(experiments),
+                                          os.fspath(reports), cb, seed)
     finally:
         if cb is not None:
             cb.close()
-    return Reproduction(out)
+    return SeedsReproduction(out) if seeds is not None else Reproduction(out)
 
 
 def policies() -> List[Dict[str, Any]]:

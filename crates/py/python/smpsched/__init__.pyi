@@ -59,6 +59,19 @@ class Reproduction:
     @property
     def values(self) -> pl.DataFrame: ...
 
+class SeedsReproduction:
+    """A paper reproduced from several seeds: each claim's verdict at each seed."""
+
+    data: Dict[str, Any]
+    paper: str
+    seeds: List[int]
+    summary: str
+    report: str
+    @property
+    def claims(self) -> pl.DataFrame: ...
+    @property
+    def agreement(self) -> pl.DataFrame: ...
+
 def run(
     experiment: Experiment,
     seed: Optional[int] = None,
@@ -75,7 +88,8 @@ def reproduce(
     experiments: Union[str, os.PathLike[str]] = "experiments",
     reports: Union[str, os.PathLike[str]] = "reports",
     seed: Optional[int] = None,
-) -> Reproduction: ...
+    seeds: Optional[List[int]] = None,
+) -> Union[Reproduction, SeedsReproduction]: ...
 def policies() -> List[Dict[str, Any]]: ...
 def workloads() -> List[Dict[str, Any]]: ...
 def presets() -> List[Dict[str, Any]]: ...

@@ -28,6 +28,15 @@ def reproduce_paper(
     progress: Optional[Callable[[int, int, str], None]] = None,
     seed: Optional[int] = None,
 ) -> str: ...
+def reproduce_seeds(
+    paper: str,
+    seeds: List[int],
+    scale: float = 1.0,
+    jobs: int = 0,
+    experiments: Union[str, os.PathLike[str]] = "experiments",
+    reports: Union[str, os.PathLike[str]] = "reports",
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> str: ...
 def shard_plan(
     path: Union[str, os.PathLike[str]],
     text: Optional[str] = None,

@@ -46,6 +46,36 @@ def test_reproduce_at_another_seed_is_the_commands(cli, tmp_path):
                    for f in want["files"] for p in f["points"]]
 
 
+def test_reproduce_at_several_seeds_is_the_commands(cli, tmp_path):
+    cli("reproduce", "black90", "--scale", "0.1", "--seeds", "1-2", "--reports",
+        str(tmp_path / "cli"))
+    want = json.loads((tmp_path / "cli" / "black90-scale-0.1-seeds-1-2.json").read_text())
+    assert want["generated_by"] == "smpsched reproduce black90 --scale 0.1 --seeds 1-2"
+    r = smpsched.reproduce("black90", scale=0.1, seeds=[1, 2], reports=tmp_path / "py",
+                           progress=False)
+    assert isinstance(r, smpsched.SeedsReproduction)
+    assert r.seeds == [1, 2]
+    assert Path(r.report).name == "black90-scale-0.1-seeds-1-2.md"
+    assert Path(r.report).read_text() == (tmp_path / "cli" / Path(r.report).name).read_text()
+    assert r.summary.startswith("over 2 seeds, of ")
+    got = list(zip(r.claims["claim"], r.claims["seed"], r.claims["verdict"]))
+    assert got == [(c["text"], s, m) for c in want["claims"]
+                   for s, m in zip(want["seeds"], c["marks"])]
+    assert r.claims.columns == ["file", "claim", "seed", "verdict"]
+    assert r.agreement.columns == ["file", "metric", "seed", "values", "within_25",
+                                   "rank_correlation"]
+    # Each seed's own report is the one `seed=` writes.
+    one = smpsched.reproduce("black90", scale=0.1, seed=2, reports=tmp_path / "one",
+                             progress=False)
+    assert (Path(one.report).read_text()
+            == (tmp_path / "py" / "black90-scale-0.1-seed-2.md").read_text())
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("black90", seeds=[3], progress=False)
+    assert e.value.field == "seeds"
+    with pytest.raises(ValueError):
+        smpsched.reproduce("black90", seed=1, seeds=[1, 2], progress=False)
+
+
 def test_reproduce_bad_input():
     with pytest.raises(smpsched.ExperimentError) as e:
         smpsched.reproduce("nosuchpaper", progress=False)

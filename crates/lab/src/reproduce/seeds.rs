@@ -1,0 +1,433 @@
+//! A paper reproduced at several base seeds, side by side (`smpsched reproduce PAPER --seeds
+//! 1-7`): which claims hold at every seed and which turn on the seed, and how far the agreement
+//! with the paper's values moves from one seed to the next. A finding a reader would cite should
+//! not hold on the noise of one run; this is how the lab shows it.
+//!
+//! Pure: the reports of the seeds in, a [`SeedsReport`] and its Markdown out, the same bytes for
+//! the same reports.
+
+use serde::{Deserialize, Serialize};
+
+use super::agreement::{pooled, Agreement};
+use super::format_number;
+use super::markdown::{cell, code, inline, link_target};
+use super::report::{PaperReport, Verdict};
+use super::summary::Summary;
+
+/// A claim's verdict at one seed, without its detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    /// The claim holds.
+    Holds,
+    /// The claim fails.
+    Fails,
+    /// The claim fails for a documented reason.
+    KnownDifference,
+    /// The claim could not be evaluated.
+    NotEvaluated,
+}
+
+impl Mark {
+    fn of(verdict: &Verdict) -> Mark {
+        match verdict {
+            Verdict::Holds => Mark::Holds,
+            Verdict::Fails => Mark::Fails,
+            Verdict::KnownDifference { .. } => Mark::KnownDifference,
+            Verdict::Error { .. } => Mark::NotEvaluated,
+        }
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            Mark::Holds => "✅",
+            Mark::Fails => "❌",
+            Mark::KnownDifference => "🔶",
+            Mark::NotEvaluated => "⚠️",
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Mark::Holds => "holds",
+            Mark::Fails => "fails",
+            Mark::KnownDifference => "known difference",
+            Mark::NotEvaluated => "not evaluated",
+        }
+    }
+}
+
+/// One claim's verdicts, a mark per seed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimAcross {
+    /// The experiment file the claim belongs to.
+    pub file: String,
+    /// The claim as written.
+    pub text: String,
+    /// Its verdict at each seed, in the order of [`SeedsReport::seeds`].
+    pub marks: Vec<Mark>,
+}
+
+impl ClaimAcross {
+    /// Seeds at which the claim holds.
+    pub fn holds(&self) -> usize {
+        self.marks.iter().filter(|m| **m == Mark::Holds).count()
+    }
+
+    /// The one verdict of every seed, if there is one.
+    pub fn steady(&self) -> Option<Mark> {
+        let first = *self.marks.first()?;
+        self.marks.iter().all(|m| *m == first).then_some(first)
+    }
+}
+
+/// One measure's agreement with the paper (`[reproduce] agreement`) at each seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgreementAcross {
+    /// The experiment file.
+    pub file: String,
+    /// The measure.
+    pub metric: String,
+    /// Values with a paper value.
+    pub values: usize,
+    /// Of those, how many are within 25% of the paper's, at each seed.
+    pub within_25: Vec<usize>,
+    /// The rank correlation with the paper at each seed.
+    pub rank_correlation: Vec<Option<f64>>,
+}
+
+/// A paper's reproduction at several seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedsReport {
+    /// The paper's folder name.
+    pub paper_id: String,
+    /// Its title.
+    pub paper_title: String,
+    /// The command that made it.
+    pub generated_by: String,
+    /// The base seeds, in the order they ran.
+    pub seeds: Vec<u64>,
+    /// Each seed's own report, as a path relative to this report.
+    pub reports: Vec<String>,
+    /// Each seed's summary (claims and values).
+    pub summaries: Vec<Summary>,
+    /// Every claim of the paper, in the reports' order.
+    pub claims: Vec<ClaimAcross>,
+    /// Every agreement measure, in the reports' order.
+    pub agreement: Vec<AgreementAcross>,
+}
+
+/// Puts the reports of `seeds` side by side; `reports[k]` is the paper at `seeds[k]`, and
+/// `links[k]` its Markdown report. The reports must be of the same files and claims (the same
+/// paper's at one scale); anything else is an error naming what differs.
+pub fn across(
+    seeds: &[u64],
+    reports: &[PaperReport],
+    links: &[String],
+    generated_by: String,
+) -> Result<SeedsReport, String> {
+    let first = reports.first().ok_or("no seed was run")?;
+    if reports.len() != seeds.len() || links.len() != seeds.len() {
+        return Err(format!(
+            "{} seeds, {} reports, {} links",
+            seeds.len(),
+            reports.len(),
+            links.len()
+        ));
+    }
+    let mut claims = Vec::new();
+    let mut agreement = Vec::new();
+    for (i, f) in first.files.iter().enumerate() {
+        for (j, c) in f.claims.iter().enumerate() {
+            let mut marks = Vec::with_capacity(reports.len());
+            for (r, seed) in reports.iter().zip(seeds) {
+                let other = r
+                    .files
+                    .get(i)
+                    .and_then(|g| g.claims.get(j))
+                    .filter(|o| o.text == c.text)
+                    .ok_or_else(|| format!("seed {seed}: claim `{}` is missing", c.text))?;
+                marks.push(Mark::of(&other.verdict));
+            }
+            claims.push(ClaimAcross {
+                file: f.experiment_file.clone(),
+                text: c.text.clone(),
+                marks,
+            });
+        }
+        for (j, a) in f.agreement.iter().enumerate() {
+            let mut row = AgreementAcross {
+                file: f.experiment_file.clone(),
+                metric: a.metric.clone(),
+                values: a.values,
+                within_25: Vec::new(),
+                rank_correlation: Vec::new(),
+            };
+            for (r, seed) in reports.iter().zip(seeds) {
+                let other = r
+                    .files
+                    .get(i)
+                    .and_then(|g| g.agreement.get(j))
+                    .filter(|o| o.metric == a.metric)
+                    .ok_or_else(|| format!("seed {seed}: measure `{}` is missing", a.metric))?;
+                row.within_25.push(other.within_25);
+                row.rank_correlation.push(other.rank_correlation);
+            }
+            agreement.push(row);
+        }
+    }
+    agreement.extend(pooled_across(reports));
+    Ok(SeedsReport {
+        paper_id: first.paper_id.clone(),
+        paper_title: first.paper_title.clone(),
+        generated_by,
+        seeds: seeds.to_vec(),
+        reports: links.to_vec(),
+        summaries: reports.iter().map(PaperReport::summary).collect(),
+        claims,
+        agreement,
+    })
+}
+
+/// Where several files ask for agreement, each measure summed over them at each seed (as the
+/// paper's report sums them), as rows of file `over the files`, without a rank correlation.
+fn pooled_across(reports: &[PaperReport]) -> Vec<AgreementAcross> {
+    let asking = |r: &PaperReport| r.files.iter().filter(|f| !f.agreement.is_empty()).count();
+    if reports.first().is_none_or(|r| asking(r) < 2) {
+        return Vec::new();
+    }
+    let each: Vec<Vec<Agreement>> = reports
+        .iter()
+        .map(|r| pooled(r.files.iter().flat_map(|f| &f.agreement)))
+        .collect();
+    each[0]
+        .iter()
+        .map(|a| AgreementAcross {
+            file: "over the files".into(),
+            metric: a.metric.clone(),
+            values: a.values,
+            within_25: each
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .find(|x| x.metric == a.metric)
+                        .map_or(0, |x| x.within_25)
+                })
+                .collect(),
+            rank_correlation: vec![None; each.len()],
+        })
+        .collect()
+}
+
+impl SeedsReport {
+    /// One line: how many claims hold at every seed, at some, at none.
+    pub fn summary_line(&self) -> String {
+        let n = self.seeds.len();
+        let every = self.claims.iter().filter(|c| c.holds() == n).count();
+        let turning = self.claims.iter().filter(|c| c.steady().is_none()).count();
+        let steady_known = self
+            .claims
+            .iter()
+            .filter(|c| c.steady() == Some(Mark::KnownDifference))
+            .count();
+        let steady_other = self.claims.len() - every - turning - steady_known;
+        let verb =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut line = format!(
+            "over {n} seeds, of {} {} at every seed, {} on the seed, {} at every seed",
+            verb(self.claims.len(), "claim", "claims"),
+            verb(every, "holds", "hold"),
+            verb(turning, "turns", "turn"),
+            verb(
+                steady_known,
+                "is a known difference",
+                "are known differences"
+            ),
+        );
+        if steady_other > 0 {
+            line.push_str(&format!(
+                ", {} at every seed",
+                verb(
+                    steady_other,
+                    "fails or is not evaluated",
+                    "fail or are not evaluated"
+                )
+            ));
+        }
+        line
+    }
+}
+
+/// The least, the median (the lower of the middle two) and the most of `values`.
+fn spread<T: PartialOrd + Copy>(values: &[T]) -> Option<(T, T, T)> {
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    Some((*v.first()?, v[(v.len() - 1) / 2], *v.last()?))
+}
+
+/// The seeds as the command names them: `1-7` for a run of consecutive seeds, else listed.
+pub fn seeds_label(seeds: &[u64]) -> String {
+    let consecutive = seeds.windows(2).all(|w| w[1] == w[0] + 1);
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if consecutive && seeds.len() > 1 => format!("{a}-{b}"),
+        _ => seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// The most seeds one command runs.
+pub const MOST_SEEDS: usize = 1000;
+
+/// Reads the seeds as the command takes them: `A-B` (every seed from A to B) or `A,B,C`; at
+/// least two, at most [`MOST_SEEDS`], none twice.
+pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{}` is not a seed (a whole number from 0)", t.trim()))
+    };
+    let seeds: Vec<u64> = match text.split_once('-') {
+        Some((a, b)) => {
+            let (a, b) = (number(a)?, number(b)?);
+            if a > b {
+                return Err(format!("the range {a}-{b} runs backwards; write {b}-{a}"));
+            }
+            if b - a >= MOST_SEEDS as u64 {
+                return Err(format!("{a}-{b} is more than {MOST_SEEDS} seeds"));
+            }
+            (a..=b).collect()
+        }
+        None => text.split(',').map(number).collect::<Result<_, _>>()?,
+    };
+    check_seeds(&seeds)?;
+    Ok(seeds)
+}
+
+/// Checks seeds given as a list: at least two, at most [`MOST_SEEDS`], none twice.
+pub fn check_seeds(seeds: &[u64]) -> Result<(), String> {
+    if seeds.len() < 2 {
+        return Err("give at least two seeds, as 1-7 or 1,4,9 (for one, use --seed N)".into());
+    }
+    if seeds.len() > MOST_SEEDS {
+        return Err(format!("more than {MOST_SEEDS} seeds"));
+    }
+    let mut sorted = seeds.to_vec();
+    sorted.sort_unstable();
+    match sorted.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(format!("seed {} is given twice", w[0])),
+        None => Ok(()),
+    }
+}
+
+/// Renders the report as Markdown: each seed's summary, the claims whose verdict turns on the
+/// seed, those with one verdict throughout, and the agreement measures' spread.
+pub fn render_seeds(r: &SeedsReport) -> String {
+    let mut out = format!(
+        "# {}: {}, at {} seeds\n\nGenerated by {}. Each seed runs every file of the paper from \
+         that base seed, as `--seed N` does; each has its own report, linked below.\n\n**{}.**\n\n",
+        inline(&r.paper_id),
+        inline(&r.paper_title),
+        r.seeds.len(),
+        code(&r.generated_by),
+        capitalised(&r.summary_line())
+    );
+    out.push_str("## Each seed\n\n| seed | summary | report |\n|---|---|---|\n");
+    for ((seed, s), link) in r.seeds.iter().zip(&r.summaries).zip(&r.reports) {
+        out.push_str(&format!(
+            "| {seed} | {} | [{}]({}) |\n",
+            cell(&s.to_string()),
+            cell(link),
+            link_target(link)
+        ));
+    }
+    let header = format!(
+        "| file | claim | holds at | {} |\n|---|---|---|{}\n",
+        r.seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(r.seeds.len())
+    );
+    let row = |c: &ClaimAcross| {
+        format!(
+            "| {} | {} | {} of {} | {} |\n",
+            cell(&c.file),
+            cell(&code(&c.text)),
+            c.holds(),
+            c.marks.len(),
+            c.marks
+                .iter()
+                .map(|m| m.symbol())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )
+    };
+    let turning: Vec<&ClaimAcross> = r.claims.iter().filter(|c| c.steady().is_none()).collect();
+    out.push_str("\n## Claims whose verdict turns on the seed\n\n");
+    if turning.is_empty() {
+        out.push_str("None: every claim has the same verdict at every seed.\n");
+    } else {
+        out.push_str(&header);
+        turning.iter().for_each(|c| out.push_str(&row(c)));
+    }
+    out.push_str("\n## Claims with one verdict at every seed\n\n");
+    out.push_str("| file | claim | verdict |\n|---|---|---|\n");
+    for c in &r.claims {
+        if let Some(m) = c.steady() {
+            out.push_str(&format!(
+                "| {} | {} | {} {} |\n",
+                cell(&c.file),
+                cell(&code(&c.text)),
+                m.symbol(),
+                m.words()
+            ));
+        }
+    }
+    render_agreement(&mut out, r);
+    out
+}
+
+/// The agreement measures: within 25% and the rank correlation, least, median and most.
+fn render_agreement(out: &mut String, r: &SeedsReport) {
+    if r.agreement.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\n## Agreement with the paper\n\nLeast, median and most over the seeds.\n\n\
+         | file | measure | within 25% | rank correlation |\n|---|---|---|---|\n",
+    );
+    for a in &r.agreement {
+        let within = spread(&a.within_25).map_or("—".to_string(), |(lo, mid, hi)| {
+            format!("{lo}, {mid}, {hi} of {}", a.values)
+        });
+        let ranks: Vec<f64> = a.rank_correlation.iter().flatten().copied().collect();
+        let rank = spread(&ranks).map_or("—".to_string(), |(lo, mid, hi)| {
+            format!(
+                "{}, {}, {}",
+                format_number(lo),
+                format_number(mid),
+                format_number(hi)
+            )
+        });
+        out.push_str(&format!(
+            "| {} | {} | {within} | {rank} |\n",
+            cell(&a.file),
+            cell(&code(&a.metric))
+        ));
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[path = "seeds_tests.rs"]
+mod tests;

@@ -1,0 +1,205 @@
+//! Tests of the reports at several seeds: marks, the summary line, errors and Markdown.
+use super::*;
+use crate::reproduce::agreement::Agreement;
+use crate::reproduce::report::{ClaimRow, ReportFile};
+
+fn claim(text: &str, verdict: Verdict) -> ClaimRow {
+    ClaimRow {
+        text: text.into(),
+        verdict,
+        detail: String::new(),
+        headline: None,
+    }
+}
+
+/// The paper at one seed: three claims of which the second holds only when `second`, and one
+/// agreement measure.
+fn at_seed(second: bool, within: usize, rank: f64) -> PaperReport {
+    let known = Verdict::KnownDifference {
+        reason: "slower bus".into(),
+    };
+    PaperReport {
+        paper_id: "tiny".into(),
+        paper_title: "A tiny paper".into(),
+        files: vec![ReportFile {
+            title: "Table 1".into(),
+            source_paper: "Table 1".into(),
+            experiment_file: "experiments/tiny/t1.toml".into(),
+            setup: Vec::new(),
+            points: Vec::new(),
+            claims: vec![
+                claim("a(x) > a(y)", Verdict::Holds),
+                claim(
+                    "b(x) <= b(y) * 1.02",
+                    if second {
+                        Verdict::Holds
+                    } else {
+                        Verdict::Fails
+                    },
+                ),
+                claim("c(x) > c(y)", known),
+            ],
+            plots: Vec::new(),
+            notes: Vec::new(),
+            agreement: vec![Agreement {
+                metric: "delay".into(),
+                values: 30,
+                within_25: within,
+                rank_correlation: Some(rank),
+            }],
+        }],
+        generated_by: "smpsched reproduce tiny".into(),
+    }
+}
+
+fn three() -> SeedsReport {
+    let reports = vec![
+        at_seed(true, 20, 0.71),
+        at_seed(false, 18, 0.7),
+        at_seed(true, 25, 0.74),
+    ];
+    let links: Vec<String> = (1..=3).map(|s| format!("tiny-seed-{s}.md")).collect();
+    across(
+        &[1, 2, 3],
+        &reports,
+        &links,
+        "smpsched reproduce tiny --seeds 1-3".into(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn each_claim_has_a_mark_per_seed() {
+    let r = three();
+    assert_eq!(r.claims.len(), 3);
+    assert_eq!(r.claims[0].marks, vec![Mark::Holds; 3]);
+    assert_eq!(r.claims[0].steady(), Some(Mark::Holds));
+    assert_eq!(
+        r.claims[1].marks,
+        vec![Mark::Holds, Mark::Fails, Mark::Holds]
+    );
+    assert_eq!(r.claims[1].holds(), 2);
+    assert_eq!(r.claims[1].steady(), None);
+    assert_eq!(r.claims[2].steady(), Some(Mark::KnownDifference));
+    assert_eq!(r.agreement[0].within_25, vec![20, 18, 25]);
+    assert_eq!(r.summaries[1].fails, 1);
+    assert_eq!(
+        r.summary_line(),
+        "over 3 seeds, of 3 claims 1 holds at every seed, 1 turns on the seed, 1 is a known \
+         difference at every seed"
+    );
+}
+
+#[test]
+fn markdown_lists_the_turning_claim_and_the_spread() {
+    let md = render_seeds(&three());
+    let turning = md
+        .split("## Claims whose verdict turns on the seed")
+        .nth(1)
+        .unwrap();
+    let turning = turning.split("## ").next().unwrap();
+    assert!(
+        turning.contains("| `b(x) <= b(y) * 1.02` | 2 of 3 | ✅ | ❌ | ✅ |"),
+        "{turning}"
+    );
+    assert!(!turning.contains("a(x)"), "{turning}");
+    assert!(md.contains("| `a(x) > a(y)` | ✅ holds |"), "{md}");
+    assert!(
+        md.contains("| `c(x) > c(y)` | 🔶 known difference |"),
+        "{md}"
+    );
+    // Least, median and most: 18, 20, 25 of 30; 0.7, 0.71, 0.74.
+    assert!(
+        md.contains("| 18, 20, 25 of 30 | 0.7, 0.71, 0.74 |"),
+        "{md}"
+    );
+    assert!(md.contains("[tiny-seed-2.md](tiny-seed-2.md)"), "{md}");
+    assert_eq!(md, render_seeds(&three()), "rendering is deterministic");
+}
+
+#[test]
+fn reports_of_other_claims_are_an_error() {
+    let mut other = at_seed(true, 20, 0.7);
+    other.files[0].claims[1].text = "something else".into();
+    let e = across(
+        &[1, 2],
+        &[at_seed(true, 20, 0.7), other],
+        &["a".into(), "b".into()],
+        String::new(),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("seed 2") && e.contains("b(x) <= b(y) * 1.02"),
+        "{e}"
+    );
+    assert!(across(&[], &[], &[], String::new()).is_err());
+}
+
+#[test]
+fn seeds_are_labelled_as_a_range_when_consecutive() {
+    assert_eq!(seeds_label(&[1, 2, 3, 4]), "1-4");
+    assert_eq!(seeds_label(&[1, 3, 5]), "1,3,5");
+    assert_eq!(seeds_label(&[7]), "7");
+}
+
+#[test]
+fn the_report_round_trips_through_json() {
+    let r = three();
+    let text = serde_json::to_string(&r).unwrap();
+    assert_eq!(serde_json::from_str::<SeedsReport>(&text).unwrap(), r);
+    // The index reads every JSON of the reports folder as a paper's report: this is not one.
+    assert!(serde_json::from_str::<PaperReport>(&text).is_err());
+}
+
+#[test]
+fn seeds_are_read_as_a_range_or_a_list() {
+    assert_eq!(parse_seeds("1-4").unwrap(), vec![1, 2, 3, 4]);
+    assert_eq!(parse_seeds("9, 2,5").unwrap(), vec![9, 2, 5]);
+    for (bad, says) in [
+        ("4-1", "backwards"),
+        ("x", "not a seed"),
+        ("1-x", "not a seed"),
+        ("-3", "not a seed"),
+        ("7", "at least two"),
+        ("3-3", "at least two"),
+        ("1,2,1", "twice"),
+        ("0-1000", "more than 1000"),
+        ("1,,2", "not a seed"),
+    ] {
+        let e = parse_seeds(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    assert_eq!(parse_seeds("0-999").unwrap().len(), 1000);
+}
+
+#[test]
+fn measures_of_several_files_are_summed_as_the_paper_report_sums_them() {
+    let two = |second: bool, within: usize| {
+        let mut r = at_seed(second, within, 0.7);
+        let mut f = r.files[0].clone();
+        f.experiment_file = "experiments/tiny/t2.toml".into();
+        f.claims.clear();
+        f.agreement[0].values = 8;
+        f.agreement[0].within_25 = 4;
+        r.files.push(f);
+        r
+    };
+    let r = across(
+        &[1, 2],
+        &[two(true, 20), two(false, 22)],
+        &["a".into(), "b".into()],
+        String::new(),
+    )
+    .unwrap();
+    assert_eq!(r.agreement.len(), 3);
+    let over = &r.agreement[2];
+    assert_eq!(over.file, "over the files");
+    assert_eq!((over.values, over.within_25.clone()), (38, vec![24, 26]));
+    let md = render_seeds(&r);
+    assert!(
+        md.contains("| over the files | `delay` | 24, 24, 26 of 38 | — |"),
+        "{md}"
+    );
+    // One file asking gives no sum.
+    assert_eq!(three().agreement.len(), 1);
+}
