@@ -428,16 +428,20 @@ fn reproduce_writes_a_report_and_keeps_each_run() {
     assert_eq!(runs, 2);
 }
 
-#[test]
-fn reproduce_at_another_seed_is_the_file_at_that_seed_kept_apart() {
-    // Exponential bursts, so that the seed shows in the values.
+/// The tiny reproduction with exponential bursts, so that the seed shows in the values.
+fn random_repro() -> String {
     const RANDOM: &str = "[[workload]]
 kind = \"synthetic\"
 threads = 3
 bursts = 20
 compute = { dist = \"exponential\", mean = 40000 }
 ";
-    let text = REPRO.replacen("[[point]]", &format!("{RANDOM}\n[[point]]"), 1);
+    REPRO.replacen("[[point]]", &format!("{RANDOM}\n[[point]]"), 1)
+}
+
+#[test]
+fn reproduce_at_another_seed_is_the_file_at_that_seed_kept_apart() {
+    let text = random_repro();
     let dir = repro_dir("repro-seed", &text);
     assert!(reproduce(&dir, &[]).status.success());
     let own = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
@@ -477,13 +481,7 @@ compute = { dist = \"exponential\", mean = 40000 }
 
 #[test]
 fn reproduce_at_several_seeds_puts_them_side_by_side() {
-    const RANDOM: &str = "[[workload]]
-kind = \"synthetic\"
-threads = 3
-bursts = 20
-compute = { dist = \"exponential\", mean = 40000 }
-";
-    let text = REPRO.replacen("[[point]]", &format!("{RANDOM}\n[[point]]"), 1);
+    let text = random_repro();
     let dir = repro_dir("repro-seeds", &text);
     let o = reproduce(&dir, &["--seeds", "1-3"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

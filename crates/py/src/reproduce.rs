@@ -37,37 +37,18 @@ pub fn reproduce_paper(
     progress: Option<Bound<'_, PyAny>>,
     seed: Option<u64>,
 ) -> PyResult<String> {
-    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
-        return Err(bad_argument(
-            py,
-            "scale",
-            &format!("must be a number between 0 and 100, got {scale}"),
-        ));
-    }
+    check_scale(py, scale)?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
+    let at = Where {
+        experiments,
+        reports,
+        scale,
+        jobs,
+    };
     let outcome = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
-        let t3 = Arc::clone(&t2);
-        run_paper(
-            &experiments,
-            &name,
-            scale,
-            seed,
-            Exec {
-                jobs,
-                cancel: Some(&t2.cancel),
-                ..Exec::default()
-            },
-            &reports,
-            Listeners {
-                on_runs: &|runs, _plan| t2.stage(runs, &format!("{name}: every file's runs")),
-                on_file: &|exp| {
-                    t2.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
-                },
-                progress: &|done, _| t3.done.store(done, Ordering::Relaxed),
-            },
-        )
+        run_one(&at, &name, seed, &t2, &name)
     })?
     .map_err(|e| to_py(py, e, &paper))?;
     Ok(outcome_json(&outcome).to_string())
@@ -89,43 +70,24 @@ pub fn reproduce_seeds(
     reports: PathBuf,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
-        return Err(bad_argument(
-            py,
-            "scale",
-            &format!("must be a number between 0 and 100, got {scale}"),
-        ));
-    }
+    check_scale(py, scale)?;
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
+    let at = Where {
+        experiments,
+        reports,
+        scale,
+        jobs,
+    };
     let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         let mut outcomes = Vec::new();
         for &seed in &seeds {
-            let t3 = Arc::clone(&t2);
             let label = format!("{name} at seed {seed}");
-            outcomes.push(run_paper(
-                &experiments,
-                &name,
-                scale,
-                Some(seed),
-                Exec {
-                    jobs,
-                    cancel: Some(&t2.cancel),
-                    ..Exec::default()
-                },
-                &reports,
-                Listeners {
-                    on_runs: &|runs, _plan| t2.stage(runs, &format!("{label}: every file's runs")),
-                    on_file: &|exp| {
-                        t2.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
-                    },
-                    progress: &|done, _| t3.done.store(done, Ordering::Relaxed),
-                },
-            )?);
+            outcomes.push(run_one(&at, &name, Some(seed), &t2, &label)?);
         }
-        write_seeds_report(&reports, &name, scale, &seeds, &outcomes)
+        write_seeds_report(&at.reports, &name, scale, &seeds, &outcomes)
     })?
     .map_err(|e: LabError| to_py(py, e, &paper))?;
     let (path, report) = written;
@@ -134,6 +96,54 @@ pub fn reproduce_seeds(
     out["latest"] = json!(path.display().to_string());
     out["summary_line"] = json!(report.summary_line());
     Ok(out.to_string())
+}
+
+/// A scale outside (0, 100] is bad input naming `scale`.
+fn check_scale(py: Python<'_>, scale: f64) -> PyResult<()> {
+    if scale.is_finite() && scale > 0.0 && scale <= 100.0 {
+        return Ok(());
+    }
+    Err(bad_argument(
+        py,
+        "scale",
+        &format!("must be a number between 0 and 100, got {scale}"),
+    ))
+}
+
+/// Where a reproduction reads and writes, and how it runs.
+struct Where {
+    experiments: PathBuf,
+    reports: PathBuf,
+    scale: f64,
+    jobs: usize,
+}
+
+/// Reproduces `paper` from `seed` (the files' own when `None`), telling `tally` how far it has
+/// come under `label`.
+fn run_one(
+    at: &Where,
+    paper: &str,
+    seed: Option<u64>,
+    tally: &Tally,
+    label: &str,
+) -> Result<PaperOutcome, LabError> {
+    run_paper(
+        &at.experiments,
+        paper,
+        at.scale,
+        seed,
+        Exec {
+            jobs: at.jobs,
+            cancel: Some(&tally.cancel),
+            ..Exec::default()
+        },
+        &at.reports,
+        Listeners {
+            on_runs: &|runs, _plan| tally.stage(runs, &format!("{label}: every file's runs")),
+            on_file: &|exp| tally.stage(exp.points.len() * exp.repetitions as usize, &exp.name),
+            progress: &|done, _| tally.done.store(done, Ordering::Relaxed),
+        },
+    )
 }
 
 /// The rows of an outcome: one per claim and one per compared value, with the report's summary.
