@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::app::papers::{report_stem, PaperOutcome};
 use crate::input::error::LabError;
-use crate::reproduce::seeds::{across, render_seeds, seeds_label, SeedsReport};
+use crate::reproduce::seeds::{across, seeds_label, SeedsReport};
+use crate::reproduce::seeds_markdown::render_seeds;
 use crate::store::output::write_atomic;
 
 /// Writes the report across `seeds` of `paper` at `scale` from each seed's outcome (in the

@@ -15,6 +15,7 @@ pub mod markdown;
 pub mod report;
 pub(crate) mod scale;
 pub mod seeds;
+pub mod seeds_markdown;
 pub mod summary;
 pub mod terminal;
 pub mod tolerance;

@@ -3,14 +3,12 @@
 //! with the paper's values moves from one seed to the next. A finding a reader would cite should
 //! not hold on the noise of one run; this is how the lab shows it.
 //!
-//! Pure: the reports of the seeds in, a [`SeedsReport`] and its Markdown out, the same bytes for
-//! the same reports.
+//! Pure: the reports of the seeds in, a [`SeedsReport`] out (its Markdown:
+//! [`super::seeds_markdown`]), the same for the same reports.
 
 use serde::{Deserialize, Serialize};
 
 use super::agreement::{pooled, Agreement};
-use super::format_number;
-use super::markdown::{cell, code, inline, link_target};
 use super::report::{PaperReport, Verdict};
 use super::summary::Summary;
 
@@ -38,7 +36,7 @@ impl Mark {
         }
     }
 
-    fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             Mark::Holds => "✅",
             Mark::Fails => "❌",
@@ -47,7 +45,7 @@ impl Mark {
         }
     }
 
-    fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Mark::Holds => "holds",
             Mark::Fails => "fails",
@@ -115,6 +113,33 @@ pub struct SeedsReport {
     pub claims: Vec<ClaimAcross>,
     /// Every agreement measure, in the reports' order.
     pub agreement: Vec<AgreementAcross>,
+    /// Every value compared with the paper's within a tolerance, in the reports' order.
+    #[serde(default)]
+    pub values: Vec<ValueAcross>,
+}
+
+/// One value compared with the paper's within its file's tolerance, at each seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueAcross {
+    /// The experiment file.
+    pub file: String,
+    /// The point.
+    pub point: String,
+    /// The metric.
+    pub metric: String,
+    /// The paper's value.
+    pub paper: f64,
+    /// Ours at each seed.
+    pub ours: Vec<f64>,
+    /// Whether ours is within the tolerance at each seed.
+    pub within: Vec<bool>,
+}
+
+impl ValueAcross {
+    /// Seeds at which the value is within its tolerance.
+    pub fn within_at(&self) -> usize {
+        self.within.iter().filter(|w| **w).count()
+    }
 }
 
 /// Puts the reports of `seeds` side by side; `reports[k]` is the paper at `seeds[k]`, and
@@ -177,6 +202,7 @@ pub fn across(
         }
     }
     agreement.extend(pooled_across(reports));
+    let values = values_across(seeds, reports)?;
     Ok(SeedsReport {
         paper_id: first.paper_id.clone(),
         paper_title: first.paper_title.clone(),
@@ -186,7 +212,43 @@ pub fn across(
         summaries: reports.iter().map(PaperReport::summary).collect(),
         claims,
         agreement,
+        values,
     })
+}
+
+/// Every value of the first report compared within a tolerance, with ours and the verdict at
+/// each seed (the same point of the same file at the same place in every report).
+fn values_across(seeds: &[u64], reports: &[PaperReport]) -> Result<Vec<ValueAcross>, String> {
+    let mut values = Vec::new();
+    for (i, f) in reports[0].files.iter().enumerate() {
+        for (j, p) in f.points.iter().enumerate() {
+            let (Some(paper), Some(_)) = (p.paper, p.within) else {
+                continue;
+            };
+            let mut v = ValueAcross {
+                file: f.experiment_file.clone(),
+                point: p.point.clone(),
+                metric: p.metric.clone(),
+                paper,
+                ours: Vec::new(),
+                within: Vec::new(),
+            };
+            for (r, seed) in reports.iter().zip(seeds) {
+                let other = r
+                    .files
+                    .get(i)
+                    .and_then(|g| g.points.get(j))
+                    .filter(|o| o.point == p.point && o.metric == p.metric)
+                    .ok_or_else(|| {
+                        format!("seed {seed}: value {} {} is missing", p.point, p.metric)
+                    })?;
+                v.ours.push(other.ours);
+                v.within.push(other.within == Some(true));
+            }
+            values.push(v);
+        }
+    }
+    Ok(values)
 }
 
 /// Where several files ask for agreement, each measure summed over them at each seed (as the
@@ -258,13 +320,6 @@ impl SeedsReport {
     }
 }
 
-/// The least, the median (the lower of the middle two) and the most of `values`.
-fn spread<T: PartialOrd + Copy>(values: &[T]) -> Option<(T, T, T)> {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    Some((*v.first()?, v[(v.len() - 1) / 2], *v.last()?))
-}
-
 /// The seeds as the command names them: `1-7` for a run of consecutive seeds, else listed.
 pub fn seeds_label(seeds: &[u64]) -> String {
     let consecutive = seeds.windows(2).all(|w| w[1] == w[0] + 1);
@@ -320,112 +375,6 @@ pub fn check_seeds(seeds: &[u64]) -> Result<(), String> {
         Some(w) => Err(format!("seed {} is given twice", w[0])),
         None => Ok(()),
     }
-}
-
-/// Renders the report as Markdown: each seed's summary, the claims whose verdict turns on the
-/// seed, those with one verdict throughout, and the agreement measures' spread.
-pub fn render_seeds(r: &SeedsReport) -> String {
-    let mut out = format!(
-        "# {}: {}, at {} seeds\n\nGenerated by {}. Each seed runs every file of the paper from \
-         that base seed, as `--seed N` does; each has its own report, linked below.\n\n**{}.**\n\n",
-        inline(&r.paper_id),
-        inline(&r.paper_title),
-        r.seeds.len(),
-        code(&r.generated_by),
-        capitalised(&r.summary_line())
-    );
-    out.push_str("## Each seed\n\n| seed | summary | report |\n|---|---|---|\n");
-    for ((seed, s), link) in r.seeds.iter().zip(&r.summaries).zip(&r.reports) {
-        out.push_str(&format!(
-            "| {seed} | {} | [{}]({}) |\n",
-            cell(&s.to_string()),
-            cell(link),
-            link_target(link)
-        ));
-    }
-    let header = format!(
-        "| file | claim | holds at | {} |\n|---|---|---|{}\n",
-        r.seeds
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(" | "),
-        "---|".repeat(r.seeds.len())
-    );
-    let row = |c: &ClaimAcross| {
-        format!(
-            "| {} | {} | {} of {} | {} |\n",
-            cell(&c.file),
-            cell(&code(&c.text)),
-            c.holds(),
-            c.marks.len(),
-            c.marks
-                .iter()
-                .map(|m| m.symbol())
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )
-    };
-    let turning: Vec<&ClaimAcross> = r.claims.iter().filter(|c| c.steady().is_none()).collect();
-    out.push_str("\n## Claims whose verdict turns on the seed\n\n");
-    if turning.is_empty() {
-        out.push_str("None: every claim has the same verdict at every seed.\n");
-    } else {
-        out.push_str(&header);
-        turning.iter().for_each(|c| out.push_str(&row(c)));
-    }
-    out.push_str("\n## Claims with one verdict at every seed\n\n");
-    out.push_str("| file | claim | verdict |\n|---|---|---|\n");
-    for c in &r.claims {
-        if let Some(m) = c.steady() {
-            out.push_str(&format!(
-                "| {} | {} | {} {} |\n",
-                cell(&c.file),
-                cell(&code(&c.text)),
-                m.symbol(),
-                m.words()
-            ));
-        }
-    }
-    render_agreement(&mut out, r);
-    out
-}
-
-/// The agreement measures: within 25% and the rank correlation, least, median and most.
-fn render_agreement(out: &mut String, r: &SeedsReport) {
-    if r.agreement.is_empty() {
-        return;
-    }
-    out.push_str(
-        "\n## Agreement with the paper\n\nLeast, median and most over the seeds.\n\n\
-         | file | measure | within 25% | rank correlation |\n|---|---|---|---|\n",
-    );
-    for a in &r.agreement {
-        let within = spread(&a.within_25).map_or("—".to_string(), |(lo, mid, hi)| {
-            format!("{lo}, {mid}, {hi} of {}", a.values)
-        });
-        let ranks: Vec<f64> = a.rank_correlation.iter().flatten().copied().collect();
-        let rank = spread(&ranks).map_or("—".to_string(), |(lo, mid, hi)| {
-            format!(
-                "{}, {}, {}",
-                format_number(lo),
-                format_number(mid),
-                format_number(hi)
-            )
-        });
-        out.push_str(&format!(
-            "| {} | {} | {within} | {rank} |\n",
-            cell(&a.file),
-            cell(&code(&a.metric))
-        ));
-    }
-}
-
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

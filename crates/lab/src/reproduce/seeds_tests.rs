@@ -1,7 +1,9 @@
 //! Tests of the reports at several seeds: marks, the summary line, errors and Markdown.
 use super::*;
 use crate::reproduce::agreement::Agreement;
-use crate::reproduce::report::{ClaimRow, ReportFile};
+use crate::reproduce::report::{ClaimRow, PointRow, ReportFile};
+use crate::reproduce::seeds_markdown::render_seeds;
+use crate::reproduce::Tolerance;
 
 fn claim(text: &str, verdict: Verdict) -> ClaimRow {
     ClaimRow {
@@ -26,7 +28,15 @@ fn at_seed(second: bool, within: usize, rank: f64) -> PaperReport {
             source_paper: "Table 1".into(),
             experiment_file: "experiments/tiny/t1.toml".into(),
             setup: Vec::new(),
-            points: Vec::new(),
+            points: vec![PointRow {
+                point: "p".into(),
+                metric: "delay".into(),
+                ours: 2.0 + within as f64 / 100.0,
+                paper: Some(2.5),
+                tolerance: Some(Tolerance::Relative(0.25)),
+                within: Some(within != 18),
+                note: None,
+            }],
             claims: vec![
                 claim("a(x) > a(y)", Verdict::Holds),
                 claim(
@@ -202,4 +212,21 @@ fn measures_of_several_files_are_summed_as_the_paper_report_sums_them() {
     );
     // One file asking gives no sum.
     assert_eq!(three().agreement.len(), 1);
+}
+
+#[test]
+fn a_value_within_its_tolerance_at_some_seeds_is_listed_with_ours_at_each() {
+    let r = three();
+    assert_eq!(r.values.len(), 1);
+    assert_eq!(r.values[0].within, vec![true, false, true]);
+    assert_eq!(r.values[0].within_at(), 2);
+    let md = render_seeds(&r);
+    assert!(
+        md.contains("Of the 1 values compared with the paper's within a tolerance, 0 are within it at every seed, 0 at none and 1 at some."),
+        "{md}"
+    );
+    assert!(
+        md.contains("| experiments/tiny/t1.toml | p | delay | 2.5 | 2 of 3 | 2.2, 2.18 ✘, 2.25 |"),
+        "{md}"
+    );
 }

@@ -228,7 +228,8 @@ class Reproduction:
 
 class SeedsReproduction:
     """A paper reproduced from several base seeds: ``claims`` (one row per claim and seed with
-    its verdict) and ``agreement`` (one row per measure and seed) as data frames, ``seeds``,
+    its verdict), ``values`` (one row per compared value and seed) and ``agreement`` (one row
+    per measure and seed) as data frames, ``seeds``,
     ``summary`` (a line: how many claims hold at every seed, how many turn on the seed) and
     ``report`` the path of the Markdown report across the seeds."""
 
@@ -260,6 +261,19 @@ class SeedsReproduction:
                 for seed, w, r in zip(self.seeds, a["within_25"], a["rank_correlation"])]
         schema = {"file": pl.Utf8, "metric": pl.Utf8, "seed": pl.Int64, "values": pl.Int64,
                   "within_25": pl.Int64, "rank_correlation": pl.Float64}
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    @property
+    def values(self) -> Any:
+        """Columns file, point, metric, paper, seed, ours, within (within the file's tolerance):
+        a row per value compared with the paper's and seed."""
+        import polars as pl
+
+        rows = [(v["file"], v["point"], v["metric"], v["paper"], seed, o, w)
+                for v in self.data["values"]
+                for seed, o, w in zip(self.seeds, v["ours"], v["within"])]
+        schema = {"file": pl.Utf8, "point": pl.Utf8, "metric": pl.Utf8, "paper": pl.Float64,
+                  "seed": pl.Int64, "ours": pl.Float64, "within": pl.Boolean}
         return pl.DataFrame(rows, schema=schema, orient="row")
 
     def __repr__(self) -> str:

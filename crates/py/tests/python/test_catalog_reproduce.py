@@ -64,6 +64,11 @@ def test_reproduce_at_several_seeds_is_the_commands(cli, tmp_path):
     assert r.claims.columns == ["file", "claim", "seed", "verdict"]
     assert r.agreement.columns == ["file", "metric", "seed", "values", "within_25",
                                    "rank_correlation"]
+    assert r.values.columns == ["file", "point", "metric", "paper", "seed", "ours", "within"]
+    got = list(zip(r.values["point"], r.values["seed"], r.values["ours"], r.values["within"]))
+    assert got == [(v["point"], s, o, w) for v in want["values"]
+                   for s, o, w in zip(want["seeds"], v["ours"], v["within"])]
+    assert len(got) == 2 * len(want["values"]) > 0
     # Each seed's own report is the one `seed=` writes.
     one = smpsched.reproduce("black90", scale=0.1, seed=2, reports=tmp_path / "one",
                              progress=False)
