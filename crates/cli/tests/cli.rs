@@ -490,6 +490,10 @@ fn reproduce_at_several_seeds_puts_them_side_by_side() {
         out.contains("tiny: over 3 seeds, of 1 claim 1 holds at every seed"),
         "{out}"
     );
+    assert!(
+        out.contains("tiny at seed 2 (2 of 3): 1 of 1 claim holds"),
+        "{out}"
+    );
     let json = |p: &str| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join(p)).unwrap()).unwrap()
     };

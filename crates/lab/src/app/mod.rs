@@ -300,8 +300,13 @@ pub fn reproduce(
     let mut failed = 0;
     for p in &list {
         let mut outcomes = Vec::new();
-        for &seed in &seeds {
-            let outcome = reproduce_paper(args, p, seed, remote, console)?;
+        for (k, &seed) in seeds.iter().enumerate() {
+            // With several seeds: which one of how many, and the files' notes told once.
+            let name = match (seed, args.seeds.len()) {
+                (Some(s), n) if n > 0 => format!("{p} at seed {s} ({} of {n})", k + 1),
+                _ => p.clone(),
+            };
+            let outcome = reproduce_paper(args, (p, &name), seed, k == 0, remote, console)?;
             failed += outcome.failed_claims();
             outcomes.push(outcome);
         }
@@ -322,11 +327,13 @@ pub fn reproduce(
 
 /// Reproduces paper `p` from base seed `seed` (the files' own when `None`): runs it, writes its
 /// report and prints each file's table (only the summary when several seeds run), the summary
-/// and where the report is.
+/// and where the report is. `name` is what the progress display and the summary call it; the
+/// files' notes are told only when `notes`.
 fn reproduce_paper(
     args: &ReproduceArgs,
-    p: &str,
+    (p, name): (&str, &str),
     seed: Option<u64>,
+    notes: bool,
     remote: Option<&dyn Remote>,
     console: &dyn Console,
 ) -> Result<PaperOutcome, LabError> {
@@ -347,10 +354,10 @@ fn reproduce_paper(
                 if let Some(note) = plan.note() {
                     console.progress_note(&note);
                 }
-                console.stage(runs, &format!("{p}: every file's runs"));
+                console.stage(runs, &format!("{name}: every file's runs"));
             },
             on_file: &|exp| {
-                for note in &exp.notes {
+                for note in exp.notes.iter().filter(|_| notes) {
                     console.note(note);
                 }
                 console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
@@ -368,10 +375,7 @@ fn reproduce_paper(
             console.print(&render_terminal(f));
         }
     }
-    let at = seed
-        .filter(|_| !args.seeds.is_empty())
-        .map_or_else(String::new, |s| format!(" at seed {s}"));
-    console.print(&format!("{p}{at}: {}", outcome.report.summary()));
+    console.print(&format!("{name}: {}", outcome.report.summary()));
     console.print(&format!(
         "report: {} (this run is kept in {})\n",
         outcome.latest.display(),
