@@ -37,16 +37,10 @@ pub fn reproduce_paper(
     progress: Option<Bound<'_, PyAny>>,
     seed: Option<u64>,
 ) -> PyResult<String> {
-    check_scale(py, scale)?;
+    let at = Where::checked(py, experiments, reports, scale, jobs)?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
-    let at = Where {
-        experiments,
-        reports,
-        scale,
-        jobs,
-    };
     let outcome = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         run_one(&at, &name, seed, &t2, &name)
     })?
@@ -70,24 +64,18 @@ pub fn reproduce_seeds(
     reports: PathBuf,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    check_scale(py, scale)?;
+    let at = Where::checked(py, experiments, reports, scale, jobs)?;
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
-    let at = Where {
-        experiments,
-        reports,
-        scale,
-        jobs,
-    };
     let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         let mut outcomes = Vec::new();
         for &seed in &seeds {
             let label = format!("{name} at seed {seed}");
             outcomes.push(run_one(&at, &name, Some(seed), &t2, &label)?);
         }
-        write_seeds_report(&at.reports, &name, scale, &seeds, &outcomes)
+        write_seeds_report(&at.reports, &name, at.scale, &seeds, &outcomes)
     })?
     .map_err(|e: LabError| to_py(py, e, &paper))?;
     let (path, report) = written;
@@ -98,24 +86,37 @@ pub fn reproduce_seeds(
     Ok(out.to_string())
 }
 
-/// A scale outside (0, 100] is bad input naming `scale`.
-fn check_scale(py: Python<'_>, scale: f64) -> PyResult<()> {
-    if scale.is_finite() && scale > 0.0 && scale <= 100.0 {
-        return Ok(());
-    }
-    Err(bad_argument(
-        py,
-        "scale",
-        &format!("must be a number between 0 and 100, got {scale}"),
-    ))
-}
-
 /// Where a reproduction reads and writes, and how it runs.
 struct Where {
     experiments: PathBuf,
     reports: PathBuf,
     scale: f64,
     jobs: usize,
+}
+
+impl Where {
+    /// The place and scale asked for; a scale outside (0, 100] is bad input naming `scale`.
+    fn checked(
+        py: Python<'_>,
+        experiments: PathBuf,
+        reports: PathBuf,
+        scale: f64,
+        jobs: usize,
+    ) -> PyResult<Where> {
+        if !(scale.is_finite() && scale > 0.0 && scale <= 100.0) {
+            return Err(bad_argument(
+                py,
+                "scale",
+                &format!("must be a number between 0 and 100, got {scale}"),
+            ));
+        }
+        Ok(Where {
+            experiments,
+            reports,
+            scale,
+            jobs,
+        })
+    }
 }
 
 /// Reproduces `paper` from `seed` (the files' own when `None`), telling `tally` how far it has

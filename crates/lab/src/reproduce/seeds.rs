@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::agreement::{pooled, Agreement};
-use super::report::{PaperReport, Verdict};
+use super::report::{PaperReport, ReportFile, Verdict};
 use super::summary::Summary;
 
 /// A claim's verdict at one seed, without its detail.
@@ -164,16 +164,16 @@ pub fn across(
     let mut agreement = Vec::new();
     for (i, f) in first.files.iter().enumerate() {
         for (j, c) in f.claims.iter().enumerate() {
-            let mut marks = Vec::with_capacity(reports.len());
-            for (r, seed) in reports.iter().zip(seeds) {
-                let other = r
-                    .files
-                    .get(i)
-                    .and_then(|g| g.claims.get(j))
-                    .filter(|o| o.text == c.text)
-                    .ok_or_else(|| format!("seed {seed}: claim `{}` is missing", c.text))?;
-                marks.push(Mark::of(&other.verdict));
-            }
+            let marks = at_each_seed(
+                seeds,
+                reports,
+                i,
+                |g| g.claims.get(j).filter(|o| o.text == c.text),
+                || format!("claim `{}`", c.text),
+            )?
+            .into_iter()
+            .map(|o| Mark::of(&o.verdict))
+            .collect();
             claims.push(ClaimAcross {
                 file: f.experiment_file.clone(),
                 text: c.text.clone(),
@@ -181,24 +181,20 @@ pub fn across(
             });
         }
         for (j, a) in f.agreement.iter().enumerate() {
-            let mut row = AgreementAcross {
+            let others = at_each_seed(
+                seeds,
+                reports,
+                i,
+                |g| g.agreement.get(j).filter(|o| o.metric == a.metric),
+                || format!("measure `{}`", a.metric),
+            )?;
+            agreement.push(AgreementAcross {
                 file: f.experiment_file.clone(),
                 metric: a.metric.clone(),
                 values: a.values,
-                within_25: Vec::new(),
-                rank_correlation: Vec::new(),
-            };
-            for (r, seed) in reports.iter().zip(seeds) {
-                let other = r
-                    .files
-                    .get(i)
-                    .and_then(|g| g.agreement.get(j))
-                    .filter(|o| o.metric == a.metric)
-                    .ok_or_else(|| format!("seed {seed}: measure `{}` is missing", a.metric))?;
-                row.within_25.push(other.within_25);
-                row.rank_correlation.push(other.rank_correlation);
-            }
-            agreement.push(row);
+                within_25: others.iter().map(|o| o.within_25).collect(),
+                rank_correlation: others.iter().map(|o| o.rank_correlation).collect(),
+            });
         }
     }
     agreement.extend(pooled_across(reports));
@@ -225,30 +221,49 @@ fn values_across(seeds: &[u64], reports: &[PaperReport]) -> Result<Vec<ValueAcro
             let (Some(paper), Some(_)) = (p.paper, p.within) else {
                 continue;
             };
-            let mut v = ValueAcross {
+            let others = at_each_seed(
+                seeds,
+                reports,
+                i,
+                |g| {
+                    g.points
+                        .get(j)
+                        .filter(|o| o.point == p.point && o.metric == p.metric)
+                },
+                || format!("value {} {}", p.point, p.metric),
+            )?;
+            values.push(ValueAcross {
                 file: f.experiment_file.clone(),
                 point: p.point.clone(),
                 metric: p.metric.clone(),
                 paper,
-                ours: Vec::new(),
-                within: Vec::new(),
-            };
-            for (r, seed) in reports.iter().zip(seeds) {
-                let other = r
-                    .files
-                    .get(i)
-                    .and_then(|g| g.points.get(j))
-                    .filter(|o| o.point == p.point && o.metric == p.metric)
-                    .ok_or_else(|| {
-                        format!("seed {seed}: value {} {} is missing", p.point, p.metric)
-                    })?;
-                v.ours.push(other.ours);
-                v.within.push(other.within == Some(true));
-            }
-            values.push(v);
+                ours: others.iter().map(|o| o.ours).collect(),
+                within: others.iter().map(|o| o.within == Some(true)).collect(),
+            });
         }
     }
     Ok(values)
+}
+
+/// The item `pick` finds in file `i` of each seed's report (the same item as the first
+/// report's, which `pick` checks), or an error naming the seed and `what` is missing.
+fn at_each_seed<'a, T>(
+    seeds: &[u64],
+    reports: &'a [PaperReport],
+    i: usize,
+    pick: impl Fn(&'a ReportFile) -> Option<&'a T>,
+    what: impl Fn() -> String,
+) -> Result<Vec<&'a T>, String> {
+    reports
+        .iter()
+        .zip(seeds)
+        .map(|(r, seed)| {
+            r.files
+                .get(i)
+                .and_then(&pick)
+                .ok_or_else(|| format!("seed {seed}: {} is missing", what()))
+        })
+        .collect()
 }
 
 /// Where several files ask for agreement, each measure summed over them at each seed (as the
