@@ -13,6 +13,7 @@ mod real;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::app::{self, Console, ReproduceArgs, RunArgs, TraceRequest};
 use smpsched_lab::exec::shard::Remote;
+use smpsched_lab::input::setting::Setting;
 use smpsched_lab::store::traces;
 
 /// A laboratory for scheduling on shared-memory multiprocessors: a deterministic simulator of a
@@ -48,6 +49,11 @@ enum Command {
         /// Base seed, overriding the file's `seed`.
         #[arg(long, value_name = "N", allow_negative_numbers = true)]
         seed: Option<u64>,
+        /// Set a value over the file, in place of its own or the default: a dotted path as
+        /// [sweep] writes them, e.g. --set machine.processors=32 (a TOML value, or a bare word
+        /// as a string). May be given more than once; results.json records them.
+        #[arg(long = "set", value_name = "PATH=VALUE", value_parser = setting_arg)]
+        set: Vec<Setting>,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
@@ -92,7 +98,8 @@ enum Command {
     /// overwritten) and points reports/PAPER.md at it as the latest (reports/PAPER-scale-F.md
     /// for another --scale, reports/PAPER-seed-N.md for --seed). With --seeds, reproduces the
     /// paper from each seed and writes reports/PAPER-seeds-A-B.md: which claims hold at every
-    /// seed and which turn on the seed.
+    /// seed and which turn on the seed. With --vary, the same across values of one constant the
+    /// files set (reports/PAPER-vary-PATH-VALUES.md): which claims rest on a guessed constant.
     Reproduce {
         /// A paper: black90, gupta91, dibella92, george90, weibel (`smpsched list` shows those
         /// under --experiments), or `all` (the default) for every reproduction.
@@ -111,13 +118,26 @@ enum Command {
         /// the agreement with the paper moves. Takes as long as one reproduction per seed.
         #[arg(long, value_name = "SEEDS", conflicts_with = "seed", value_parser = seeds_arg)]
         seeds: Option<SeedList>,
+        /// Set a value over every file of the paper, in place of the file's own or its default:
+        /// a dotted path as [sweep] writes them, e.g. --set workload.0.random_ms=0.05 (a TOML
+        /// value, or a bare word as a string). May be given more than once. The report says so
+        /// at its top and is reports/PAPER-set-PATH-VALUE.md, never the paper's own.
+        #[arg(long = "set", value_name = "PATH=VALUE", value_parser = setting_arg)]
+        set: Vec<Setting>,
+        /// Reproduce at each of these values of one setting (PATH=V1,V2,..., e.g.
+        /// workload.0.random_ms=0.02,0.05,0.09), each with its own report as --set writes it,
+        /// then compare them in reports/PAPER-vary-PATH-VALUES.md: the claims that hold at every
+        /// value, those whose verdict turns on it, and the agreement with the paper at each.
+        #[arg(long, value_name = "PATH=VALUES", conflicts_with = "seeds",
+              value_parser = vary_arg)]
+        vary: Option<VaryList>,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
               value_parser = jobs_arg)]
         jobs: usize,
         /// Exit with code 1 if any claim fails (known differences excepted; at any seed with
-        /// --seeds).
+        /// --seeds, at any value with --vary).
         #[arg(long)]
         strict: bool,
         /// Folder of experiment files.
@@ -166,6 +186,7 @@ fn main() -> ExitCode {
             out,
             force,
             seed,
+            set,
             jobs,
             quiet,
             trace,
@@ -184,6 +205,7 @@ fn main() -> ExitCode {
                     out,
                     force,
                     seed,
+                    set,
                     jobs,
                     quiet,
                     trace,
@@ -200,6 +222,8 @@ fn main() -> ExitCode {
             scale,
             seed,
             seeds,
+            set,
+            vary,
             jobs,
             strict,
             experiments,
@@ -212,6 +236,8 @@ fn main() -> ExitCode {
                 scale,
                 seed,
                 seeds: seeds.map(|s| s.0).unwrap_or_default(),
+                set,
+                vary: vary.map(|v| v.0).unwrap_or_default(),
                 jobs,
                 strict,
                 experiments,
@@ -255,6 +281,18 @@ struct SeedList(Vec<u64>);
 
 fn seeds_arg(s: &str) -> Result<SeedList, String> {
     smpsched_lab::reproduce::seeds::parse_seeds(s).map(SeedList)
+}
+
+fn setting_arg(s: &str) -> Result<Setting, String> {
+    Setting::parse(s)
+}
+
+/// The values `--vary` names (one value to clap, not a list of values).
+#[derive(Clone, Debug)]
+struct VaryList(Vec<Setting>);
+
+fn vary_arg(s: &str) -> Result<VaryList, String> {
+    smpsched_lab::input::setting::parse_vary(s).map(VaryList)
 }
 
 fn jobs_arg(s: &str) -> Result<usize, String> {

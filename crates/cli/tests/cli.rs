@@ -6,7 +6,7 @@ use std::process::Output;
 
 mod common;
 
-use common::{read_csv_strict, smpsched, smpsched_with_memory, tempdir};
+use common::{read_csv_strict, smpsched, smpsched_with_memory, tempdir, TINY_REPRO as REPRO};
 
 const EXP: &str = r#"
 name = "cli test"
@@ -328,46 +328,6 @@ fn list_and_explain() {
     let o = smpsched(&["explain", "lottery"], &root);
     assert_eq!(o.status.code(), Some(2));
 }
-
-const REPRO: &str = r#"
-name = "tiny"
-seed = 1
-
-[machine]
-preset = "multimax"
-processors = 1
-
-[scheduler]
-policy = "round-robin"
-
-[[workload]]
-kind = "pingpong"
-threads = 3
-syncs = 50
-hint = "handoff"
-
-[[point]]
-name = "handoff"
-set = { "workload.0.hint" = "handoff" }
-
-[[point]]
-name = "mild"
-set = { "workload.0.hint" = "mild" }
-
-[reproduce]
-paper = "tiny"
-title = "a tiny reproduction"
-metric = "us_per_op"
-tolerance = "50%"
-plot = { kind = "bars" }
-
-[[reproduce.expect]]
-point = "handoff"
-paper = 413
-
-[[reproduce.claim]]
-claim = "us_per_op(handoff) < us_per_op(mild)"
-"#;
 
 fn repro_dir(name: &str, text: &str) -> PathBuf {
     let dir = tempdir(name);

@@ -293,6 +293,7 @@ fn the_summary_counts_values_within_10_and_25_percent() {
         paper_title: "X".into(),
         files: vec![file(), file()],
         generated_by: String::new(),
+        settings: Vec::new(),
     };
     let md = render_paper(&paper);
     assert!(
@@ -318,6 +319,7 @@ fn every_value_row_shows_its_relative_distance() {
         paper_title: "X".into(),
         files: vec![file()],
         generated_by: String::new(),
+        settings: Vec::new(),
     });
     // Also the row compared within an absolute tolerance.
     assert!(
@@ -373,6 +375,7 @@ fn the_report_shows_each_files_agreement_and_the_pooled_counts() {
         paper_title: "X".into(),
         files: vec![f.clone(), f.clone()],
         generated_by: String::new(),
+        settings: Vec::new(),
     };
     let md = render_paper(&paper);
     assert!(

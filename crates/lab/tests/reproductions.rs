@@ -102,6 +102,7 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                     paper_title: String::new(),
                     files: vec![r],
                     generated_by: String::new(),
+                    settings: Vec::new(),
                 })
             };
             assert_eq!(

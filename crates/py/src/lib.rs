@@ -26,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::run_experiment, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_paper, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_seeds, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproduce_vary, m)?)?;
     m.add_function(wrap_pyfunction!(shard::shard_plan, m)?)?;
     m.add_function(wrap_pyfunction!(shard::run_task, m)?)?;
     m.add_function(wrap_pyfunction!(shard::run_shipped, m)?)?;

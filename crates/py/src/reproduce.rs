@@ -1,7 +1,8 @@
 //! `smpsched.reproduce`: a paper's reproduction run by the lab exactly as `smpsched reproduce`
 //! runs it (reports written to the same places), its claims and compared values returned as
 //! JSON rows for data frames; with `seeds`, one reproduction per seed and the report across
-//! them, as `--seeds` writes it.
+//! them, as `--seeds` writes it; with `vary`, the same across values of one setting (`--vary`);
+//! `set`, values set over every file (`--set`).
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -9,9 +10,10 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use serde_json::{json, Value};
-use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome};
-use smpsched_lab::app::seeds::write_seeds_report;
+use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome, Variant};
+use smpsched_lab::app::seeds::{write_seeds_report, write_vary_report};
 use smpsched_lab::exec::shard::Exec;
+use smpsched_lab::input::setting::{check_distinct, parse_vary, Setting};
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::seeds::check_seeds;
 use smpsched_lab::reproduce::summary::relative_distance;
@@ -21,11 +23,23 @@ use crate::errors::to_py;
 use crate::run::bad_argument;
 use crate::wait::{run_released, Tally};
 
-/// Reproduces `paper` at `scale` (and `seed` over the files' when given) from the files under
-/// `experiments`, writing its report under `reports` (as the command does); returns JSON with
-/// `claims`, `values`, `summary`, `latest`, `run_dir` and `skipped`.
+/// The settings `set` gives as `PATH=VALUE` texts (`--set`), each path once; a bad one is bad
+/// input naming `set`.
+fn settings(py: Python<'_>, set: &[String], vary: Option<&Setting>) -> PyResult<Vec<Setting>> {
+    let settings = set
+        .iter()
+        .map(|s| Setting::parse(s))
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|v| check_distinct(&v, vary).map(|()| v))
+        .map_err(|e| bad_argument(py, "set", &e))?;
+    Ok(settings)
+}
+
+/// Reproduces `paper` at `scale` (and `seed` over the files' when given, `set` over every file)
+/// from the files under `experiments`, writing its report under `reports` (as the command
+/// does); returns JSON with `claims`, `values`, `summary`, `latest`, `run_dir` and `skipped`.
 #[pyfunction]
-#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None))]
+#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_paper(
     py: Python<'_>,
@@ -36,13 +50,18 @@ pub fn reproduce_paper(
     reports: PathBuf,
     progress: Option<Bound<'_, PyAny>>,
     seed: Option<u64>,
+    set: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
+    let variant = Variant {
+        seed,
+        settings: settings(py, &set, None)?,
+    };
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
     let outcome = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
-        run_one(&at, &name, seed, &t2, &name)
+        run_one(&at, &name, &variant, &t2, &name)
     })?
     .map_err(|e| to_py(py, e, &paper))?;
     Ok(outcome_json(&outcome).to_string())
@@ -52,7 +71,7 @@ pub fn reproduce_paper(
 /// it), then the report across them; returns that report's JSON (`seeds`, `claims` with a mark
 /// per seed, `agreement`, `summaries`) with `latest`, its Markdown's path, and `summary_line`.
 #[pyfunction]
-#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None))]
+#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, set=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_seeds(
     py: Python<'_>,
@@ -63,9 +82,11 @@ pub fn reproduce_seeds(
     experiments: PathBuf,
     reports: PathBuf,
     progress: Option<Bound<'_, PyAny>>,
+    set: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
+    let settings = settings(py, &set, None)?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
@@ -73,11 +94,66 @@ pub fn reproduce_seeds(
         let mut outcomes = Vec::new();
         for &seed in &seeds {
             let label = format!("{name} at seed {seed}");
-            outcomes.push(run_one(&at, &name, Some(seed), &t2, &label)?);
+            let variant = Variant {
+                seed: Some(seed),
+                settings: settings.clone(),
+            };
+            outcomes.push(run_one(&at, &name, &variant, &t2, &label)?);
         }
-        write_seeds_report(&at.reports, &name, at.scale, &seeds, &outcomes)
+        write_seeds_report(&at.reports, &name, at.scale, &seeds, &settings, &outcomes)
     })?
     .map_err(|e: LabError| to_py(py, e, &paper))?;
+    across_json(py, &paper, written)
+}
+
+/// Reproduces `paper` at `scale` at each value `vary` (`PATH=V1,V2,...`) gives one setting, each
+/// report as `set` writes it (over `seed` and `set`, which every run shares), then the report
+/// across them; returns that report's JSON (`varied`, `claims` with a mark per value,
+/// `agreement`, `summaries`) with `latest` and `summary_line`.
+#[pyfunction]
+#[pyo3(signature = (paper, vary, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+pub fn reproduce_vary(
+    py: Python<'_>,
+    paper: String,
+    vary: String,
+    scale: f64,
+    jobs: usize,
+    experiments: PathBuf,
+    reports: PathBuf,
+    progress: Option<Bound<'_, PyAny>>,
+    seed: Option<u64>,
+    set: Vec<String>,
+) -> PyResult<String> {
+    let at = Where::checked(py, experiments, reports, scale, jobs)?;
+    let values = parse_vary(&vary).map_err(|e| bad_argument(py, "vary", &e))?;
+    let base = Variant {
+        seed,
+        settings: settings(py, &set, values.first())?,
+    };
+    let tally = Arc::new(Tally::default());
+    let t2 = Arc::clone(&tally);
+    let name = paper.clone();
+    let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
+        let mut outcomes = Vec::new();
+        for v in &values {
+            let label = format!("{name} with {}", v.label());
+            let mut variant = base.clone();
+            variant.settings.push(v.clone());
+            outcomes.push(run_one(&at, &name, &variant, &t2, &label)?);
+        }
+        write_vary_report(&at.reports, &name, at.scale, &base, &values, &outcomes)
+    })?
+    .map_err(|e: LabError| to_py(py, e, &paper))?;
+    across_json(py, &paper, written)
+}
+
+/// The report across seeds or values as JSON, with `latest` and `summary_line`.
+fn across_json(
+    py: Python<'_>,
+    paper: &str,
+    written: (PathBuf, smpsched_lab::reproduce::seeds::SeedsReport),
+) -> PyResult<String> {
     let (path, report) = written;
     let mut out = serde_json::to_value(&report)
         .map_err(|e| to_py(py, LabError::Internal(format!("report: {e}")), &paper))?;
@@ -119,12 +195,12 @@ impl Where {
     }
 }
 
-/// Reproduces `paper` from `seed` (the files' own when `None`), telling `tally` how far it has
-/// come under `label`.
+/// Reproduces `paper` as `variant` says (the files as written, from their own seed, by
+/// default), telling `tally` how far it has come under `label`.
 fn run_one(
     at: &Where,
     paper: &str,
-    seed: Option<u64>,
+    variant: &Variant,
     tally: &Tally,
     label: &str,
 ) -> Result<PaperOutcome, LabError> {
@@ -132,7 +208,7 @@ fn run_one(
         &at.experiments,
         paper,
         at.scale,
-        seed,
+        variant,
         Exec {
             jobs: at.jobs,
             cancel: Some(&tally.cancel),

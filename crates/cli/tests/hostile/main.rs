@@ -279,6 +279,24 @@ fn option_cases(dir: &Path, good: &Path) -> Vec<Case> {
             lines.push(with(&["run", &good, "--quiet"], flag, v));
         }
         lines.push(vec!["run".into(), v.into(), "--quiet".into()]);
+        // Values set over the file from the command line (`--set`, `--vary`).
+        for (k, set) in [
+            format!("machine.processors={v}"),
+            v.to_string(),
+            format!("{v}={v}"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let out = format!("opt-set-{k}-{}", lines.len());
+            lines.push(with(
+                &["run", &good, "--out", &out, "--quiet"],
+                "--set",
+                set,
+            ));
+        }
+        let vary = format!("machine.processors={v},{v}0");
+        lines.push(with(&["reproduce", "nothing-here"], "--vary", &vary));
         for flag in ["--scale", "--jobs", "--experiments", "--reports"] {
             lines.push(with(&["reproduce", "nothing-here"], flag, v));
         }

@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
 
-use crate::app::papers::{papers, run_paper, Listeners, PaperOutcome};
+use crate::app::papers::{papers, run_paper, Listeners, PaperOutcome, Variant};
 use crate::exec::runner::{plan_jobs, run_experiment, stopped_error, RunMemo, RunOptions};
 use crate::exec::shard::{prefill, Bundle, Exec, Remote};
 use crate::input::error::{InputError, LabError};
+use crate::input::setting::{check_distinct, Setting};
 use crate::reproduce::terminal::render_terminal;
 use crate::results::{terminal_table, Delivered, Destination, Outbox};
 use crate::spec::experiment::Experiment;
@@ -115,6 +116,8 @@ pub struct RunArgs {
     pub force: bool,
     /// Base seed, overriding the file's.
     pub seed: Option<u64>,
+    /// Values set over the file (`--set PATH=VALUE`).
+    pub set: Vec<Setting>,
     /// Runs at once (0: one per core).
     pub jobs: usize,
     /// No table and no progress; only the paths written.
@@ -135,11 +138,27 @@ pub fn run(
     remote: Option<&dyn Remote>,
     console: &dyn Console,
 ) -> Result<(), LabError> {
-    let (mut bundle, exp) = Bundle::load(&args.file, 1.0, args.seed)?;
+    check_distinct(&args.set, None).map_err(|message| {
+        LabError::Input(Box::new(InputError {
+            file: PathBuf::from("smpsched run"),
+            line: None,
+            field: "--set".into(),
+            message,
+        }))
+    })?;
+    let (mut bundle, exp) = Bundle::load_set(&args.file, 1.0, args.seed, &args.set)?;
     bundle.per_job = args.per_job;
     bundle.per_thread = args.per_thread;
     for note in &exp.notes {
         console.note(note);
+    }
+    if !exp.settings.is_empty() {
+        let set: Vec<String> = exp.settings.iter().map(Setting::label).collect();
+        console.note(&format!(
+            "note: not the file as written: {} set from the command line (recorded in \
+             results.json)",
+            set.join(", ")
+        ));
     }
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match &args.out {
@@ -263,6 +282,11 @@ pub struct ReproduceArgs {
     /// Base seeds to run every file from, one reproduction each, then a report across them
     /// (none: the one reproduction `seed` asks for).
     pub seeds: Vec<u64>,
+    /// Values set over every file (`--set PATH=VALUE`).
+    pub set: Vec<Setting>,
+    /// One setting's values, one reproduction each, then a report across them (`--vary
+    /// PATH=V1,V2,...`; none: no such report). Not with `seeds`.
+    pub vary: Vec<Setting>,
     /// Runs at once (0: one per core).
     pub jobs: usize,
     /// Fail when a claim fails (known differences excepted).
@@ -291,30 +315,30 @@ pub fn reproduce(
             message: format!("must be a number between 0 and 100, got {scale}"),
         })));
     }
+    check_settings(args)?;
     let list = paper_list(&args.paper, &args.experiments, console)?;
-    let seeds: Vec<Option<u64>> = if args.seeds.is_empty() {
-        vec![args.seed]
-    } else {
-        args.seeds.iter().copied().map(Some).collect()
-    };
+    let runs = variants(args);
     let mut failed = 0;
     for p in &list {
         let mut outcomes = Vec::new();
-        for (k, &seed) in seeds.iter().enumerate() {
-            // With several seeds: which one of how many, and the files' notes told once.
-            let name = match (seed, args.seeds.len()) {
-                (Some(s), n) if n > 0 => format!("{p} at seed {s} ({} of {n})", k + 1),
-                _ => p.clone(),
+        for (k, (variant, what)) in runs.iter().enumerate() {
+            // With several runs: which one of how many, and the files' notes told once.
+            let name = match what {
+                Some(what) => format!("{p} {what} ({} of {})", k + 1, runs.len()),
+                None => p.clone(),
             };
-            let outcome = reproduce_paper(args, (p, &name), seed, k == 0, remote, console)?;
+            let outcome = reproduce_paper(args, (p, &name), variant, k == 0, remote, console)?;
             failed += outcome.failed_claims();
             outcomes.push(outcome);
         }
-        if !args.seeds.is_empty() {
-            let (path, report) =
-                seeds::write_seeds_report(&args.reports, p, scale, &args.seeds, &outcomes)?;
+        let across = write_across(args, p, &outcomes)?;
+        if let Some((path, report)) = across {
             console.print(&format!("{p}: {}", report.summary_line()));
-            console.print(&format!("report across the seeds: {}\n", path.display()));
+            console.print(&format!(
+                "report across the {}s: {}\n",
+                report.run_noun(),
+                path.display()
+            ));
         }
     }
     if args.strict && failed > 0 {
@@ -325,14 +349,91 @@ pub fn reproduce(
     Ok(())
 }
 
-/// Reproduces paper `p` from base seed `seed` (the files' own when `None`): runs it, writes its
-/// report and prints each file's table (only the summary when several seeds run), the summary
-/// and where the report is. `name` is what the progress display and the summary call it; the
-/// files' notes are told only when `notes`.
+/// With `--seeds` or `--vary`, writes the report across the reproductions of paper `p` (their
+/// outcomes in order); returns its path and the report.
+fn write_across(
+    args: &ReproduceArgs,
+    p: &str,
+    outcomes: &[PaperOutcome],
+) -> Result<Option<(PathBuf, seeds::SeedsReport)>, LabError> {
+    let (reports, scale) = (&args.reports, args.scale);
+    if !args.seeds.is_empty() {
+        let written =
+            seeds::write_seeds_report(reports, p, scale, &args.seeds, &args.set, outcomes);
+        return written.map(Some);
+    }
+    if args.vary.is_empty() {
+        return Ok(None);
+    }
+    let base = Variant {
+        seed: args.seed,
+        settings: args.set.clone(),
+    };
+    seeds::write_vary_report(reports, p, scale, &base, &args.vary, outcomes).map(Some)
+}
+
+/// The reproductions `args` asks for, each with what tells it from the others when there are
+/// several (`at seed 3`, `with workload.0.random_ms = 0.05`).
+fn variants(args: &ReproduceArgs) -> Vec<(Variant, Option<String>)> {
+    let with = |seed: Option<u64>, extra: Option<&Setting>| Variant {
+        seed,
+        settings: args.set.iter().chain(extra).cloned().collect(),
+    };
+    if !args.seeds.is_empty() {
+        return args
+            .seeds
+            .iter()
+            .map(|&s| (with(Some(s), None), Some(format!("at seed {s}"))))
+            .collect();
+    }
+    if !args.vary.is_empty() {
+        return args
+            .vary
+            .iter()
+            .map(|v| {
+                (
+                    with(args.seed, Some(v)),
+                    Some(format!("with {}", v.label())),
+                )
+            })
+            .collect();
+    }
+    vec![(with(args.seed, None), None)]
+}
+
+/// Checks the settings against each other and the other options: each path set once, and
+/// `--vary` neither with `--seeds` nor with fewer than two values.
+fn check_settings(args: &ReproduceArgs) -> Result<(), LabError> {
+    let bad = |message: String| {
+        LabError::Input(Box::new(InputError {
+            file: PathBuf::from("smpsched reproduce"),
+            line: None,
+            field: if args.vary.is_empty() {
+                "--set"
+            } else {
+                "--vary"
+            }
+            .into(),
+            message,
+        }))
+    };
+    if !args.vary.is_empty() && !args.seeds.is_empty() {
+        return Err(bad("give --vary or --seeds, not both".into()));
+    }
+    if args.vary.len() == 1 {
+        return Err(bad("give at least two values (for one, use --set)".into()));
+    }
+    check_distinct(&args.set, args.vary.first()).map_err(bad)
+}
+
+/// Reproduces paper `p` as `variant` says (base seed, settings): runs it, writes its report and
+/// prints each file's table (only the summary when several run), the summary and where the
+/// report is. `name` is what the progress display and the summary call it; the files' notes are
+/// told only when `notes`.
 fn reproduce_paper(
     args: &ReproduceArgs,
     (p, name): (&str, &str),
-    seed: Option<u64>,
+    variant: &Variant,
     notes: bool,
     remote: Option<&dyn Remote>,
     console: &dyn Console,
@@ -342,7 +443,7 @@ fn reproduce_paper(
         &args.experiments,
         p,
         args.scale,
-        seed,
+        variant,
         Exec {
             jobs: args.jobs,
             remote,
@@ -370,7 +471,7 @@ fn reproduce_paper(
     for (path, why) in &outcome.skipped {
         console.note(&format!("note: skipped {}: {why}", path.display()));
     }
-    if args.seeds.is_empty() {
+    if args.seeds.is_empty() && args.vary.is_empty() {
         for f in &outcome.report.files {
             console.print(&render_terminal(f));
         }

@@ -8,6 +8,7 @@ use crate::exec::pool::Pool;
 use crate::exec::runner::JobPlan;
 use crate::exec::shard::{prefill, Bundle, Exec};
 use crate::input::error::{InputError, LabError};
+use crate::input::setting::Setting;
 use crate::input::source::Skipped;
 use crate::reproduce::markdown::{render_index, render_paper};
 use crate::reproduce::report::{PaperReport, Verdict};
@@ -114,6 +115,29 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
     Ok(out)
 }
 
+/// Which reproduction of a paper: its files from a base seed over their own, with values set
+/// over them from the command line (`--set`, `--vary`); the default is the files as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Variant {
+    /// Base seed of every file, over the files' own.
+    pub seed: Option<u64>,
+    /// Values set over every file.
+    pub settings: Vec<Setting>,
+}
+
+impl Variant {
+    /// The command line's part for it: ` --seed N --set PATH=VALUE ...`.
+    fn args(&self) -> String {
+        let mut out = self
+            .seed
+            .map_or_else(String::new, |s| format!(" --seed {s}"));
+        for s in &self.settings {
+            out.push_str(&format!(" --set {}", s.arg()));
+        }
+        out
+    }
+}
+
 /// What one paper's reproduction produced.
 pub struct PaperOutcome {
     /// The paper's report.
@@ -175,7 +199,7 @@ fn load_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
-    seed: Option<u64>,
+    variant: &Variant,
 ) -> Result<(Vec<Experiment>, Vec<Bundle>, Skipped), LabError> {
     let dir = check_paper(exp_dir, paper)?;
     let mut exps = Vec::new();
@@ -188,7 +212,7 @@ fn load_paper(
             skipped.push((f, e.message));
             continue;
         }
-        let (bundle, exp) = Bundle::load(&f, scale, seed)?;
+        let (bundle, exp) = Bundle::load_set(&f, scale, variant.seed, &variant.settings)?;
         if exp.reproduce.is_some() {
             exps.push(exp);
             bundles.push(bundle);
@@ -276,7 +300,7 @@ pub fn run_paper(
     exp_dir: &Path,
     paper: &str,
     scale: f64,
-    seed: Option<u64>,
+    variant: &Variant,
     exec: Exec<'_>,
     reports: &Path,
     told: Listeners<'_>,
@@ -286,7 +310,7 @@ pub fn run_paper(
         on_file,
         progress,
     } = told;
-    let (exps, bundles, skipped) = load_paper(exp_dir, paper, scale, seed)?;
+    let (exps, bundles, skipped) = load_paper(exp_dir, paper, scale, variant)?;
     let staging = Staging::new(&reports.join("runs"), "--reports", reports)?;
     let mut files = Vec::new();
     let mut plots = Vec::new();
@@ -307,21 +331,19 @@ pub fn run_paper(
         plots.extend(r.plots);
     }
     let title = self::paper(exp_dir, paper).map_or_else(|| paper.to_string(), |p| p.title);
-    let mut at_scale = if scale == 1.0 {
+    let at_scale = if scale == 1.0 {
         String::new()
     } else {
         format!(" --scale {scale}")
     };
-    if let Some(seed) = seed {
-        at_scale.push_str(&format!(" --seed {seed}"));
-    }
     let report = PaperReport {
         paper_id: paper.to_string(),
         paper_title: title,
         files,
-        generated_by: format!("smpsched reproduce {paper}{at_scale}"),
+        generated_by: format!("smpsched reproduce {paper}{at_scale}{}", variant.args()),
+        settings: variant.settings.iter().map(Setting::label).collect(),
     };
-    let stem = report_stem(paper, scale, seed);
+    let stem = report_stem(paper, scale, variant);
     let (latest, run_dir) = write_reports(paper, &stem, &report, &plots, staging, reports)?;
     Ok(PaperOutcome {
         latest,
@@ -332,15 +354,20 @@ pub fn run_paper(
 }
 
 /// The name of a paper's latest report and JSON under `reports/`: the paper, then the scale
-/// when it is not 1 and the seed when one was given over the files' (`dibella92-scale-0.1-seed-2`),
-/// so that a run at another scale or seed never replaces the paper's own report.
-pub(crate) fn report_stem(paper: &str, scale: f64, seed: Option<u64>) -> String {
+/// when it is not 1, the seed when one was given over the files' and each value set over them
+/// (`dibella92-scale-0.1-seed-2-set-workload.0.random_ms-0.05`), so that a run at another
+/// scale, seed or setting never replaces the paper's own report.
+pub(crate) fn report_stem(paper: &str, scale: f64, variant: &Variant) -> String {
     let mut stem = paper.to_string();
     if scale != 1.0 {
         stem.push_str(&format!("-scale-{scale}"));
     }
-    if let Some(seed) = seed {
+    if let Some(seed) = variant.seed {
         stem.push_str(&format!("-seed-{seed}"));
+    }
+    for s in &variant.settings {
+        stem.push('-');
+        stem.push_str(&s.file_part());
     }
     stem
 }

@@ -1,13 +1,17 @@
 //! A paper reproduced at several base seeds on disk (`smpsched reproduce PAPER --seeds 1-7`):
 //! after each seed's reproduction has written its own report (as `--seed N` does), the report
 //! that puts them side by side ([`crate::reproduce::seeds`]) is written beside them, as
-//! `reports/PAPER-seeds-1-7.md` and its JSON (`PAPER-scale-F-seeds-...` at another scale).
+//! `reports/PAPER-seeds-1-7.md` and its JSON (`PAPER-scale-F-seeds-...` at another scale). The
+//! same for several values of one setting (`--vary PATH=V1,V2`): `reports/PAPER-vary-PATH-V1,V2.md`.
 
 use std::path::{Path, PathBuf};
 
-use crate::app::papers::{report_stem, PaperOutcome};
+use crate::app::papers::{report_stem, PaperOutcome, Variant};
 use crate::input::error::LabError;
-use crate::reproduce::seeds::{across, seeds_label, SeedsReport};
+use crate::input::setting::{file_safe, Setting};
+use crate::reproduce::report::PaperReport;
+pub use crate::reproduce::seeds::SeedsReport;
+use crate::reproduce::seeds::{across, across_values, seeds_label, Varied};
 use crate::reproduce::seeds_markdown::render_seeds;
 use crate::store::output::write_atomic;
 
@@ -18,10 +22,61 @@ pub fn write_seeds_report(
     paper: &str,
     scale: f64,
     seeds: &[u64],
+    settings: &[Setting],
     outcomes: &[PaperOutcome],
 ) -> Result<(PathBuf, SeedsReport), LabError> {
     let label = seeds_label(seeds);
-    let links: Vec<String> = outcomes
+    let (links, each) = links_and_reports(outcomes);
+    let set = Variant {
+        seed: None,
+        settings: settings.to_vec(),
+    };
+    let generated_by = format!(
+        "smpsched reproduce {paper}{}{} --seeds {label}",
+        at_scale(scale),
+        set_args(settings)
+    );
+    let report = across(seeds, &each, &links, generated_by).map_err(LabError::Internal)?;
+    let stem = format!("{}-seeds-{label}", report_stem(paper, scale, &set));
+    write(reports, &stem, report)
+}
+
+/// Writes the report across the values `vary` gives one setting (`--vary`), over `base` (the
+/// seed and the other settings every run shares), from each value's outcome in order.
+pub fn write_vary_report(
+    reports: &Path,
+    paper: &str,
+    scale: f64,
+    base: &Variant,
+    vary: &[Setting],
+    outcomes: &[PaperOutcome],
+) -> Result<(PathBuf, SeedsReport), LabError> {
+    let path = vary.first().map_or_else(String::new, |s| s.path.clone());
+    let values: Vec<String> = vary.iter().map(|s| s.value.clone()).collect();
+    let (links, each) = links_and_reports(outcomes);
+    let seed = base
+        .seed
+        .map_or_else(String::new, |s| format!(" --seed {s}"));
+    let generated_by = format!(
+        "smpsched reproduce {paper}{}{seed}{} --vary {path}={}",
+        at_scale(scale),
+        set_args(&base.settings),
+        values.join(",")
+    );
+    let varied = Varied { path, values };
+    let stem = format!(
+        "{}-vary-{}-{}",
+        report_stem(paper, scale, base),
+        file_safe(&varied.path),
+        file_safe(&varied.values.join(","))
+    );
+    let report = across_values(varied, &each, &links, generated_by).map_err(LabError::Internal)?;
+    write(reports, &stem, report)
+}
+
+/// Each outcome's latest report as a link relative to the reports folder, and its report.
+fn links_and_reports(outcomes: &[PaperOutcome]) -> (Vec<String>, Vec<PaperReport>) {
+    let links = outcomes
         .iter()
         .map(|o| {
             o.latest
@@ -29,15 +84,30 @@ pub fn write_seeds_report(
                 .map_or_else(String::new, |n| n.to_string_lossy().to_string())
         })
         .collect();
-    let each: Vec<_> = outcomes.iter().map(|o| o.report.clone()).collect();
-    let at_scale = if scale == 1.0 {
+    (links, outcomes.iter().map(|o| o.report.clone()).collect())
+}
+
+fn at_scale(scale: f64) -> String {
+    if scale == 1.0 {
         String::new()
     } else {
         format!(" --scale {scale}")
-    };
-    let generated_by = format!("smpsched reproduce {paper}{at_scale} --seeds {label}");
-    let report = across(seeds, &each, &links, generated_by).map_err(LabError::Internal)?;
-    let stem = format!("{}-seeds-{label}", report_stem(paper, scale, None));
+    }
+}
+
+fn set_args(settings: &[Setting]) -> String {
+    settings
+        .iter()
+        .map(|s| format!(" --set {}", s.arg()))
+        .collect()
+}
+
+/// Writes `report` as `reports/STEM.md` and its JSON; returns the Markdown's path and the report.
+fn write(
+    reports: &Path,
+    stem: &str,
+    report: SeedsReport,
+) -> Result<(PathBuf, SeedsReport), LabError> {
     let md = reports.join(format!("{stem}.md"));
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| LabError::Internal(format!("report across seeds: {e}")))?;

@@ -20,6 +20,7 @@ use smpsched_workloads::shipped::{self, Files};
 
 use crate::exec::runner::{run_one, RunMemo, RunOptions};
 use crate::input::error::LabError;
+use crate::input::setting::Setting;
 use crate::plan::record::Stopped;
 use crate::spec::experiment::Experiment;
 
@@ -42,6 +43,9 @@ pub struct Bundle {
     /// Whether each run measures every application's threads (as [`RunOptions::per_thread`]).
     #[serde(default)]
     pub per_thread: bool,
+    /// Values set over the file from the command line (`--set`, `--vary`).
+    #[serde(default)]
+    pub settings: Vec<Setting>,
 }
 
 /// One run to make: a point of the experiment and a repetition.
@@ -79,8 +83,18 @@ impl Bundle {
         scale: f64,
         seed: Option<u64>,
     ) -> Result<(Bundle, Experiment), LabError> {
+        Self::load_set(path, scale, seed, &[])
+    }
+
+    /// [`Bundle::load`] with `settings` applied over the file (`--set`, `--vary`).
+    pub fn load_set(
+        path: &Path,
+        scale: f64,
+        seed: Option<u64>,
+        settings: &[Setting],
+    ) -> Result<(Bundle, Experiment), LabError> {
         let text = crate::input::source::read_experiment(path)?;
-        Self::parse(path, text, scale, seed)
+        Self::parse_set(path, text, scale, seed, settings)
     }
 
     /// Like [`Bundle::load`] for an experiment given as text (`path` names it).
@@ -90,7 +104,18 @@ impl Bundle {
         scale: f64,
         seed: Option<u64>,
     ) -> Result<(Bundle, Experiment), LabError> {
-        let (exp, files) = shipped::record(|| Experiment::parse_scaled(path, text.clone(), scale));
+        Self::parse_set(path, text, scale, seed, &[])
+    }
+
+    fn parse_set(
+        path: &Path,
+        text: String,
+        scale: f64,
+        seed: Option<u64>,
+        settings: &[Setting],
+    ) -> Result<(Bundle, Experiment), LabError> {
+        let (exp, files) =
+            shipped::record(|| Experiment::parse_set(path, text.clone(), scale, settings));
         let mut exp = exp?;
         if let Some(s) = seed {
             exp.seed = s;
@@ -103,6 +128,7 @@ impl Bundle {
             files,
             per_job: false,
             per_thread: false,
+            settings: settings.to_vec(),
         };
         Ok((bundle, exp))
     }
@@ -110,7 +136,7 @@ impl Bundle {
     /// The experiment, loaded from the bundle alone (no file of this machine is read).
     pub fn experiment(&self) -> Result<Experiment, LabError> {
         let exp = shipped::serve(self.files.clone(), || {
-            Experiment::parse_scaled(&self.path, self.text.clone(), self.scale)
+            Experiment::parse_set(&self.path, self.text.clone(), self.scale, &self.settings)
         });
         let mut exp = exp?;
         exp.seed = self.seed;

@@ -7,5 +7,6 @@ pub mod deprecated;
 pub mod error;
 pub mod format;
 pub mod param_value;
+pub mod setting;
 pub mod source;
 pub(crate) mod sweep;

@@ -73,6 +73,7 @@ mod tests {
                 agreement: vec![],
             }],
             generated_by: String::new(),
+            settings: Vec::new(),
         }
     }
 

@@ -105,6 +105,14 @@ pub fn render_paper(report: &PaperReport) -> String {
         inline(&report.paper_id),
         inline(&report.paper_title)
     ));
+    if !report.settings.is_empty() {
+        let set: Vec<String> = report.settings.iter().map(|s| code(s)).collect();
+        out.push_str(&format!(
+            "> **Not the files as written:** every file ran with {} set from the command line \
+             (`--set` or `--vary`), in place of the value the file gives or its default.\n\n",
+            set.join(", ")
+        ));
+    }
     out.push_str(&format!("**{}.**\n\n", report.summary()));
     let pooled = agreement::pooled(report.files.iter().flat_map(|f| &f.agreement));
     if !pooled.is_empty() {

@@ -88,6 +88,7 @@ fn report() -> PaperReport {
         paper_title: "The impact of operating system scheduling policies".into(),
         files: vec![gupta_file()],
         generated_by: "smpsched reproduce gupta --seed 1 --scale 0.1".into(),
+        settings: Vec::new(),
     }
 }
 

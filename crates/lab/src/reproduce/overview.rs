@@ -186,6 +186,7 @@ mod tests {
                 agreement: Vec::new(),
             }],
             generated_by: String::new(),
+            settings: Vec::new(),
         }
     }
 

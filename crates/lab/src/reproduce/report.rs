@@ -105,6 +105,10 @@ pub struct PaperReport {
     pub files: Vec<ReportFile>,
     /// The command line, seed and scale that produced the report (no timestamps).
     pub generated_by: String,
+    /// Values set over every file from the command line (`--set`, `--vary`), as
+    /// `workload.0.random_ms = 0.05`: when any, the report is not of the files as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
 }
 
 /// The difference column: relative to the paper's value when that is not zero (for absolute

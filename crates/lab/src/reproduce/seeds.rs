@@ -1,7 +1,10 @@
 //! A paper reproduced at several base seeds, side by side (`smpsched reproduce PAPER --seeds
 //! 1-7`): which claims hold at every seed and which turn on the seed, and how far the agreement
 //! with the paper's values moves from one seed to the next. A finding a reader would cite should
-//! not hold on the noise of one run; this is how the lab shows it.
+//! not hold on the noise of one run; this is how the lab shows it. The same report puts side by
+//! side the reproductions at several values of one constant set over the files (`--vary
+//! workload.0.random_ms=0.02,0.05,0.09`): a finding should not hold only at one guess of a
+//! constant the paper does not give.
 //!
 //! Pure: the reports of the seeds in, a [`SeedsReport`] out (its Markdown:
 //! [`super::seeds_markdown`]), the same for the same reports.
@@ -103,8 +106,12 @@ pub struct SeedsReport {
     pub paper_title: String,
     /// The command that made it.
     pub generated_by: String,
-    /// The base seeds, in the order they ran.
+    /// The base seeds, in the order they ran (none when the runs vary a setting).
     pub seeds: Vec<u64>,
+    /// When the runs differ in a value set over the files (`--vary`) rather than in the seed:
+    /// its path and each run's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub varied: Option<Varied>,
     /// Each seed's own report, as a path relative to this report.
     pub reports: Vec<String>,
     /// Each seed's summary (claims and values).
@@ -116,6 +123,15 @@ pub struct SeedsReport {
     /// Every value compared with the paper's within a tolerance, in the reports' order.
     #[serde(default)]
     pub values: Vec<ValueAcross>,
+}
+
+/// The value set over the files that the runs of a report across runs differ in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Varied {
+    /// The dotted path (`workload.0.random_ms`).
+    pub path: String,
+    /// Each run's value, as written, in the order they ran.
+    pub values: Vec<String>,
 }
 
 /// One value compared with the paper's within its file's tolerance, at each seed.
@@ -151,10 +167,42 @@ pub fn across(
     links: &[String],
     generated_by: String,
 ) -> Result<SeedsReport, String> {
-    let first = reports.first().ok_or("no seed was run")?;
+    let labels: Vec<String> = seeds.iter().map(|s| format!("seed {s}")).collect();
+    let mut r = side_by_side(&labels, reports, links, generated_by)?;
+    r.seeds = seeds.to_vec();
+    Ok(r)
+}
+
+/// [`across`] for reproductions that differ in the value set at `varied.path` (`--vary`), one
+/// per value of `varied.values` in order.
+pub fn across_values(
+    varied: Varied,
+    reports: &[PaperReport],
+    links: &[String],
+    generated_by: String,
+) -> Result<SeedsReport, String> {
+    let labels: Vec<String> = varied
+        .values
+        .iter()
+        .map(|v| format!("{} = {v}", varied.path))
+        .collect();
+    let mut r = side_by_side(&labels, reports, links, generated_by)?;
+    r.varied = Some(varied);
+    Ok(r)
+}
+
+/// The report across the runs `labels` names (`seed 3`, `workload.0.random_ms = 0.05`), without
+/// what they differ in.
+fn side_by_side(
+    seeds: &[String],
+    reports: &[PaperReport],
+    links: &[String],
+    generated_by: String,
+) -> Result<SeedsReport, String> {
+    let first = reports.first().ok_or("no reproduction was run")?;
     if reports.len() != seeds.len() || links.len() != seeds.len() {
         return Err(format!(
-            "{} seeds, {} reports, {} links",
+            "{} runs, {} reports, {} links",
             seeds.len(),
             reports.len(),
             links.len()
@@ -203,7 +251,8 @@ pub fn across(
         paper_id: first.paper_id.clone(),
         paper_title: first.paper_title.clone(),
         generated_by,
-        seeds: seeds.to_vec(),
+        seeds: Vec::new(),
+        varied: None,
         reports: links.to_vec(),
         summaries: reports.iter().map(PaperReport::summary).collect(),
         claims,
@@ -214,7 +263,7 @@ pub fn across(
 
 /// Every value of the first report compared within a tolerance, with ours and the verdict at
 /// each seed (the same point of the same file at the same place in every report).
-fn values_across(seeds: &[u64], reports: &[PaperReport]) -> Result<Vec<ValueAcross>, String> {
+fn values_across(seeds: &[String], reports: &[PaperReport]) -> Result<Vec<ValueAcross>, String> {
     let mut values = Vec::new();
     for (i, f) in reports[0].files.iter().enumerate() {
         for (j, p) in f.points.iter().enumerate() {
@@ -248,7 +297,7 @@ fn values_across(seeds: &[u64], reports: &[PaperReport]) -> Result<Vec<ValueAcro
 /// The item `pick` finds in file `i` of each seed's report (the same item as the first
 /// report's, which `pick` checks), or an error naming the seed and `what` is missing.
 fn at_each_seed<'a, T>(
-    seeds: &[u64],
+    seeds: &[String],
     reports: &'a [PaperReport],
     i: usize,
     pick: impl Fn(&'a ReportFile) -> Option<&'a T>,
@@ -261,7 +310,7 @@ fn at_each_seed<'a, T>(
             r.files
                 .get(i)
                 .and_then(&pick)
-                .ok_or_else(|| format!("seed {seed}: {} is missing", what()))
+                .ok_or_else(|| format!("{seed}: {} is missing", what()))
         })
         .collect()
 }
@@ -297,9 +346,35 @@ fn pooled_across(reports: &[PaperReport]) -> Vec<AgreementAcross> {
 }
 
 impl SeedsReport {
-    /// One line: how many claims hold at every seed, at some, at none.
+    /// The runs, as the report's columns name them: the seeds, or the values varied.
+    pub fn columns(&self) -> Vec<String> {
+        match &self.varied {
+            Some(v) => v.values.clone(),
+            None => self.seeds.iter().map(u64::to_string).collect(),
+        }
+    }
+
+    /// What one run is: `seed`, or `value` (of the path varied).
+    pub fn run_noun(&self) -> &'static str {
+        if self.varied.is_some() {
+            "value"
+        } else {
+            "seed"
+        }
+    }
+
+    /// What the verdicts turn on: `the seed`, or the path varied.
+    pub fn turns_on(&self) -> String {
+        match &self.varied {
+            Some(v) => format!("`{}`", v.path),
+            None => "the seed".into(),
+        }
+    }
+
+    /// One line: how many claims hold at every seed (or value), at some, at none.
     pub fn summary_line(&self) -> String {
-        let n = self.seeds.len();
+        let n = self.summaries.len();
+        let noun = self.run_noun();
         let every = self.claims.iter().filter(|c| c.holds() == n).count();
         let turning = self.claims.iter().filter(|c| c.steady().is_none()).count();
         let steady_known = self
@@ -310,8 +385,12 @@ impl SeedsReport {
         let steady_other = self.claims.len() - every - turning - steady_known;
         let verb =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let over = match &self.varied {
+            Some(v) => format!("over {n} values of {}", v.path),
+            None => format!("over {n} seeds"),
+        };
         let mut line = format!(
-            "over {n} seeds, of {} {} at every seed, {} on the seed, {} at every seed",
+            "{over}, of {} {} at every {noun}, {} on the {noun}, {} at every {noun}",
             verb(self.claims.len(), "claim", "claims"),
             verb(every, "holds", "hold"),
             verb(turning, "turns", "turn"),
@@ -323,7 +402,7 @@ impl SeedsReport {
         );
         if steady_other > 0 {
             line.push_str(&format!(
-                ", {} at every seed",
+                ", {} at every {noun}",
                 verb(
                     steady_other,
                     "fails or is not evaluated",

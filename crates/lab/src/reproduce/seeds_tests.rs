@@ -59,6 +59,7 @@ fn at_seed(second: bool, within: usize, rank: f64) -> PaperReport {
             }],
         }],
         generated_by: "smpsched reproduce tiny".into(),
+        settings: Vec::new(),
     }
 }
 
@@ -229,4 +230,77 @@ fn a_value_within_its_tolerance_at_some_seeds_is_listed_with_ours_at_each() {
         md.contains("| experiments/tiny/t1.toml | p | delay | 2.5 | 2 of 3 | 2.2, 2.18 ✘, 2.25 |"),
         "{md}"
     );
+}
+
+/// The three reports of [`three`] as three values of one setting.
+fn three_values() -> SeedsReport {
+    let reports = vec![
+        at_seed(true, 20, 0.71),
+        at_seed(false, 18, 0.7),
+        at_seed(true, 25, 0.74),
+    ];
+    let values = ["0.02", "0.05", "0.09"];
+    let links: Vec<String> = values
+        .iter()
+        .map(|v| format!("tiny-set-x.random_ms-{v}.md"))
+        .collect();
+    across_values(
+        Varied {
+            path: "x.random_ms".into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        },
+        &reports,
+        &links,
+        "smpsched reproduce tiny --vary x.random_ms=0.02,0.05,0.09".into(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn runs_at_values_of_a_setting_are_marked_and_named_by_value() {
+    let r = three_values();
+    assert!(r.seeds.is_empty());
+    assert_eq!(r.columns(), ["0.02", "0.05", "0.09"]);
+    // The same marks as across seeds: the runs differ only in what names them.
+    assert_eq!(r.claims, three().claims);
+    assert_eq!(
+        r.summary_line(),
+        "over 3 values of x.random_ms, of 3 claims 1 holds at every value, 1 turns on the \
+         value, 1 is a known difference at every value"
+    );
+    let md = render_seeds(&r);
+    assert!(md.contains("with `x.random_ms` at 3 values"), "{md}");
+    let turning = md
+        .split("## Claims whose verdict turns on `x.random_ms`")
+        .nth(1)
+        .unwrap();
+    assert!(
+        turning.contains("| `b(x) <= b(y) * 1.02` | 2 of 3 | ✅ | ❌ | ✅ |"),
+        "{turning}"
+    );
+    // The agreement at each value, in order, not its spread.
+    assert!(
+        md.contains("At each value, in order: 0.02, 0.05, 0.09."),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 20, 18, 25 of 30 | 0.71, 0.7, 0.74 |"),
+        "{md}"
+    );
+    // An error names the value whose report differs.
+    let mut other = at_seed(true, 20, 0.7);
+    other.files[0].claims[1].text = "something else".into();
+    let e = across_values(
+        Varied {
+            path: "x.random_ms".into(),
+            values: vec!["1".into(), "2".into()],
+        },
+        &[at_seed(true, 20, 0.7), other],
+        &["a".into(), "b".into()],
+        String::new(),
+    )
+    .unwrap_err();
+    assert!(e.contains("x.random_ms = 2: claim"), "{e}");
+    let text = serde_json::to_string(&r).unwrap();
+    assert_eq!(serde_json::from_str::<SeedsReport>(&text).unwrap(), r);
 }

@@ -1,5 +1,5 @@
 //! `results.json`: everything, per run (parameters, seed, the simulator's whole report, why a
-//! run stopped), in the points' order.
+//! run stopped), in the points' order, with the values the command line set over the file.
 
 use serde::Serialize;
 
@@ -13,6 +13,9 @@ struct JsonFile<'a> {
     file: String,
     seed: u64,
     repetitions: u32,
+    /// Values set over the file from the command line (`--set`), as `path = value`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    settings: Vec<String>,
     runs: Vec<JsonRun<'a>>,
 }
 
@@ -36,6 +39,7 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
         file: exp.recorded_path.clone(),
         seed: exp.seed,
         repetitions: exp.repetitions,
+        settings: exp.settings.iter().map(|s| s.label()).collect(),
         runs: runs
             .iter()
             .map(|r| JsonRun {

@@ -41,6 +41,7 @@ use crate::input::budget;
 pub use crate::plan::point::{App, Point};
 
 use crate::input::error::{InputError, LabError};
+use crate::input::setting::{apply, set_by_file, Setting};
 use crate::input::source::Source;
 use crate::input::sweep::{expand, set_path, RawPoint};
 use crate::plan::resolve::{de_error, resolve};
@@ -115,6 +116,8 @@ pub struct Experiment {
     /// Notes for the user that do not stop the runs: deprecated names the file writes, with
     /// file, line and what to write instead ([`crate::input::deprecated`]).
     pub notes: Vec<String>,
+    /// Values set over the file from the command line (`--set`), which its results record.
+    pub settings: Vec<Setting>,
 }
 
 impl Experiment {
@@ -137,6 +140,17 @@ impl Experiment {
 
     /// Validates an experiment given as text, scaling the sizes `[reproduce] scale` lists.
     pub fn parse_scaled(path: &Path, text: String, scale: f64) -> Result<Experiment, InputError> {
+        Self::parse_set(path, text, scale, &[])
+    }
+
+    /// [`Experiment::parse_scaled`] with `settings` applied over the file (`--set`, `--vary`:
+    /// [`crate::input::setting`]), validated as if the file had written them.
+    pub fn parse_set(
+        path: &Path,
+        text: String,
+        scale: f64,
+        settings: &[Setting],
+    ) -> Result<Experiment, InputError> {
         let (src, table) = Source::parse(path, text)?;
         let notes = crate::input::deprecated::notes(&src, &table);
         let raw: RawFile = toml::Value::Table(table.clone())
@@ -155,11 +169,13 @@ impl Experiment {
         ] {
             base.remove(key);
         }
+        apply_settings(&src, &raw, &mut base, settings)?;
         let (scaled, repetitions) = scaled_paths(&raw, scale);
         // Asked once per file: reading the machine's memory is not free, and a sweep may have
         // many points.
         let memory = budget::available()?;
-        let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)?;
+        let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)
+            .map_err(|e| from_settings(e, settings))?;
         let reproduce = match raw.reproduce {
             Some(t) => Some(crate::spec::repro_spec::parse_spec(&src, t, &points)?),
             None => None,
@@ -175,6 +191,7 @@ impl Experiment {
             repetitions,
             points,
             notes,
+            settings: settings.to_vec(),
         })
     }
 
@@ -191,6 +208,53 @@ impl Experiment {
         }
     }
 }
+/// Applies the command line's settings to the file's document, refusing one whose path the
+/// file's sweep or points set themselves (they would override it at every point).
+fn apply_settings(
+    src: &Source,
+    raw: &RawFile,
+    base: &mut toml::Table,
+    settings: &[Setting],
+) -> Result<(), InputError> {
+    let swept = raw
+        .sweep
+        .keys()
+        .map(|k| (k.as_str(), format!("sweep.{k}")))
+        .chain(raw.point.iter().enumerate().flat_map(|(i, p)| {
+            p.set
+                .keys()
+                .map(move |k| (k.as_str(), format!("point.{i}.set.{k}")))
+        }))
+        .collect::<Vec<_>>();
+    for s in settings {
+        if let Some(p) = set_by_file(s, swept.iter().map(|(p, _)| *p)) {
+            let key = &swept.iter().find(|(q, _)| *q == p).expect("found above").1;
+            return Err(src.error(
+                key,
+                format!(
+                    "the file sets `{p}` itself, at every point, so `{}` (--set or --vary) \
+                     cannot change it",
+                    s.path
+                ),
+            ));
+        }
+    }
+    apply(base, settings).map_err(|(path, m)| src.error_at(None, &path, m))
+}
+
+/// An error about a value the command line set says so: the file does not hold it.
+fn from_settings(mut e: InputError, settings: &[Setting]) -> InputError {
+    let about =
+        |s: &&Setting| e.field.ends_with(&s.path) || s.path.starts_with(&format!("{}.", e.field));
+    if let Some(s) = settings.iter().find(about) {
+        e.message.push_str(&format!(
+            " (the value is set by the command line: {})",
+            s.arg()
+        ));
+    }
+    e
+}
+
 /// The checks on the raw file before any point: a usable name, repetitions in bounds, and at
 /// least one workload.
 fn check_raw(src: &Source, raw: &RawFile) -> Result<(), InputError> {

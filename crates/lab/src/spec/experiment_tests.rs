@@ -1,5 +1,6 @@
 //! Tests of experiment files: sweeps, named points, errors with file, line and field, bounds.
 use super::*;
+use crate::input::setting::Setting;
 use crate::plan::point::SimOptions;
 use smpsched_sim::{Limits, MachineConfig};
 
@@ -228,4 +229,67 @@ fn the_machines_slice_is_slice_ms_and_slice_cycles_still_works() {
         assert_eq!(e.field, "machine.slice_ms", "{bad}: {e}");
         assert!(e.line.is_some(), "{bad}: {e}");
     }
+}
+
+fn parse_set(text: &str, settings: &[&str]) -> Result<Experiment, InputError> {
+    let settings: Vec<Setting> = settings
+        .iter()
+        .map(|s| Setting::parse(s).unwrap())
+        .collect();
+    Experiment::parse_set(Path::new("exp.toml"), text.to_string(), 1.0, &settings)
+}
+
+fn refused(text: &str, settings: &[&str]) -> InputError {
+    match parse_set(text, settings) {
+        Err(e) => e,
+        Ok(_) => panic!("{settings:?} was taken"),
+    }
+}
+
+#[test]
+fn a_setting_applies_to_every_point_as_if_the_file_wrote_it() {
+    let set = parse_set(GOOD, &["machine.clock_mhz=50"]).unwrap();
+    let written = parse(&GOOD.replace("processors = 4", "processors = 4\nclock_mhz = 50")).unwrap();
+    assert_eq!(set.points.len(), 4);
+    for (a, b) in set.points.iter().zip(&written.points) {
+        assert_eq!(a.machine, b.machine);
+        assert_eq!(a.machine.clock_mhz, 50.0);
+    }
+    assert_ne!(
+        set.points[0].machine,
+        parse(GOOD).unwrap().points[0].machine
+    );
+}
+
+#[test]
+fn a_setting_the_file_sweeps_or_cannot_take_is_refused_with_its_place() {
+    // The sweep sets it at every point: its line is named.
+    let e = refused(GOOD, &["machine.processors=8"]);
+    assert_eq!(e.line, Some(21), "{e}");
+    assert!(
+        e.message
+            .contains("the file sets `machine.processors` itself"),
+        "{e}"
+    );
+    // Inside a table a sweep replaces whole.
+    let whole = GOOD.replace("\"scheduler.policy\" = [\"batch\", \"priority\"]", "");
+    let whole = whole.replace(
+        "[sweep]",
+        "[sweep]\n\"scheduler\" = [{ policy = \"batch\" }]",
+    );
+    let e = refused(&whole, &["scheduler.quantum_ms=5"]);
+    assert!(
+        e.message.contains("the file sets `scheduler` itself"),
+        "{e}"
+    );
+    // A field the workload does not have, and a bad value: the command line is named.
+    let e = refused(GOOD, &["workload.0.threadz=6"]);
+    assert!(
+        e.message.contains("threadz") && e.message.contains("workload.0.threadz=6"),
+        "{e}"
+    );
+    let e = refused(GOOD, &["workload.0.threads=many"]);
+    assert!(e.message.contains("set by the command line"), "{e}");
+    let e = refused(GOOD, &["workload.4.threads=6"]);
+    assert!(e.message.contains("not an index"), "{e}");
 }

@@ -17,7 +17,7 @@ import json
 import os
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._frames import (APP_COLUMNS, JOB_COLUMNS, PROCESSOR_COLUMNS, RUN_COLUMNS, frames,
@@ -26,7 +26,8 @@ from ._progress import bar
 from ._toml import experiment_toml
 
 __all__ = [
-    "ExperimentError", "Result", "Reproduction", "SeedsReproduction", "run", "reproduce",
+    "ExperimentError", "Result", "Reproduction", "SeedsReproduction", "VaryReproduction", "run",
+    "reproduce",
     "policies", "workloads",
     "presets", "experiment_toml", "RUN_COLUMNS", "PROCESSOR_COLUMNS", "APP_COLUMNS",
     "JOB_COLUMNS",
@@ -233,6 +234,9 @@ class SeedsReproduction:
     ``summary`` (a line: how many claims hold at every seed, how many turn on the seed) and
     ``report`` the path of the Markdown report across the seeds."""
 
+    #: The frames' column naming each run, and its type.
+    _column = "seed"
+
     def __init__(self, json_text: str) -> None:
         self.data: Dict[str, Any] = json.loads(json_text)
         self.paper: str = self.data["paper_id"]
@@ -240,75 +244,139 @@ class SeedsReproduction:
         self.summary: str = self.data["summary_line"]
         self.report: str = self.data["latest"]
 
-    @property
-    def claims(self) -> Any:
-        """Columns file, claim, seed, verdict (holds, fails, known_difference, not_evaluated)."""
+    def _runs(self) -> List[Any]:
+        return self.seeds
+
+    def _dtype(self) -> Any:
         import polars as pl
 
-        rows = [(c["file"], c["text"], seed, mark) for c in self.data["claims"]
-                for seed, mark in zip(self.seeds, c["marks"])]
-        return pl.DataFrame(rows, schema={"file": pl.Utf8, "claim": pl.Utf8, "seed": pl.Int64,
-                                          "verdict": pl.Utf8}, orient="row")
+        return pl.Int64
+
+    @property
+    def claims(self) -> Any:
+        """Columns file, claim, seed (value), verdict (holds, fails, known_difference,
+        not_evaluated)."""
+        import polars as pl
+
+        rows = [(c["file"], c["text"], run, mark) for c in self.data["claims"]
+                for run, mark in zip(self._runs(), c["marks"])]
+        return pl.DataFrame(rows, schema={"file": pl.Utf8, "claim": pl.Utf8,
+                                          self._column: self._dtype(), "verdict": pl.Utf8},
+                            orient="row")
 
     @property
     def agreement(self) -> Any:
-        """Columns file, metric, seed, values, within_25, rank_correlation (null where the
-        measure is summed over several files)."""
+        """Columns file, metric, seed (value), values, within_25, rank_correlation (null where
+        the measure is summed over several files)."""
         import polars as pl
 
-        rows = [(a["file"], a["metric"], seed, a["values"], w, r)
+        rows = [(a["file"], a["metric"], run, a["values"], w, r)
                 for a in self.data["agreement"]
-                for seed, w, r in zip(self.seeds, a["within_25"], a["rank_correlation"])]
-        schema = {"file": pl.Utf8, "metric": pl.Utf8, "seed": pl.Int64, "values": pl.Int64,
-                  "within_25": pl.Int64, "rank_correlation": pl.Float64}
+                for run, w, r in zip(self._runs(), a["within_25"], a["rank_correlation"])]
+        schema = {"file": pl.Utf8, "metric": pl.Utf8, self._column: self._dtype(),
+                  "values": pl.Int64, "within_25": pl.Int64, "rank_correlation": pl.Float64}
         return pl.DataFrame(rows, schema=schema, orient="row")
 
     @property
     def values(self) -> Any:
-        """Columns file, point, metric, paper, seed, ours, within (within the file's tolerance):
-        a row per value compared with the paper's and seed."""
+        """Columns file, point, metric, paper, seed (value), ours, within (within the file's
+        tolerance): a row per value compared with the paper's and seed (value)."""
         import polars as pl
 
-        rows = [(v["file"], v["point"], v["metric"], v["paper"], seed, o, w)
+        rows = [(v["file"], v["point"], v["metric"], v["paper"], run, o, w)
                 for v in self.data["values"]
-                for seed, o, w in zip(self.seeds, v["ours"], v["within"])]
+                for run, o, w in zip(self._runs(), v["ours"], v["within"])]
         schema = {"file": pl.Utf8, "point": pl.Utf8, "metric": pl.Utf8, "paper": pl.Float64,
-                  "seed": pl.Int64, "ours": pl.Float64, "within": pl.Boolean}
+                  self._column: self._dtype(), "ours": pl.Float64, "within": pl.Boolean}
         return pl.DataFrame(rows, schema=schema, orient="row")
 
     def __repr__(self) -> str:
         return f"<smpsched.SeedsReproduction {self.paper}: {self.summary}>"
 
 
+class VaryReproduction(SeedsReproduction):
+    """A paper reproduced at several values of one setting (``vary``): as a
+    ``SeedsReproduction``, with ``path`` the setting, ``values`` its values as written (in the
+    frames, column ``value`` in place of ``seed``) and ``report`` the Markdown report across
+    them."""
+
+    _column = "value"
+
+    def __init__(self, json_text: str) -> None:
+        super().__init__(json_text)
+        self.path: str = self.data["varied"]["path"]
+        self.settings: List[str] = self.data["varied"]["values"]
+
+    def _runs(self) -> List[Any]:
+        return self.settings
+
+    def _dtype(self) -> Any:
+        import polars as pl
+
+        return pl.Utf8
+
+    def __repr__(self) -> str:
+        return f"<smpsched.VaryReproduction {self.paper}: {self.summary}>"
+
+
+def _setting_text(value: Any) -> str:
+    """A value as the command line writes it: booleans and numbers as TOML writes them,
+    strings as they are (a bare word is a string)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    return str(value)
+
+
 def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progress: bool = True,
               experiments: "Union[str, os.PathLike[str]]" = "experiments",
               reports: "Union[str, os.PathLike[str]]" = "reports",
               seed: Optional[int] = None,
-              seeds: Optional[List[int]] = None) -> "Union[Reproduction, SeedsReproduction]":
+              seeds: Optional[List[int]] = None,
+              set: Optional[Dict[str, Any]] = None,
+              vary: "Optional[Tuple[str, List[Any]]]" = None,
+              ) -> "Union[Reproduction, SeedsReproduction, VaryReproduction]":
     """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
     report written under ``reports``) and returns its claims and values as data frames.
 
     ``scale`` multiplies problem sizes and run lengths (0.1 for a quick look); ``seed``, when
     given, is every file's base seed in place of its own (``--seed``). ``seeds``, a list of
     two or more, reproduces the paper from each (``--seeds``) and returns a
-    ``SeedsReproduction``: each claim's verdict at each seed. Raises ``ExperimentError`` for an
-    unknown paper, a bad file or bad seeds.
+    ``SeedsReproduction``: each claim's verdict at each seed. ``set``, a dict of dotted paths
+    and values (``{"workload.0.random_ms": 0.05}``), sets each value over every file
+    (``--set``); ``vary``, a path and two or more values (``("workload.0.random_ms", [0.02,
+    0.09])``), reproduces the paper at each value (``--vary``) and returns a
+    ``VaryReproduction``. Raises ``ExperimentError`` for an unknown paper, a bad file, bad seeds
+    or a bad setting.
     """
     if seed is not None and seeds is not None:
         raise ValueError("give seed or seeds, not both")
+    if seeds is not None and vary is not None:
+        raise ValueError("give seeds or vary, not both")
+    settings = [f"{k}={_setting_text(v)}" for k, v in (set or {}).items()]
     cb = bar(progress)
     jobs = 0 if jobs is None else jobs
     try:
         if seeds is not None:
             out = _native.reproduce_seeds(paper, [int(s) for s in seeds], float(scale), jobs,
-                                          os.fspath(experiments), os.fspath(reports), cb)
+                                          os.fspath(experiments), os.fspath(reports), cb,
+                                          settings)
+        elif vary is not None:
+            path, values = vary
+            text = f"{path}=" + ",".join(_setting_text(v) for v in values)
+            out = _native.reproduce_vary(paper, text, float(scale), jobs,
+                                         os.fspath(experiments), os.fspath(reports), cb, seed,
+                                         settings)
         else:
             out = _native.reproduce_paper(paper, float(scale), jobs, os.fspath(experiments),
-                                          os.fspath(reports), cb, seed)
+                                          os.fspath(reports), cb, seed, settings)
     finally:
         if cb is not None:
             cb.close()
-    return SeedsReproduction(out) if seeds is not None else Reproduction(out)
+    if seeds is not None:
+        return SeedsReproduction(out)
+    return VaryReproduction(out) if vary is not None else Reproduction(out)
 
 
 def policies() -> List[Dict[str, Any]]:

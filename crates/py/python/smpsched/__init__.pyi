@@ -1,7 +1,7 @@
 """Type stubs of the smpsched Python package."""
 
 import os
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import polars as pl
 
@@ -74,6 +74,12 @@ class SeedsReproduction:
     @property
     def agreement(self) -> pl.DataFrame: ...
 
+class VaryReproduction(SeedsReproduction):
+    """A paper reproduced at several values of one setting: each claim's verdict at each value."""
+
+    path: str
+    settings: List[str]
+
 def run(
     experiment: Experiment,
     seed: Optional[int] = None,
@@ -91,7 +97,9 @@ def reproduce(
     reports: Union[str, os.PathLike[str]] = "reports",
     seed: Optional[int] = None,
     seeds: Optional[List[int]] = None,
-) -> Union[Reproduction, SeedsReproduction]: ...
+    set: Optional[Dict[str, Any]] = None,
+    vary: Optional[Tuple[str, List[Any]]] = None,
+) -> Union[Reproduction, SeedsReproduction, VaryReproduction]: ...
 def policies() -> List[Dict[str, Any]]: ...
 def workloads() -> List[Dict[str, Any]]: ...
 def presets() -> List[Dict[str, Any]]: ...

@@ -27,6 +27,7 @@ def reproduce_paper(
     reports: Union[str, os.PathLike[str]] = "reports",
     progress: Optional[Callable[[int, int, str], None]] = None,
     seed: Optional[int] = None,
+    set: List[str] = ...,
 ) -> str: ...
 def reproduce_seeds(
     paper: str,
@@ -36,6 +37,18 @@ def reproduce_seeds(
     experiments: Union[str, os.PathLike[str]] = "experiments",
     reports: Union[str, os.PathLike[str]] = "reports",
     progress: Optional[Callable[[int, int, str], None]] = None,
+    set: List[str] = ...,
+) -> str: ...
+def reproduce_vary(
+    paper: str,
+    vary: str,
+    scale: float = 1.0,
+    jobs: int = 0,
+    experiments: Union[str, os.PathLike[str]] = "experiments",
+    reports: Union[str, os.PathLike[str]] = "reports",
+    progress: Optional[Callable[[int, int, str], None]] = None,
+    seed: Optional[int] = None,
+    set: List[str] = ...,
 ) -> str: ...
 def shard_plan(
     path: Union[str, os.PathLike[str]],

@@ -81,6 +81,45 @@ def test_reproduce_at_several_seeds_is_the_commands(cli, tmp_path):
         smpsched.reproduce("black90", seed=1, seeds=[1, 2], progress=False)
 
 
+def test_reproduce_with_settings_and_across_values_is_the_commands(cli, tmp_path):
+    cli("reproduce", "black90", "--scale", "0.1", "--vary", "machine.clock_mhz=16,33",
+        "--reports", str(tmp_path / "cli"))
+    name = "black90-scale-0.1-vary-machine.clock_mhz-16,33"
+    want = json.loads((tmp_path / "cli" / f"{name}.json").read_text())
+    assert want["generated_by"] == "smpsched reproduce black90 --scale 0.1 --vary machine.clock_mhz=16,33"
+    r = smpsched.reproduce("black90", scale=0.1, vary=("machine.clock_mhz", [16, 33]),
+                           reports=tmp_path / "py", progress=False)
+    assert isinstance(r, smpsched.VaryReproduction)
+    assert (r.path, r.settings) == ("machine.clock_mhz", ["16", "33"])
+    assert Path(r.report).name == f"{name}.md"
+    assert Path(r.report).read_text() == (tmp_path / "cli" / f"{name}.md").read_text()
+    assert r.summary.startswith("over 2 values of machine.clock_mhz, of ")
+    assert r.claims.columns == ["file", "claim", "value", "verdict"]
+    got = list(zip(r.claims["claim"], r.claims["value"], r.claims["verdict"]))
+    assert got == [(c["text"], v, m) for c in want["claims"]
+                   for v, m in zip(["16", "33"], c["marks"])]
+    assert r.values.columns == ["file", "point", "metric", "paper", "value", "ours", "within"]
+    # Each value's report is the one `set=` writes, and says what was set.
+    one = smpsched.reproduce("black90", scale=0.1, set={"machine.clock_mhz": 33},
+                             reports=tmp_path / "one", progress=False)
+    assert Path(one.report).name == "black90-scale-0.1-set-machine.clock_mhz-33.md"
+    text = Path(one.report).read_text()
+    assert text == (tmp_path / "py" / Path(one.report).name).read_text()
+    assert "`machine.clock_mhz = 33`" in text
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("black90", scale=0.1, set={"machine.clock_mhzz": 33}, progress=False)
+    assert "machine.clock_mhzz" in str(e.value)
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("black90", vary=("machine.clock_mhz", [16]), progress=False)
+    assert e.value.field == "vary"
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("black90", set={"seed": 2}, progress=False)
+    assert e.value.field == "set"
+    with pytest.raises(ValueError):
+        smpsched.reproduce("black90", seeds=[1, 2], vary=("machine.clock_mhz", [16, 33]),
+                           progress=False)
+
+
 def test_reproduce_bad_input():
     with pytest.raises(smpsched.ExperimentError) as e:
         smpsched.reproduce("nosuchpaper", progress=False)

@@ -1,0 +1,207 @@
+//! `smpsched reproduce --set PATH=VALUE` and `--vary PATH=V1,V2`: a value set over every file of
+//! a paper gives the report the file would give with that value written in it, kept apart from
+//! the paper's own; `--vary` puts one report per value side by side; bad settings exit 2 and say
+//! why.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{smpsched, tempdir, TINY_REPRO as TINY};
+
+fn tiny_dir(name: &str) -> PathBuf {
+    let dir = tempdir(name);
+    std::fs::create_dir_all(dir.join("exp/tiny")).unwrap();
+    std::fs::write(dir.join("exp/tiny/t.toml"), TINY).unwrap();
+    dir
+}
+
+fn reproduce(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "reproduce",
+        "tiny",
+        "--experiments",
+        "exp",
+        "--reports",
+        "rep",
+    ];
+    args.extend_from_slice(extra);
+    smpsched(&args, dir)
+}
+
+fn json(dir: &Path, p: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn points(v: &serde_json::Value) -> serde_json::Value {
+    v["files"][0]["points"].clone()
+}
+
+#[test]
+fn a_setting_gives_the_report_the_file_would_give_kept_apart() {
+    let dir = tiny_dir("set");
+    assert!(reproduce(&dir, &[]).status.success());
+    let own = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
+    let o = reproduce(&dir, &["--set", "workload.0.syncs=80"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Beside the paper's own report, not over it, and saying at its top what was set.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap(),
+        own
+    );
+    let md = std::fs::read_to_string(dir.join("rep/tiny-set-workload.0.syncs-80.md")).unwrap();
+    assert!(md.contains("**Not the files as written:**"), "{md}");
+    assert!(md.contains("`workload.0.syncs = 80`"), "{md}");
+    assert!(
+        md.contains("`smpsched reproduce tiny --set workload.0.syncs=80`"),
+        "{md}"
+    );
+    let set = json(&dir, "rep/tiny-set-workload.0.syncs-80.json");
+    assert_eq!(
+        set["settings"],
+        serde_json::json!(["workload.0.syncs = 80"])
+    );
+    // The file's own report has no settings at all (its JSON is unchanged by the feature).
+    assert!(json(&dir, "rep/tiny.json").get("settings").is_none());
+    // Value for value, the file with `syncs = 80` written in it.
+    assert_ne!(points(&set), points(&json(&dir, "rep/tiny.json")));
+    let edited = TINY.replace("syncs = 50", "syncs = 80");
+    std::fs::write(dir.join("exp/tiny/t.toml"), edited).unwrap();
+    assert!(reproduce(&dir, &[]).status.success());
+    assert_eq!(points(&set), points(&json(&dir, "rep/tiny.json")));
+    common::check_files_well_formed(&dir.join("rep"));
+}
+
+#[test]
+fn vary_puts_each_value_side_by_side() {
+    let dir = tiny_dir("vary");
+    let o = reproduce(&dir, &["--vary", "workload.0.syncs=50,80,120"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("tiny with workload.0.syncs = 80 (2 of 3):"),
+        "{out}"
+    );
+    assert!(
+        out.contains("tiny: over 3 values of workload.0.syncs, of 1 claim"),
+        "{out}"
+    );
+    let across = json(&dir, "rep/tiny-vary-workload.0.syncs-50,80,120.json");
+    assert_eq!(across["varied"]["path"], "workload.0.syncs");
+    assert_eq!(
+        across["varied"]["values"],
+        serde_json::json!(["50", "80", "120"])
+    );
+    for (k, v) in ["50", "80", "120"].iter().enumerate() {
+        let own = json(&dir, &format!("rep/tiny-set-workload.0.syncs-{v}.json"));
+        let verdict = own["files"][0]["claims"][0]["verdict"]["verdict"].clone();
+        assert_eq!(across["claims"][0]["marks"][k], verdict, "value {v}");
+        assert_eq!(
+            across["values"][0]["ours"][k], own["files"][0]["points"][0]["ours"],
+            "value {v}"
+        );
+    }
+    let md =
+        std::fs::read_to_string(dir.join("rep/tiny-vary-workload.0.syncs-50,80,120.md")).unwrap();
+    assert!(
+        md.contains("`smpsched reproduce tiny --vary workload.0.syncs=50,80,120`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `workload.0.syncs` | summary | report |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("[tiny-set-workload.0.syncs-80.md](tiny-set-workload.0.syncs-80.md)"),
+        "{md}"
+    );
+    // A value's report is the one `--set` writes, byte for byte.
+    let at_80 = std::fs::read_to_string(dir.join("rep/tiny-set-workload.0.syncs-80.json")).unwrap();
+    assert!(reproduce(&dir, &["--set", "workload.0.syncs=80"])
+        .status
+        .success());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("rep/tiny-set-workload.0.syncs-80.json")).unwrap(),
+        at_80
+    );
+    common::check_files_well_formed(&dir.join("rep"));
+}
+
+#[test]
+fn bad_settings_exit_2_and_say_why() {
+    let dir = tiny_dir("set-bad");
+    for (bad, says) in [
+        (
+            vec!["--set", "workload.0.synks=80"],
+            "unknown field `synks`",
+        ),
+        (
+            vec!["--set", "workload.0.synks=80"],
+            "set by the command line",
+        ),
+        (vec!["--set", "workload.0.syncs=-3"], "workload.0.syncs"),
+        (
+            vec!["--set", "workload.0.hint=mild"],
+            "the file sets `workload.0.hint` itself",
+        ),
+        (vec!["--set", "seed=3"], "use --seed"),
+        (vec!["--set", "syncs"], "PATH=VALUE"),
+        (vec!["--vary", "workload.0.syncs=80"], "at least two"),
+        (vec!["--vary", "workload.0.syncs=80,80"], "given twice"),
+        (
+            vec!["--vary", "workload.0.syncs=50,80", "--seeds", "1-2"],
+            "cannot be used with",
+        ),
+        (
+            vec![
+                "--set",
+                "workload.0.syncs=60",
+                "--vary",
+                "workload.0.syncs=50,80",
+            ],
+            "set the same value",
+        ),
+    ] {
+        let o = reproduce(&dir, &bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{bad:?}: {err}");
+        assert!(!err.contains("panicked"), "{bad:?}: {err}");
+    }
+    // Nothing was written by the refused commands.
+    assert!(!dir.join("rep").join("tiny.md").exists());
+}
+
+#[test]
+fn run_with_a_setting_records_it_and_gives_the_files_results_with_it_written() {
+    let dir = tiny_dir("run-set");
+    let file = "exp/tiny/t.toml";
+    let o = smpsched(
+        &["run", file, "--set", "workload.0.syncs=80", "--out", "set"],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not the file as written"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let set = json(&dir, "set/results.json");
+    assert_eq!(
+        set["settings"],
+        serde_json::json!(["workload.0.syncs = 80"])
+    );
+    std::fs::write(dir.join(file), TINY.replace("syncs = 50", "syncs = 80")).unwrap();
+    assert!(smpsched(&["run", file, "--out", "written"], &dir)
+        .status
+        .success());
+    let written = json(&dir, "written/results.json");
+    assert!(written.get("settings").is_none());
+    assert_eq!(set["runs"], written["runs"]);
+    // The same refusals as for a reproduction.
+    let o = smpsched(&["run", file, "--set", "workload.0.hint=mild"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("itself"));
+}

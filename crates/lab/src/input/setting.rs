@@ -1,0 +1,339 @@
+//! Values set from the command line over every file of a reproduction: `smpsched reproduce
+//! PAPER --set PATH=VALUE` (one value) and `--vary PATH=V1,V2,...` (one reproduction per value,
+//! then a report across them). A constant a paper does not give is a guess; this is how a user
+//! asks whether a finding rests on it.
+//!
+//! A setting is a dotted path into an experiment file, as `[sweep]` writes them
+//! (`workload.0.random_ms`, `machine.processors`), and a value: a TOML value (`0.05`, `true`,
+//! `"fifo"`), or a bare word taken as a string (`mach`). It is applied to the file's document
+//! before its points are expanded ([`apply`]), so it is validated as if the file had written it;
+//! a path the file's sweep or points also set, or one outside the simulated system (`seed`,
+//! `repetitions`, `[reproduce]`), is refused.
+
+use serde::{Deserialize, Serialize};
+
+/// The most values one `--vary` takes.
+pub const MOST_VALUES: usize = 100;
+
+/// Top-level keys of an experiment file that describe the file, not the simulated system.
+const NOT_SETTABLE: [(&str, &str); 7] = [
+    ("name", "the file's name"),
+    ("description", "the file's description"),
+    ("seed", "the seed: use --seed or --seeds"),
+    ("repetitions", "the repetitions: use --scale"),
+    ("sweep", "the file's sweep"),
+    ("point", "the file's points"),
+    ("reproduce", "the paper's values and claims"),
+];
+
+/// A value set at a dotted path over every file, as the command line gave it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setting {
+    /// The dotted path (`workload.0.random_ms`).
+    pub path: String,
+    /// The value as written (a TOML value, or a bare word).
+    pub value: String,
+}
+
+impl Setting {
+    /// Reads `PATH=VALUE`.
+    pub fn parse(text: &str) -> Result<Setting, String> {
+        let (path, value) = text.split_once('=').ok_or_else(|| {
+            format!("expected PATH=VALUE (e.g. workload.0.random_ms=0.05), got `{text}`")
+        })?;
+        Setting::new(path, value)
+    }
+
+    fn new(path: &str, value: &str) -> Result<Setting, String> {
+        let (path, value) = (path.trim(), value.trim());
+        if path.is_empty()
+            || path
+                .split('.')
+                .any(|s| s.trim().is_empty() || s != s.trim())
+        {
+            return Err(format!(
+                "`{path}` is not a dotted path (e.g. workload.0.random_ms)"
+            ));
+        }
+        if let Some((_, what)) = NOT_SETTABLE
+            .iter()
+            .find(|(k, _)| path.split('.').next() == Some(*k))
+        {
+            return Err(format!(
+                "`{path}` is {what}, not part of the simulated system; set machine.*, \
+                 scheduler.* or workload.N.*"
+            ));
+        }
+        if value.is_empty() {
+            return Err(format!("`{path}=` gives no value"));
+        }
+        Ok(Setting {
+            path: path.to_string(),
+            value: value.to_string(),
+        })
+    }
+
+    /// The value as TOML: as written when it reads as a TOML value, else the word as a string.
+    pub fn toml_value(&self) -> toml::Value {
+        toml::from_str::<toml::Table>(&format!("v = {}", self.value))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(self.value.clone()))
+    }
+
+    /// How reports show it: `workload.0.random_ms = 0.05`.
+    pub fn label(&self) -> String {
+        format!("{} = {}", self.path, self.value)
+    }
+
+    /// As the command line writes it: `workload.0.random_ms=0.05`.
+    pub fn arg(&self) -> String {
+        format!("{}={}", self.path, self.value)
+    }
+
+    /// A part of a report's file name: `set-workload.0.random_ms-0.05`.
+    pub fn file_part(&self) -> String {
+        format!("set-{}-{}", file_safe(&self.path), file_safe(&self.value))
+    }
+}
+
+/// The longest part of a file name [`file_safe`] gives whole.
+const LONGEST_PART: usize = 60;
+
+/// `text` for a file name: every character but letters, digits, `.`, `_` and `-` as `_`; past
+/// [`LONGEST_PART`] characters, its start and a hash of the whole, so that two texts never share
+/// a name and no name outgrows what a file system takes.
+pub fn file_safe(text: &str) -> String {
+    let safe: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | ',' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.len() <= LONGEST_PART && safe == text {
+        return safe;
+    }
+    // Characters replaced or cut: two texts could meet in one name; the hash keeps them apart.
+    let start: String = safe.chars().take(LONGEST_PART - 17).collect();
+    format!("{start}-{:016x}", fnv1a(text))
+}
+
+/// The 64-bit FNV-1a hash of `text` (stable across builds and machines).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Checks that no two settings (`--set` and the one `--vary` path) set the same value or one
+/// inside another.
+pub fn check_distinct(set: &[Setting], vary: Option<&Setting>) -> Result<(), String> {
+    let all: Vec<&Setting> = set.iter().chain(vary).collect();
+    for (i, a) in all.iter().enumerate() {
+        if let Some(b) = all[..i].iter().find(|b| overlap(&a.path, &b.path)) {
+            return Err(format!(
+                "`{}` and `{}` set the same value; give each once",
+                b.path, a.path
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads `PATH=V1,V2,...` (at least two values, at most [`MOST_VALUES`], none twice): one
+/// setting per value, in order.
+pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
+    let (path, values) = text.split_once('=').ok_or_else(|| {
+        format!("expected PATH=V1,V2,... (e.g. workload.0.random_ms=0.02,0.05,0.09), got `{text}`")
+    })?;
+    let settings: Vec<Setting> = values
+        .split(',')
+        .map(|v| Setting::new(path, v))
+        .collect::<Result<_, _>>()?;
+    if settings.len() < 2 {
+        return Err(format!(
+            "give at least two values, as {}=A,B (for one, use --set)",
+            path.trim()
+        ));
+    }
+    if settings.len() > MOST_VALUES {
+        return Err(format!("more than {MOST_VALUES} values"));
+    }
+    for (i, s) in settings.iter().enumerate() {
+        if settings[..i]
+            .iter()
+            .any(|o| o.toml_value() == s.toml_value())
+        {
+            return Err(format!("the value {} is given twice", s.value));
+        }
+    }
+    Ok(settings)
+}
+
+/// Whether one of the two dotted paths lies inside the other (or they are the same).
+fn overlap(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.split('.').collect(), b.split('.').collect());
+    a.iter().zip(&b).all(|(x, y)| x == y)
+}
+
+/// Where the file itself sets a value a setting would change: the path of its `[sweep]` entry or
+/// `[[point]]` value that overlaps `setting`'s, if any.
+pub(crate) fn set_by_file<'a>(
+    setting: &Setting,
+    sweep: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    sweep.into_iter().find(|p| overlap(p, &setting.path))
+}
+
+/// Applies the settings to a file's document (its top-level keys but the system's removed):
+/// each value at its path, or an error message naming the path.
+pub(crate) fn apply(doc: &mut toml::Table, settings: &[Setting]) -> Result<(), (String, String)> {
+    for s in settings {
+        crate::input::sweep::set_path(doc, &s.path, s.toml_value())
+            .map_err(|m| (s.path.clone(), format!("{m} (set by --set or --vary)")))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_setting_and_its_value() {
+        let s = Setting::parse("workload.0.random_ms=0.05").unwrap();
+        assert_eq!(s.path, "workload.0.random_ms");
+        assert_eq!(s.toml_value(), toml::Value::Float(0.05));
+        assert_eq!(s.label(), "workload.0.random_ms = 0.05");
+        assert_eq!(s.file_part(), "set-workload.0.random_ms-0.05");
+        let word = Setting::parse("scheduler.policy=mach").unwrap();
+        assert_eq!(word.toml_value(), toml::Value::String("mach".into()));
+        let quoted = Setting::parse("scheduler.policy=\"round robin\"").unwrap();
+        assert_eq!(
+            quoted.toml_value(),
+            toml::Value::String("round robin".into())
+        );
+        assert!(quoted
+            .file_part()
+            .starts_with("set-scheduler.policy-_round_robin_-"));
+        assert_eq!(
+            Setting::parse("machine.processors = 8")
+                .unwrap()
+                .toml_value(),
+            toml::Value::Integer(8)
+        );
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_setting() {
+        for (text, says) in [
+            ("random_ms", "PATH=VALUE"),
+            ("=1", "not a dotted path"),
+            ("workload..x=1", "not a dotted path"),
+            ("workload.0.x=", "gives no value"),
+            ("seed=3", "use --seed"),
+            ("repetitions=2", "--scale"),
+            ("reproduce.tolerance=1", "claims"),
+            ("sweep.x=1", "sweep"),
+        ] {
+            let e = Setting::parse(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn reads_the_values_to_vary() {
+        let v = parse_vary("workload.0.random_ms=0.02,0.05,0.09").unwrap();
+        let values: Vec<&str> = v.iter().map(|s| s.value.as_str()).collect();
+        assert_eq!(values, ["0.02", "0.05", "0.09"]);
+        assert!(v.iter().all(|s| s.path == "workload.0.random_ms"));
+        for (text, says) in [
+            ("workload.0.random_ms=0.02", "at least two"),
+            ("workload.0.random_ms=0.02,0.020", "given twice"),
+            ("workload.0.random_ms", "PATH=V1,V2"),
+            ("workload.0.random_ms=0.02,", "gives no value"),
+            ("seed=1,2", "use --seed"),
+        ] {
+            let e = parse_vary(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        let many = format!(
+            "machine.processors={}",
+            (1..=101)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        assert!(parse_vary(&many).unwrap_err().contains("more than 100"));
+    }
+
+    #[test]
+    fn names_files_safely_and_never_alike() {
+        assert_eq!(file_safe("0.05"), "0.05");
+        assert_eq!(file_safe("workload.0.random_ms"), "workload.0.random_ms");
+        // Replaced characters: a hash keeps `a b` and `a/b` apart.
+        let (space, slash) = (file_safe("a b"), file_safe("a/b"));
+        assert!(space.starts_with("a_b-") && slash.starts_with("a_b-"));
+        assert_ne!(space, slash);
+        let long = "x".repeat(300);
+        let named = file_safe(&long);
+        assert!(named.len() <= 60, "{named}");
+        assert_ne!(named, file_safe(&"x".repeat(301)));
+    }
+
+    #[test]
+    fn refuses_a_value_set_twice() {
+        let a = Setting::parse("workload.0.random_ms=0.05").unwrap();
+        let b = Setting::parse("workload.0.search_ms=0.001").unwrap();
+        assert!(check_distinct(&[a.clone(), b.clone()], None).is_ok());
+        let e = check_distinct(std::slice::from_ref(&a), Some(&a)).unwrap_err();
+        assert!(e.contains("set the same value"), "{e}");
+        let whole = Setting::parse("workload.0={ kind = \"x\" }").unwrap();
+        assert!(check_distinct(&[b], Some(&whole)).is_err());
+    }
+
+    #[test]
+    fn finds_a_path_the_file_sets_itself() {
+        let s = Setting::parse("workload.0.scheduler=static").unwrap();
+        let sweep = ["workload.0.client", "workload.0.scheduler"];
+        assert_eq!(set_by_file(&s, sweep), Some("workload.0.scheduler"));
+        // A table the sweep replaces whole, or a value inside the table set.
+        assert_eq!(set_by_file(&s, ["workload.0"]), Some("workload.0"));
+        let inner = Setting::parse("workload.0.scheduler.x=1").unwrap();
+        assert_eq!(
+            set_by_file(&inner, ["workload.0.scheduler"]),
+            Some("workload.0.scheduler")
+        );
+        assert_eq!(
+            set_by_file(&s, ["workload.0.client", "workload.1.scheduler"]),
+            None
+        );
+    }
+
+    #[test]
+    fn applies_settings_to_a_document() {
+        let mut doc: toml::Table =
+            toml::from_str("[[workload]]\nkind = \"x\"\nrandom_ms = 0.02\n").unwrap();
+        apply(
+            &mut doc,
+            &[Setting::parse("workload.0.random_ms=0.09").unwrap()],
+        )
+        .unwrap();
+        assert_eq!(doc["workload"][0]["random_ms"], toml::Value::Float(0.09));
+        let e = apply(
+            &mut doc,
+            &[Setting::parse("workload.3.random_ms=1").unwrap()],
+        )
+        .unwrap_err();
+        assert_eq!(e.0, "workload.3.random_ms");
+        assert!(
+            e.1.contains("not an index") && e.1.contains("--set"),
+            "{}",
+            e.1
+        );
+    }
+}
