@@ -1,12 +1,14 @@
 //! End-to-end tests of the `smpsched` binary: determinism of results files, exit codes and
 //! error messages for bad input, listing and explaining.
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
 mod common;
 
-use common::{read_csv_strict, smpsched, smpsched_with_memory, tempdir, TINY_REPRO as REPRO};
+use common::{
+    read_csv_strict, reproduce_tiny as reproduce, smpsched, smpsched_with_memory, tempdir,
+    tiny_repro_dir as repro_dir, TINY_REPRO as REPRO,
+};
 
 const EXP: &str = r#"
 name = "cli test"
@@ -327,26 +329,6 @@ fn list_and_explain() {
     assert!(String::from_utf8(o.stdout).unwrap().contains("0.66"));
     let o = smpsched(&["explain", "lottery"], &root);
     assert_eq!(o.status.code(), Some(2));
-}
-
-fn repro_dir(name: &str, text: &str) -> PathBuf {
-    let dir = tempdir(name);
-    std::fs::create_dir_all(dir.join("exp/tiny")).unwrap();
-    std::fs::write(dir.join("exp/tiny/t.toml"), text).unwrap();
-    dir
-}
-
-fn reproduce(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "reproduce",
-        "tiny",
-        "--experiments",
-        "exp",
-        "--reports",
-        "rep",
-    ];
-    args.extend_from_slice(extra);
-    smpsched(&args, dir)
 }
 
 #[test]

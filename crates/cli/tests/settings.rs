@@ -6,28 +6,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use common::{smpsched, tempdir, TINY_REPRO as TINY};
+use common::{reproduce_tiny as reproduce, smpsched, tiny_repro_dir, TINY_REPRO as TINY};
 
 fn tiny_dir(name: &str) -> PathBuf {
-    let dir = tempdir(name);
-    std::fs::create_dir_all(dir.join("exp/tiny")).unwrap();
-    std::fs::write(dir.join("exp/tiny/t.toml"), TINY).unwrap();
-    dir
-}
-
-fn reproduce(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "reproduce",
-        "tiny",
-        "--experiments",
-        "exp",
-        "--reports",
-        "rep",
-    ];
-    args.extend_from_slice(extra);
-    smpsched(&args, dir)
+    tiny_repro_dir(name, TINY)
 }
 
 fn json(dir: &Path, p: &str) -> serde_json::Value {

@@ -156,7 +156,7 @@ fn across_json(
 ) -> PyResult<String> {
     let (path, report) = written;
     let mut out = serde_json::to_value(&report)
-        .map_err(|e| to_py(py, LabError::Internal(format!("report: {e}")), &paper))?;
+        .map_err(|e| to_py(py, LabError::Internal(format!("report: {e}")), paper))?;
     out["latest"] = json!(path.display().to_string());
     out["summary_line"] = json!(report.summary_line());
     Ok(out.to_string())

@@ -139,3 +139,25 @@ paper = 413
 [[reproduce.claim]]
 claim = "us_per_op(handoff) < us_per_op(mild)"
 "#;
+
+/// A fresh folder holding `exp/tiny/t.toml` with `text` (a reproduction of paper `tiny`).
+pub fn tiny_repro_dir(name: &str, text: &str) -> PathBuf {
+    let dir = tempdir(name);
+    std::fs::create_dir_all(dir.join("exp/tiny")).unwrap();
+    std::fs::write(dir.join("exp/tiny/t.toml"), text).unwrap();
+    dir
+}
+
+/// `smpsched reproduce tiny` in `dir` (files under `exp`, reports into `rep`), with `extra`.
+pub fn reproduce_tiny(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "reproduce",
+        "tiny",
+        "--experiments",
+        "exp",
+        "--reports",
+        "rep",
+    ];
+    args.extend_from_slice(extra);
+    smpsched(&args, dir)
+}
