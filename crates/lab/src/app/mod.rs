@@ -138,28 +138,9 @@ pub fn run(
     remote: Option<&dyn Remote>,
     console: &dyn Console,
 ) -> Result<(), LabError> {
-    check_distinct(&args.set, None).map_err(|message| {
-        LabError::Input(Box::new(InputError {
-            file: PathBuf::from("smpsched run"),
-            line: None,
-            field: "--set".into(),
-            message,
-        }))
-    })?;
-    let (mut bundle, exp) = Bundle::load_set(&args.file, 1.0, args.seed, &args.set)?;
+    let (mut bundle, exp) = load_run(args, console)?;
     bundle.per_job = args.per_job;
     bundle.per_thread = args.per_thread;
-    for note in &exp.notes {
-        console.note(note);
-    }
-    if !exp.settings.is_empty() {
-        let set: Vec<String> = exp.settings.iter().map(Setting::label).collect();
-        console.note(&format!(
-            "note: not the file as written: {} set from the command line (recorded in \
-             results.json)",
-            set.join(", ")
-        ));
-    }
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match &args.out {
         Some(dir) => Destination::Exactly {
@@ -220,6 +201,32 @@ pub fn run(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Loads the experiment file `run` was given, with its settings (`--set`, each path once), and
+/// tells its notes and what the command line set over it.
+fn load_run(args: &RunArgs, console: &dyn Console) -> Result<(Bundle, Experiment), LabError> {
+    check_distinct(&args.set, None).map_err(|message| {
+        LabError::Input(Box::new(InputError {
+            file: PathBuf::from("smpsched run"),
+            line: None,
+            field: "--set".into(),
+            message,
+        }))
+    })?;
+    let (bundle, exp) = Bundle::load_set(&args.file, 1.0, args.seed, &args.set)?;
+    for note in &exp.notes {
+        console.note(note);
+    }
+    if !exp.settings.is_empty() {
+        let set: Vec<String> = exp.settings.iter().map(Setting::label).collect();
+        console.note(&format!(
+            "note: not the file as written: {} set from the command line (recorded in \
+             results.json)",
+            set.join(", ")
+        ));
+    }
+    Ok((bundle, exp))
 }
 
 /// With `--trace`: checks the trace folder and that the traces fit in memory, and converts the

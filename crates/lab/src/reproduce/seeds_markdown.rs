@@ -41,21 +41,7 @@ pub fn render_seeds(r: &SeedsReport) -> String {
         code(&r.generated_by),
         capitalised(&r.summary_line())
     );
-    let head = match &r.varied {
-        Some(v) => code(&v.path),
-        None => "seed".into(),
-    };
-    out.push_str(&format!(
-        "## Each {noun}\n\n| {head} | summary | report |\n|---|---|---|\n"
-    ));
-    for ((seed, s), link) in columns.iter().zip(&r.summaries).zip(&r.reports) {
-        out.push_str(&format!(
-            "| {seed} | {} | [{}]({}) |\n",
-            cell(&s.to_string()),
-            cell(link),
-            link_target(link)
-        ));
-    }
+    render_each(&mut out, r);
     let header = format!(
         "| file | claim | holds at | {} |\n|---|---|---|{}\n",
         columns.join(" | "),
@@ -101,6 +87,26 @@ pub fn render_seeds(r: &SeedsReport) -> String {
     render_values(&mut out, r);
     render_agreement(&mut out, r);
     out
+}
+
+/// Each run's summary, with a link to its report.
+fn render_each(out: &mut String, r: &SeedsReport) {
+    let head = match &r.varied {
+        Some(v) => code(&v.path),
+        None => "seed".into(),
+    };
+    out.push_str(&format!(
+        "## Each {}\n\n| {head} | summary | report |\n|---|---|---|\n",
+        r.run_noun()
+    ));
+    for ((run, s), link) in r.columns().iter().zip(&r.summaries).zip(&r.reports) {
+        out.push_str(&format!(
+            "| {run} | {} | [{}]({}) |\n",
+            cell(&s.to_string()),
+            cell(link),
+            link_target(link)
+        ));
+    }
 }
 
 /// The compared values: how many are within their tolerance at every seed, at none and at some,
