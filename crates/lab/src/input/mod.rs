@@ -6,6 +6,7 @@ pub mod budget;
 pub mod deprecated;
 pub mod error;
 pub mod format;
+pub mod hash;
 pub mod param_value;
 pub mod setting;
 pub mod source;

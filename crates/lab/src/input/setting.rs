@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::hash::{fnv, FNV_START};
+
 /// The most values one `--vary` takes.
 pub const MOST_VALUES: usize = 100;
 
@@ -119,14 +121,7 @@ pub fn file_safe(text: &str) -> String {
     }
     // Characters replaced or cut: two texts could meet in one name; the hash keeps them apart.
     let start: String = safe.chars().take(LONGEST_PART - 17).collect();
-    format!("{start}-{:016x}", fnv1a(text))
-}
-
-/// The 64-bit FNV-1a hash of `text` (stable across builds and machines).
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    format!("{start}-{:016x}", fnv(FNV_START, text.as_bytes()))
 }
 
 /// Checks that no two settings (`--set` and the one `--vary` path) set the same value or one
@@ -174,19 +169,10 @@ pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
     Ok(settings)
 }
 
-/// Whether one of the two dotted paths lies inside the other (or they are the same).
-fn overlap(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (a.split('.').collect(), b.split('.').collect());
-    a.iter().zip(&b).all(|(x, y)| x == y)
-}
-
-/// Where the file itself sets a value a setting would change: the path of its `[sweep]` entry or
-/// `[[point]]` value that overlaps `setting`'s, if any.
-pub(crate) fn set_by_file<'a>(
-    setting: &Setting,
-    sweep: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    sweep.into_iter().find(|p| overlap(p, &setting.path))
+/// Whether one of the two dotted paths lies inside the other (or they are the same): a setting
+/// at one and a value the file sets at the other cannot both hold.
+pub(crate) fn overlap(a: &str, b: &str) -> bool {
+    a.split('.').zip(b.split('.')).all(|(x, y)| x == y)
 }
 
 /// Applies the settings to a file's document (its top-level keys but the system's removed):
@@ -297,21 +283,15 @@ mod tests {
     }
 
     #[test]
-    fn finds_a_path_the_file_sets_itself() {
-        let s = Setting::parse("workload.0.scheduler=static").unwrap();
-        let sweep = ["workload.0.client", "workload.0.scheduler"];
-        assert_eq!(set_by_file(&s, sweep), Some("workload.0.scheduler"));
-        // A table the sweep replaces whole, or a value inside the table set.
-        assert_eq!(set_by_file(&s, ["workload.0"]), Some("workload.0"));
-        let inner = Setting::parse("workload.0.scheduler.x=1").unwrap();
-        assert_eq!(
-            set_by_file(&inner, ["workload.0.scheduler"]),
-            Some("workload.0.scheduler")
-        );
-        assert_eq!(
-            set_by_file(&s, ["workload.0.client", "workload.1.scheduler"]),
-            None
-        );
+    fn paths_overlap_when_one_lies_inside_the_other() {
+        assert!(overlap("workload.0.scheduler", "workload.0.scheduler"));
+        // A table a sweep replaces whole, or a value inside the table set.
+        assert!(overlap("workload.0.scheduler", "workload.0"));
+        assert!(overlap("workload.0.scheduler", "workload.0.scheduler.x"));
+        assert!(!overlap("workload.0.scheduler", "workload.0.client"));
+        assert!(!overlap("workload.0.scheduler", "workload.1.scheduler"));
+        // Segments, not prefixes of names.
+        assert!(!overlap("workload.0.sched", "workload.0.scheduler"));
     }
 
     #[test]

@@ -41,7 +41,7 @@ use crate::input::budget;
 pub use crate::plan::point::{App, Point};
 
 use crate::input::error::{InputError, LabError};
-use crate::input::setting::{apply, set_by_file, Setting};
+use crate::input::setting::{apply, overlap, Setting};
 use crate::input::source::Source;
 use crate::input::sweep::{expand, set_path, RawPoint};
 use crate::plan::resolve::{de_error, resolve};
@@ -227,8 +227,7 @@ fn apply_settings(
         }))
         .collect::<Vec<_>>();
     for s in settings {
-        if let Some(p) = set_by_file(s, swept.iter().map(|(p, _)| *p)) {
-            let key = &swept.iter().find(|(q, _)| *q == p).expect("found above").1;
+        if let Some((p, key)) = swept.iter().find(|(p, _)| overlap(p, &s.path)) {
             return Err(src.error(
                 key,
                 format!(

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::input::error::{InputError, LabError};
+use crate::input::hash::{fnv, FNV_START};
 
 /// Longest folder name made from an experiment or paper name (file systems allow 255 bytes).
 pub const MAX_NAME: usize = 64;
@@ -74,16 +75,6 @@ pub fn plain_name(name: &str) -> String {
         s
     }
 }
-
-/// FNV-1a over `bytes`, continuing from `h` (start from [`FNV_START`]).
-fn fnv(h: u64, bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// The FNV-1a offset basis.
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// A hash of a set of files (names and contents), for content-addressed folders.
 pub fn content_hash(files: &[(String, Vec<u8>)]) -> u64 {
