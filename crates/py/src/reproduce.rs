@@ -13,27 +13,15 @@ use serde_json::{json, Value};
 use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome, Variant};
 use smpsched_lab::app::seeds::{write_seeds_report, write_vary_report};
 use smpsched_lab::exec::shard::Exec;
-use smpsched_lab::input::setting::{check_distinct, parse_vary, Setting};
+use smpsched_lab::input::setting::parse_vary;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::seeds::check_seeds;
 use smpsched_lab::reproduce::summary::relative_distance;
 use smpsched_lab::LabError;
 
 use crate::errors::to_py;
-use crate::run::bad_argument;
+use crate::run::{bad_argument, settings};
 use crate::wait::{run_released, Tally};
-
-/// The settings `set` gives as `PATH=VALUE` texts (`--set`), each path once; a bad one is bad
-/// input naming `set`.
-fn settings(py: Python<'_>, set: &[String], vary: Option<&Setting>) -> PyResult<Vec<Setting>> {
-    let settings = set
-        .iter()
-        .map(|s| Setting::parse(s))
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|v| check_distinct(&v, vary).map(|()| v))
-        .map_err(|e| bad_argument(py, "set", &e))?;
-    Ok(settings)
-}
 
 /// Reproduces `paper` at `scale` (and `seed` over the files' when given, `set` over every file)
 /// from the files under `experiments`, writing its report under `reports` (as the command

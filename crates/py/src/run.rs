@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use smpsched_lab::exec::runner::RunMemo;
+use smpsched_lab::input::setting::{check_distinct, Setting};
 use smpsched_lab::{results, run_experiment as run_lab, stopped_error, Experiment, RunOptions};
 
 use crate::errors::{input_error, to_py};
@@ -21,10 +22,12 @@ const MAX_JOBS: usize = 1024;
 pub type Outcome = (String, Option<String>, Option<String>, Vec<String>);
 
 /// Runs the experiment at `path` (or given as `text`, `path` then naming it in messages) with
-/// `seed` overriding the file's, keeping every job's times when `per_job`. Raises
-/// `ExperimentError` for bad input, `KeyboardInterrupt` on Ctrl-C.
+/// `seed` overriding the file's and `set` (`PATH=VALUE` texts, as `run --set`) over its values,
+/// keeping every job's times when `per_job`. Raises `ExperimentError` for bad input,
+/// `KeyboardInterrupt` on Ctrl-C.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, seed=None, jobs=0, progress=None, per_job=false))]
+#[pyo3(signature = (path, text=None, seed=None, jobs=0, progress=None, per_job=false, set=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 pub fn run_experiment(
     py: Python<'_>,
     path: PathBuf,
@@ -33,6 +36,7 @@ pub fn run_experiment(
     jobs: usize,
     progress: Option<Bound<'_, PyAny>>,
     per_job: bool,
+    set: Vec<String>,
 ) -> PyResult<Outcome> {
     let name = path.display().to_string();
     if jobs > MAX_JOBS {
@@ -44,9 +48,10 @@ pub fn run_experiment(
     }
     // Loading validates every point before anything runs (it can take a while for big sweeps,
     // so the GIL is released here too).
+    let settings = settings(py, &set, None)?;
     let loaded = py.allow_threads(|| match text {
-        Some(t) => Experiment::parse(&path, t).map_err(Into::into),
-        None => Experiment::load(&path),
+        Some(t) => Experiment::parse_set(&path, t, 1.0, &settings).map_err(Into::into),
+        None => Experiment::load_set(&path, 1.0, &settings),
     });
     let mut exp = loaded.map_err(|e| to_py(py, e, &name))?;
     if let Some(s) = seed {
@@ -90,6 +95,16 @@ pub fn run_loaded(
     let jobs_csv = jobs_csv.map_err(|e| to_py(py, e, &name))?;
     let stopped = stopped_error(&exp, &runs).map(|e| e.to_string());
     Ok((json, stopped, jobs_csv, exp.notes.clone()))
+}
+
+/// The settings `set` gives as `PATH=VALUE` texts (`--set`), each path once and none the path
+/// `vary` varies; a bad one is bad input naming `set`.
+pub fn settings(py: Python<'_>, set: &[String], vary: Option<&Setting>) -> PyResult<Vec<Setting>> {
+    set.iter()
+        .map(|s| Setting::parse(s))
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|v| check_distinct(&v, vary).map(|()| v))
+        .map_err(|e| bad_argument(py, "set", &e))
 }
 
 /// The `ExperimentError` for a bad value of a keyword argument of the Python API.

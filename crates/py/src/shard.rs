@@ -12,7 +12,7 @@ use smpsched_lab::exec::shard::{accept, tasks, Bundle, Task};
 use smpsched_lab::LabError;
 
 use crate::errors::to_py;
-use crate::run::{run_loaded, Outcome};
+use crate::run::{run_loaded, settings, Outcome};
 
 /// A run made on a worker: `(point, repetition, run bytes or None, exit code, message)`.
 type Shipped = (usize, u32, Option<Vec<u8>>, u8, String);
@@ -20,22 +20,24 @@ type Shipped = (usize, u32, Option<Vec<u8>>, u8, String);
 /// A plan: the bundle to ship and the `(point, repetition)` tasks.
 type Plan<'py> = (Bound<'py, PyBytes>, Vec<(usize, u32)>);
 
-/// Loads the experiment at `path` (or given as `text`) with `seed` over the file's; returns the
-/// bundle to ship (its runs keeping every job's times when `per_job`) and its
-/// `(point, repetition)` tasks in plan order.
+/// Loads the experiment at `path` (or given as `text`) with `seed` over the file's and `set`
+/// (`PATH=VALUE` texts) over its values; returns the bundle to ship (its runs keeping every
+/// job's times when `per_job`) and its `(point, repetition)` tasks in plan order.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, seed=None, per_job=false))]
+#[pyo3(signature = (path, text=None, seed=None, per_job=false, set=Vec::new()))]
 pub fn shard_plan<'py>(
     py: Python<'py>,
     path: PathBuf,
     text: Option<String>,
     seed: Option<u64>,
     per_job: bool,
+    set: Vec<String>,
 ) -> PyResult<Plan<'py>> {
     let name = path.display().to_string();
+    let settings = settings(py, &set, None)?;
     let loaded = py.allow_threads(|| match text {
-        Some(t) => Bundle::parse(&path, t, 1.0, seed),
-        None => Bundle::load(&path, 1.0, seed),
+        Some(t) => Bundle::parse_set(&path, t, 1.0, seed, &settings),
+        None => Bundle::load_set(&path, 1.0, seed, &settings),
     });
     let (mut bundle, exp) = loaded.map_err(|e| to_py(py, e, &name))?;
     bundle.per_job = per_job;

@@ -97,17 +97,8 @@ impl Bundle {
         Self::parse_set(path, text, scale, seed, settings)
     }
 
-    /// Like [`Bundle::load`] for an experiment given as text (`path` names it).
-    pub fn parse(
-        path: &Path,
-        text: String,
-        scale: f64,
-        seed: Option<u64>,
-    ) -> Result<(Bundle, Experiment), LabError> {
-        Self::parse_set(path, text, scale, seed, &[])
-    }
-
-    fn parse_set(
+    /// Like [`Bundle::load_set`] for an experiment given as text (`path` names it).
+    pub fn parse_set(
         path: &Path,
         text: String,
         scale: f64,

@@ -129,8 +129,13 @@ impl Experiment {
     /// Reads and validates the file at `path`, multiplying the sizes its `[reproduce] scale`
     /// lists by `scale` (for quick looks and CI).
     pub fn load_scaled(path: &Path, scale: f64) -> Result<Experiment, LabError> {
+        Self::load_set(path, scale, &[])
+    }
+
+    /// [`Experiment::load_scaled`] with `settings` applied over the file (`run --set`).
+    pub fn load_set(path: &Path, scale: f64, settings: &[Setting]) -> Result<Experiment, LabError> {
         let text = crate::input::source::read_experiment(path)?;
-        Ok(Self::parse_scaled(path, text, scale)?)
+        Ok(Self::parse_set(path, text, scale, settings)?)
     }
 
     /// Validates an experiment given as text (`path` is used in messages).

@@ -133,7 +133,8 @@ def _source(experiment: Experiment) -> "tuple[str, Optional[str]]":
 
 
 def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] = None,
-        progress: bool = True, cluster: Any = None, per_job: bool = True) -> Result:
+        progress: bool = True, cluster: Any = None, per_job: bool = True,
+        set: Optional[Dict[str, Any]] = None) -> Result:
     """Runs every point and repetition of an experiment and returns its results.
 
     ``experiment``: a path to an experiment file, its TOML text, or a dict of the same shape
@@ -144,19 +145,25 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
     The engine runs with the GIL released; Ctrl-C raises ``KeyboardInterrupt``. Bad input
     raises ``ExperimentError`` with ``file``, ``line`` and ``field``.
 
+    ``set``: a dict of dotted paths and values (``{"machine.processors": 32}``) set over the
+    experiment before its points are expanded, as ``smpsched run --set`` does: validated as if
+    the file had written them, refused for a path its ``[sweep]`` or ``[[point]]`` sets, and
+    listed under ``"settings"`` in ``Result.data`` (``to_json()``, as ``results.json``).
+
     ``cluster``: run every point and repetition as a task on a Ray cluster instead (its
     address, e.g. ``"ray://head:10001"`` or ``"127.0.0.1:6379"``, or ``True`` for
     ``RAY_ADDRESS`` or a local instance); needs ``pip install 'smpsched[ray]'`` here and on
     the workers. The results are byte-identical to a local run (see ``smpsched.cluster``).
     """
     path, text = _source(experiment)
+    settings = [f"{k}={_setting_text(v)}" for k, v in (set or {}).items()]
     cb = bar(progress)
     try:
         if cluster is None or cluster is False:
             out = _native.run_experiment(path, text, seed, 0 if jobs is None else jobs, cb,
-                                         per_job)
+                                         per_job, settings)
         else:
-            out = _run_on_cluster(path, text, seed, jobs, cluster, cb, per_job)
+            out = _run_on_cluster(path, text, seed, jobs, cluster, cb, per_job, settings)
     finally:
         if cb is not None:
             cb.close()
@@ -169,12 +176,12 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
 
 
 def _run_on_cluster(path: str, text: Optional[str], seed: Optional[int], jobs: Optional[int],
-                    address: Any, cb: Any,
-                    per_job: bool) -> "tuple[str, Optional[str], Optional[str], List[str]]":
+                    address: Any, cb: Any, per_job: bool,
+                    settings: List[str]) -> "tuple[str, Optional[str], Optional[str], List[str]]":
     """``run`` with its runs made on a Ray cluster, then merged here in plan order."""
     from . import cluster as _cluster
 
-    bundle, tasks = _native.shard_plan(path, text, seed, per_job)
+    bundle, tasks = _native.shard_plan(path, text, seed, per_job, settings)
     shipped = []
     runs = _cluster.run_tasks([bundle], [(0, p, r) for p, r in tasks], address=address)
     for i, run_bytes, code, message in runs:

@@ -87,6 +87,7 @@ def run(
     progress: bool = True,
     cluster: Any = None,
     per_job: bool = True,
+    set: Optional[Dict[str, Any]] = None,
 ) -> Result: ...
 def reproduce(
     paper: str,

@@ -18,6 +18,7 @@ def run_experiment(
     jobs: int = 0,
     progress: Optional[Callable[[int, int, str], None]] = None,
     per_job: bool = False,
+    set: List[str] = ...,
 ) -> Tuple[str, Optional[str], Optional[str], List[str]]: ...
 def reproduce_paper(
     paper: str,
@@ -55,6 +56,7 @@ def shard_plan(
     text: Optional[str] = None,
     seed: Optional[int] = None,
     per_job: bool = False,
+    set: List[str] = ...,
 ) -> Tuple[bytes, List[Tuple[int, int]]]: ...
 def run_task(bundle: bytes, point: int, repetition: int) -> Tuple[Optional[bytes], int, str]: ...
 def run_shipped(

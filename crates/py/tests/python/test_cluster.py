@@ -40,6 +40,12 @@ def test_python_run_on_the_cluster_equals_the_local_run(address):
     assert there.to_json() == here.to_json()
     assert there.jobs_csv() == here.jobs_csv()
     assert len(there.data["runs"]) >= 10
+    # With a value set over the file, the workers load it the same way.
+    here = smpsched.run(POLICIES, progress=False, set={"machine.processors": 3})
+    there = smpsched.run(POLICIES, progress=False, cluster=address,
+                         set={"machine.processors": 3})
+    assert there.to_json() == here.to_json()
+    assert here.data["settings"] == ["machine.processors = 3"]
 
 
 def test_the_command_writes_the_same_files_through_ray(address, cli, tmp_path):

@@ -54,6 +54,35 @@ def test_results_equal_the_commands(cli, root, tmp_path, seed):
         assert got.jobs_csv() == (tmp_path / "out" / "jobs.csv").read_text()
 
 
+def test_set_equals_the_commands_set_and_the_file_edited(cli, root, tmp_path):
+    cli("run", QUICK, "--set", "machine.processors=6", "--set", "workload.2.bursts=3",
+        "--out", str(tmp_path / "out"), "--quiet")
+    want = (tmp_path / "out" / "results.json").read_text()
+    got = smpsched.run(root / QUICK, set={"machine.processors": 6, "workload.2.bursts": 3},
+                       progress=False)
+    assert got.to_json() == want
+    assert got.data["settings"] == ["machine.processors = 6", "workload.2.bursts = 3"]
+    # A dict edited value for value gives the same runs, and records no settings.
+    exp = small()
+    edited = small(machine={"preset": "tango-12", "processors": 2})
+    a = smpsched.run(exp, set={"machine.processors": 2}, progress=False).data
+    b = smpsched.run(edited, progress=False).data
+    assert a["runs"] == b["runs"]
+    assert "settings" not in b
+
+
+def test_set_is_refused_as_the_command_refuses_it():
+    # A path the experiment's own sweep sets, a field the workload lacks, a bad value.
+    for set_, words in [({"scheduler.policy": "batch"}, "sets `scheduler.policy` itself"),
+                        ({"workload.0.threadz": 2}, "threadz"),
+                        ({"machine.processors": -1}, "processors"),
+                        ({"machine.processors": 2, "machine.processors ": 3},
+                         "set the same value")]:
+        with pytest.raises(smpsched.ExperimentError) as e:
+            smpsched.run(small(), set=set_, progress=False)
+        assert words in str(e.value), (set_, str(e.value))
+
+
 def test_text_and_dict_give_the_same_runs(tmp_path):
     exp = small()
     text = smpsched.experiment_toml(exp)
