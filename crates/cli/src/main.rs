@@ -99,7 +99,8 @@ enum Command {
     /// for another --scale, reports/PAPER-seed-N.md for --seed). With --seeds, reproduces the
     /// paper from each seed and writes reports/PAPER-seeds-A-B.md: which claims hold at every
     /// seed and which turn on the seed. With --vary, the same across values of one constant the
-    /// files set (reports/PAPER-vary-PATH-VALUES.md): which claims rest on a guessed constant.
+    /// files set (reports/PAPER-vary-PATH-VALUES.md): which claims rest on a guessed constant;
+    /// with --vary once per constant, across every combination of their values.
     Reproduce {
         /// A paper: black90, gupta91, dibella92, george90, weibel (`smpsched list` shows those
         /// under --experiments), or `all` (the default) for every reproduction.
@@ -128,9 +129,11 @@ enum Command {
         /// workload.0.random_ms=0.02,0.05,0.09), each with its own report as --set writes it,
         /// then compare them in reports/PAPER-vary-PATH-VALUES.md: the claims that hold at every
         /// value, those whose verdict turns on it, and the agreement with the paper at each.
+        /// Given once per path, at every combination of their values (at most 100), the first
+        /// path outermost.
         #[arg(long, value_name = "PATH=VALUES", conflicts_with = "seeds",
               value_parser = vary_arg)]
-        vary: Option<VaryList>,
+        vary: Vec<VaryList>,
         /// Runs in parallel (0: one per core); fewer if their estimated memory would not fit
         /// in what the machine has (or in SMPSCHED_MEMORY, e.g. 8G, when set).
         #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
@@ -237,7 +240,7 @@ fn main() -> ExitCode {
                 seed,
                 seeds: seeds.map(|s| s.0).unwrap_or_default(),
                 set,
-                vary: vary.map(|v| v.0).unwrap_or_default(),
+                vary: vary.into_iter().map(|v| v.0).collect(),
                 jobs,
                 strict,
                 experiments,

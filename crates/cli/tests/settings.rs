@@ -113,6 +113,77 @@ fn vary_puts_each_value_side_by_side() {
 }
 
 #[test]
+fn vary_twice_runs_every_combination_each_as_set_writes_it() {
+    let dir = tiny_dir("vary-grid");
+    let o = reproduce(
+        &dir,
+        &[
+            "--vary",
+            "workload.0.syncs=50,80",
+            "--vary",
+            "workload.0.threads=3,4",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    // The first path outermost.
+    assert!(
+        out.contains("tiny with workload.0.syncs = 50, workload.0.threads = 4 (2 of 4):"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "tiny: over 4 combinations of workload.0.syncs, workload.0.threads, of 1 claim"
+        ),
+        "{out}"
+    );
+    let stem = "rep/tiny-vary-workload.0.syncs-50,80-workload.0.threads-3,4";
+    let across = json(&dir, &format!("{stem}.json"));
+    assert_eq!(
+        across["varied"]["path"],
+        "workload.0.syncs, workload.0.threads"
+    );
+    let cells = [("50", "3"), ("50", "4"), ("80", "3"), ("80", "4")];
+    let values: Vec<String> = cells.iter().map(|(a, b)| format!("{a}, {b}")).collect();
+    assert_eq!(across["varied"]["values"], serde_json::json!(values));
+    for (k, (syncs, threads)) in cells.iter().enumerate() {
+        // Each combination's report is the one the two --set give, byte for byte.
+        let own = format!("rep/tiny-set-workload.0.syncs-{syncs}-set-workload.0.threads-{threads}");
+        let written = std::fs::read_to_string(dir.join(format!("{own}.json"))).unwrap();
+        let o = reproduce(
+            &dir,
+            &[
+                "--set",
+                &format!("workload.0.syncs={syncs}"),
+                "--set",
+                &format!("workload.0.threads={threads}"),
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let again = std::fs::read_to_string(dir.join(format!("{own}.json"))).unwrap();
+        assert_eq!(again, written, "{syncs}, {threads}");
+        let own: serde_json::Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(
+            across["values"][0]["ours"][k], own["files"][0]["points"][0]["ours"],
+            "{syncs}, {threads}"
+        );
+    }
+    // The combinations differ: the grid is not one axis run four times.
+    let ours = across["values"][0]["ours"].as_array().unwrap();
+    assert_ne!(ours[0], ours[1]);
+    assert_ne!(ours[0], ours[2]);
+    let md = std::fs::read_to_string(dir.join(format!("{stem}.md"))).unwrap();
+    assert!(
+        md.contains(
+            "`smpsched reproduce tiny --vary workload.0.syncs=50,80 --vary workload.0.threads=3,4`"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("at 4 combinations of values"), "{md}");
+    common::check_files_well_formed(&dir.join("rep"));
+}
+
+#[test]
 fn bad_settings_exit_2_and_say_why() {
     let dir = tiny_dir("set-bad");
     for (bad, says) in [
@@ -133,6 +204,33 @@ fn bad_settings_exit_2_and_say_why() {
         (vec!["--set", "syncs"], "PATH=VALUE"),
         (vec!["--vary", "workload.0.syncs=80"], "at least two"),
         (vec!["--vary", "workload.0.syncs=80,80"], "given twice"),
+        (
+            vec![
+                "--vary",
+                "workload.0.syncs=50,80",
+                "--vary",
+                "workload.0.syncs=60,70",
+            ],
+            "set the same value",
+        ),
+        (
+            vec![
+                "--vary",
+                "workload.0.syncs=50,80",
+                "--vary",
+                "workload.0=1,2",
+            ],
+            "set the same value",
+        ),
+        (
+            vec![
+                "--vary",
+                "workload.0.syncs=1,2,3,4,5,6,7,8,9,10,11",
+                "--vary",
+                "workload.0.threads=2,3,4,5,6,7,8,9,10,11",
+            ],
+            "11 x 10 values make more than 100",
+        ),
         (
             vec!["--vary", "workload.0.syncs=50,80", "--seeds", "1-2"],
             "cannot be used with",

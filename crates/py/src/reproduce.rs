@@ -11,9 +11,9 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome, Variant};
-use smpsched_lab::app::seeds::{write_seeds_report, write_vary_report};
+use smpsched_lab::app::seeds::{vary_runs, write_seeds_report, write_vary_report};
 use smpsched_lab::exec::shard::Exec;
-use smpsched_lab::input::setting::parse_vary;
+use smpsched_lab::input::setting::{check_distinct, parse_vary};
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::seeds::check_seeds;
 use smpsched_lab::reproduce::summary::relative_distance;
@@ -43,7 +43,7 @@ pub fn reproduce_paper(
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     let variant = Variant {
         seed,
-        settings: settings(py, &set, None)?,
+        settings: settings(py, &set, &[])?,
     };
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
@@ -74,7 +74,7 @@ pub fn reproduce_seeds(
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
-    let settings = settings(py, &set, None)?;
+    let settings = settings(py, &set, &[])?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
@@ -94,9 +94,9 @@ pub fn reproduce_seeds(
     across_json(py, &paper, written)
 }
 
-/// Reproduces `paper` at `scale` at each value `vary` (`PATH=V1,V2,...`) gives one setting, each
-/// report as `set` writes it (over `seed` and `set`, which every run shares), then the report
-/// across them; returns that report's JSON (`varied`, `claims` with a mark per value,
+/// Reproduces `paper` at `scale` at each value `vary` (`PATH=V1,V2,...`, once per path) gives,
+/// or at each combination of the values of several paths, each report as `set` writes it (over
+/// `seed` and `set`, which every run shares), then the report across them; returns that report's JSON (`varied`, `claims` with a mark per value,
 /// `agreement`, `summaries`) with `latest` and `summary_line`.
 #[pyfunction]
 #[pyo3(signature = (paper, vary, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new()))]
@@ -104,7 +104,7 @@ pub fn reproduce_seeds(
 pub fn reproduce_vary(
     py: Python<'_>,
     paper: String,
-    vary: String,
+    vary: Vec<String>,
     scale: f64,
     jobs: usize,
     experiments: PathBuf,
@@ -114,23 +114,28 @@ pub fn reproduce_vary(
     set: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
-    let values = parse_vary(&vary).map_err(|e| bad_argument(py, "vary", &e))?;
+    let axes = vary
+        .iter()
+        .map(|v| parse_vary(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad_argument(py, "vary", &e))?;
+    let varied: Vec<_> = axes.iter().filter_map(|a| a.first().cloned()).collect();
+    check_distinct(&[], &varied).map_err(|e| bad_argument(py, "vary", &e))?;
     let base = Variant {
         seed,
-        settings: settings(py, &set, values.first())?,
+        settings: settings(py, &set, &varied)?,
     };
+    let runs = vary_runs(&base, &axes).map_err(|e| bad_argument(py, "vary", &e))?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
     let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         let mut outcomes = Vec::new();
-        for v in &values {
-            let label = format!("{name} with {}", v.label());
-            let mut variant = base.clone();
-            variant.settings.push(v.clone());
-            outcomes.push(run_one(&at, &name, &variant, &t2, &label)?);
+        for (variant, label) in &runs {
+            let label = format!("{name} with {label}");
+            outcomes.push(run_one(&at, &name, variant, &t2, &label)?);
         }
-        write_vary_report(&at.reports, &name, at.scale, &base, &values, &outcomes)
+        write_vary_report(&at.reports, &name, at.scale, &base, &axes, &outcomes)
     })?
     .map_err(|e: LabError| to_py(py, e, &paper))?;
     across_json(py, &paper, written)

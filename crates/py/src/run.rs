@@ -48,7 +48,7 @@ pub fn run_experiment(
     }
     // Loading validates every point before anything runs (it can take a while for big sweeps,
     // so the GIL is released here too).
-    let settings = settings(py, &set, None)?;
+    let settings = settings(py, &set, &[])?;
     let loaded = py.allow_threads(|| match text {
         Some(t) => Experiment::parse_set(&path, t, 1.0, &settings).map_err(Into::into),
         None => Experiment::load_set(&path, 1.0, &settings),
@@ -97,9 +97,9 @@ pub fn run_loaded(
     Ok((json, stopped, jobs_csv, exp.notes.clone()))
 }
 
-/// The settings `set` gives as `PATH=VALUE` texts (`--set`), each path once and none the path
-/// `vary` varies; a bad one is bad input naming `set`.
-pub fn settings(py: Python<'_>, set: &[String], vary: Option<&Setting>) -> PyResult<Vec<Setting>> {
+/// The settings `set` gives as `PATH=VALUE` texts (`--set`), each path once and none a path
+/// `vary` varies (one setting of each); a bad one is bad input naming `set`.
+pub fn settings(py: Python<'_>, set: &[String], vary: &[Setting]) -> PyResult<Vec<Setting>> {
     set.iter()
         .map(|s| Setting::parse(s))
         .collect::<Result<Vec<_>, _>>()

@@ -34,7 +34,7 @@ pub fn shard_plan<'py>(
     set: Vec<String>,
 ) -> PyResult<Plan<'py>> {
     let name = path.display().to_string();
-    let settings = settings(py, &set, None)?;
+    let settings = settings(py, &set, &[])?;
     let loaded = py.allow_threads(|| match text {
         Some(t) => Bundle::parse_set(&path, t, 1.0, seed, &settings),
         None => Bundle::load_set(&path, 1.0, seed, &settings),

@@ -206,7 +206,7 @@ pub fn run(
 /// Loads the experiment file `run` was given, with its settings (`--set`, each path once), and
 /// tells its notes and what the command line set over it.
 fn load_run(args: &RunArgs, console: &dyn Console) -> Result<(Bundle, Experiment), LabError> {
-    check_distinct(&args.set, None).map_err(|message| {
+    check_distinct(&args.set, &[]).map_err(|message| {
         LabError::Input(Box::new(InputError {
             file: PathBuf::from("smpsched run"),
             line: None,
@@ -291,9 +291,10 @@ pub struct ReproduceArgs {
     pub seeds: Vec<u64>,
     /// Values set over every file (`--set PATH=VALUE`).
     pub set: Vec<Setting>,
-    /// One setting's values, one reproduction each, then a report across them (`--vary
-    /// PATH=V1,V2,...`; none: no such report). Not with `seeds`.
-    pub vary: Vec<Setting>,
+    /// The paths to vary, each with its values (`--vary PATH=V1,V2,...`, once per path): one
+    /// reproduction at each value, or at each combination of the values of several paths, then
+    /// a report across them (none: no such report). Not with `seeds`.
+    pub vary: Vec<Vec<Setting>>,
     /// Runs at once (0: one per core).
     pub jobs: usize,
     /// Fail when a claim fails (known differences excepted).
@@ -324,7 +325,7 @@ pub fn reproduce(
     }
     check_settings(args)?;
     let list = paper_list(&args.paper, &args.experiments, console)?;
-    let runs = variants(args);
+    let runs = variants(args)?;
     let mut failed = 0;
     for p in &list {
         let mut outcomes = Vec::new();
@@ -381,35 +382,31 @@ fn write_across(
 
 /// The reproductions `args` asks for, each with what tells it from the others when there are
 /// several (`at seed 3`, `with workload.0.random_ms = 0.05`).
-fn variants(args: &ReproduceArgs) -> Vec<(Variant, Option<String>)> {
-    let with = |seed: Option<u64>, extra: Option<&Setting>| Variant {
+fn variants(args: &ReproduceArgs) -> Result<Vec<(Variant, Option<String>)>, LabError> {
+    let with = |seed: Option<u64>| Variant {
         seed,
-        settings: args.set.iter().chain(extra).cloned().collect(),
+        settings: args.set.clone(),
     };
     if !args.seeds.is_empty() {
-        return args
+        return Ok(args
             .seeds
             .iter()
-            .map(|&s| (with(Some(s), None), Some(format!("at seed {s}"))))
-            .collect();
+            .map(|&s| (with(Some(s)), Some(format!("at seed {s}"))))
+            .collect());
     }
     if !args.vary.is_empty() {
-        return args
-            .vary
-            .iter()
-            .map(|v| {
-                (
-                    with(args.seed, Some(v)),
-                    Some(format!("with {}", v.label())),
-                )
-            })
-            .collect();
+        let runs = seeds::vary_runs(&with(args.seed), &args.vary).map_err(LabError::Internal)?;
+        return Ok(runs
+            .into_iter()
+            .map(|(v, label)| (v, Some(format!("with {label}"))))
+            .collect());
     }
-    vec![(with(args.seed, None), None)]
+    Ok(vec![(with(args.seed), None)])
 }
 
 /// Checks the settings against each other and the other options: each path set once, and
-/// `--vary` neither with `--seeds` nor with fewer than two values.
+/// `--vary` neither with `--seeds` nor with fewer than two values a path nor with more
+/// combinations than one command runs.
 fn check_settings(args: &ReproduceArgs) -> Result<(), LabError> {
     let bad = |message: String| {
         LabError::Input(Box::new(InputError {
@@ -427,10 +424,18 @@ fn check_settings(args: &ReproduceArgs) -> Result<(), LabError> {
     if !args.vary.is_empty() && !args.seeds.is_empty() {
         return Err(bad("give --vary or --seeds, not both".into()));
     }
-    if args.vary.len() == 1 {
+    if args.vary.iter().any(|axis| axis.len() < 2) {
         return Err(bad("give at least two values (for one, use --set)".into()));
     }
-    check_distinct(&args.set, args.vary.first()).map_err(bad)
+    let varied: Vec<Setting> = args
+        .vary
+        .iter()
+        .filter_map(|a| a.first().cloned())
+        .collect();
+    check_distinct(&args.set, &varied).map_err(bad)?;
+    crate::input::setting::grid(&args.vary)
+        .map(|_| ())
+        .map_err(bad)
 }
 
 /// Reproduces paper `p` as `variant` says (base seed, settings): runs it, writes its report and

@@ -2,16 +2,17 @@
 //! after each seed's reproduction has written its own report (as `--seed N` does), the report
 //! that puts them side by side ([`crate::reproduce::seeds`]) is written beside them, as
 //! `reports/PAPER-seeds-1-7.md` and its JSON (`PAPER-scale-F-seeds-...` at another scale). The
-//! same for several values of one setting (`--vary PATH=V1,V2`): `reports/PAPER-vary-PATH-V1,V2.md`.
+//! same for several values of one setting (`--vary PATH=V1,V2`): `reports/PAPER-vary-PATH-V1,V2.md`,
+//! and for every combination of the values of several (`--vary` once per path).
 
 use std::path::{Path, PathBuf};
 
 use crate::app::papers::{report_stem, PaperOutcome, Variant};
 use crate::input::error::LabError;
-use crate::input::setting::{file_safe, Setting};
+use crate::input::setting::{file_safe, grid, run_label, Setting};
 use crate::reproduce::report::PaperReport;
 pub use crate::reproduce::seeds::SeedsReport;
-use crate::reproduce::seeds::{across, across_values, seeds_label, Varied};
+use crate::reproduce::seeds::{across, across_values, seeds_label};
 use crate::reproduce::seeds_markdown::render_seeds;
 use crate::store::output::write_atomic;
 
@@ -41,36 +42,69 @@ pub fn write_seeds_report(
     write(reports, &stem, report)
 }
 
-/// Writes the report across the values `vary` gives one setting (`--vary`), over `base` (the
-/// seed and the other settings every run shares), from each value's outcome in order.
+/// The reproductions `--vary` asks for over `base` (the seed and the settings every run
+/// shares): one per combination of the values of `axes` (each one path's values, from
+/// [`crate::input::setting::parse_vary`]), first axis outermost, each with its label
+/// (`workload.0.random_ms = 0.05`).
+pub fn vary_runs(base: &Variant, axes: &[Vec<Setting>]) -> Result<Vec<(Variant, String)>, String> {
+    Ok(grid(axes)?
+        .into_iter()
+        .map(|run| {
+            let label = run_label(&run);
+            let mut variant = base.clone();
+            variant.settings.extend(run);
+            (variant, label)
+        })
+        .collect())
+}
+
+/// Writes the report across the values `axes` give (`--vary`, once per path), over `base` (the
+/// seed and the other settings every run shares), from each run's outcome in the order of
+/// [`vary_runs`].
 pub fn write_vary_report(
     reports: &Path,
     paper: &str,
     scale: f64,
     base: &Variant,
-    vary: &[Setting],
+    axes: &[Vec<Setting>],
     outcomes: &[PaperOutcome],
 ) -> Result<(PathBuf, SeedsReport), LabError> {
-    let path = vary.first().map_or_else(String::new, |s| s.path.clone());
-    let values: Vec<String> = vary.iter().map(|s| s.value.clone()).collect();
+    let runs = grid(axes).map_err(LabError::Internal)?;
     let (links, each) = links_and_reports(outcomes);
     let seed = base
         .seed
         .map_or_else(String::new, |s| format!(" --seed {s}"));
+    // Each axis's path and values as `--vary` writes them.
+    let texts: Vec<(&str, String)> = axes
+        .iter()
+        .map(|axis| {
+            let values: Vec<&str> = axis.iter().map(|s| s.value.as_str()).collect();
+            (
+                axis.first().map_or("", |s| s.path.as_str()),
+                values.join(","),
+            )
+        })
+        .collect();
     let generated_by = format!(
-        "smpsched reproduce {paper}{}{seed}{} --vary {path}={}",
+        "smpsched reproduce {paper}{}{seed}{}{}",
         at_scale(scale),
         set_args(&base.settings),
-        values.join(",")
+        texts
+            .iter()
+            .map(|(p, v)| format!(" --vary {p}={v}"))
+            .collect::<String>()
     );
-    let varied = Varied { path, values };
-    let stem = format!(
-        "{}-vary-{}-{}",
-        report_stem(paper, scale, base),
-        file_safe(&varied.path),
-        file_safe(&varied.values.join(","))
-    );
-    let report = across_values(varied, &each, &links, generated_by).map_err(LabError::Internal)?;
+    let named = match texts.as_slice() {
+        // One path: its name and its values, each made safe.
+        [(p, v)] => format!("{}-{}", file_safe(p), file_safe(v)),
+        // Several: made safe whole, so that no name outgrows what a file system takes.
+        _ => {
+            let parts: Vec<String> = texts.iter().map(|(p, v)| format!("{p}-{v}")).collect();
+            file_safe(&parts.join("-"))
+        }
+    };
+    let stem = format!("{}-vary-{named}", report_stem(paper, scale, base));
+    let report = across_values(&runs, &each, &links, generated_by).map_err(LabError::Internal)?;
     write(reports, &stem, report)
 }
 

@@ -124,9 +124,9 @@ pub fn file_safe(text: &str) -> String {
     format!("{start}-{:016x}", fnv(FNV_START, text.as_bytes()))
 }
 
-/// Checks that no two settings (`--set` and the one `--vary` path) set the same value or one
-/// inside another.
-pub fn check_distinct(set: &[Setting], vary: Option<&Setting>) -> Result<(), String> {
+/// Checks that no two settings (`--set`, and one setting of each path `--vary` varies) set the
+/// same value or one inside another.
+pub fn check_distinct(set: &[Setting], vary: &[Setting]) -> Result<(), String> {
     let all: Vec<&Setting> = set.iter().chain(vary).collect();
     for (i, a) in all.iter().enumerate() {
         if let Some(b) = all[..i].iter().find(|b| overlap(&a.path, &b.path)) {
@@ -167,6 +167,41 @@ pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
         }
     }
     Ok(settings)
+}
+
+/// The runs `--vary` asks for, given once per path (each axis from [`parse_vary`]): every
+/// combination of the axes' values, the first axis outermost, each run's settings in the axes'
+/// order; at most [`MOST_VALUES`] runs.
+pub fn grid(axes: &[Vec<Setting>]) -> Result<Vec<Vec<Setting>>, String> {
+    let mut runs: Vec<Vec<Setting>> = vec![Vec::new()];
+    for axis in axes {
+        let n = runs.len().saturating_mul(axis.len());
+        if n > MOST_VALUES {
+            let sizes: Vec<String> = axes.iter().map(|a| a.len().to_string()).collect();
+            return Err(format!(
+                "{} values make more than {MOST_VALUES} reproductions; vary fewer",
+                sizes.join(" x ")
+            ));
+        }
+        runs = runs
+            .iter()
+            .flat_map(|run| {
+                axis.iter().map(move |s| {
+                    let mut r = run.clone();
+                    r.push(s.clone());
+                    r
+                })
+            })
+            .collect();
+    }
+    Ok(runs)
+}
+
+/// The runs of a grid as their columns name them: `workload.0.random_ms = 0.05,
+/// workload.0.send_ms = 0.33`.
+pub fn run_label(run: &[Setting]) -> String {
+    let labels: Vec<String> = run.iter().map(Setting::label).collect();
+    labels.join(", ")
 }
 
 /// Whether one of the two dotted paths lies inside the other (or they are the same): a setting
@@ -275,11 +310,37 @@ mod tests {
     fn refuses_a_value_set_twice() {
         let a = Setting::parse("workload.0.random_ms=0.05").unwrap();
         let b = Setting::parse("workload.0.search_ms=0.001").unwrap();
-        assert!(check_distinct(&[a.clone(), b.clone()], None).is_ok());
-        let e = check_distinct(std::slice::from_ref(&a), Some(&a)).unwrap_err();
+        assert!(check_distinct(&[a.clone(), b.clone()], &[]).is_ok());
+        let e = check_distinct(std::slice::from_ref(&a), std::slice::from_ref(&a)).unwrap_err();
         assert!(e.contains("set the same value"), "{e}");
         let whole = Setting::parse("workload.0={ kind = \"x\" }").unwrap();
-        assert!(check_distinct(&[b], Some(&whole)).is_err());
+        assert!(check_distinct(std::slice::from_ref(&b), std::slice::from_ref(&whole)).is_err());
+        // Two paths varied together, and one of them inside the other.
+        assert!(check_distinct(&[], &[a.clone(), b.clone()]).is_ok());
+        assert!(check_distinct(&[b], &[a, whole]).is_err());
+    }
+
+    #[test]
+    fn a_grid_is_every_combination_first_axis_outermost() {
+        let x = parse_vary("workload.0.random_ms=0.02,0.05").unwrap();
+        let y = parse_vary("workload.0.send_ms=0.3,0.32,0.34").unwrap();
+        let runs = grid(&[x.clone(), y.clone()]).unwrap();
+        let labels: Vec<String> = runs.iter().map(|r| run_label(r)).collect();
+        assert_eq!(labels.len(), 6);
+        assert_eq!(
+            labels[0],
+            "workload.0.random_ms = 0.02, workload.0.send_ms = 0.3"
+        );
+        assert_eq!(
+            labels[5],
+            "workload.0.random_ms = 0.05, workload.0.send_ms = 0.34"
+        );
+        assert_eq!(grid(std::slice::from_ref(&x)).unwrap().len(), 2);
+        // Each run is reproduced in full: a grid past MOST_VALUES runs is refused.
+        let many: Vec<String> = (0..11).map(|v| v.to_string()).collect();
+        let z = parse_vary(&format!("workload.0.gap_ms={}", many.join(","))).unwrap();
+        let e = grid(&[z.clone(), z]).unwrap_err();
+        assert!(e.contains("11 x 11") && e.contains("100"), "{e}");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! with the paper's values moves from one seed to the next. A finding a reader would cite should
 //! not hold on the noise of one run; this is how the lab shows it. The same report puts side by
 //! side the reproductions at several values of one constant set over the files (`--vary
-//! workload.0.random_ms=0.02,0.05,0.09`): a finding should not hold only at one guess of a
-//! constant the paper does not give.
+//! workload.0.random_ms=0.02,0.05,0.09`), or at every combination of the values of several
+//! (`--vary` given once per constant): a finding should not hold only at one guess of a constant
+//! the paper does not give.
 //!
 //! Pure: the reports of the seeds in, a [`SeedsReport`] out (its Markdown:
 //! [`super::seeds_markdown`]), the same for the same reports.
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::agreement::{pooled, Agreement};
 use super::report::{PaperReport, ReportFile, Verdict};
 use super::summary::Summary;
+use crate::input::setting::{run_label, Setting};
 
 /// A claim's verdict at one seed, without its detail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,10 +130,32 @@ pub struct SeedsReport {
 /// The value set over the files that the runs of a report across runs differ in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Varied {
-    /// The dotted path (`workload.0.random_ms`).
+    /// The dotted path (`workload.0.random_ms`); for a grid, every path varied, in order,
+    /// separated by `, `.
     pub path: String,
-    /// Each run's value, as written, in the order they ran.
+    /// Each run's value, as written, in the order they ran; for a grid, the run's values in the
+    /// paths' order, separated by `, `.
     pub values: Vec<String>,
+}
+
+impl Varied {
+    /// Whether several paths are varied together (`--vary` given once per path).
+    pub fn is_grid(&self) -> bool {
+        self.path.contains(", ")
+    }
+
+    /// What `runs` (each the settings one run adds, in the same paths' order) vary.
+    pub fn of(runs: &[Vec<Setting>]) -> Varied {
+        let joined = |run: &[Setting], part: fn(&Setting) -> &str| {
+            run.iter().map(part).collect::<Vec<_>>().join(", ")
+        };
+        Varied {
+            path: runs
+                .first()
+                .map_or_else(String::new, |r| joined(r, |s| &s.path)),
+            values: runs.iter().map(|r| joined(r, |s| &s.value)).collect(),
+        }
+    }
 }
 
 /// One value compared with the paper's within its file's tolerance, at each seed.
@@ -173,21 +197,17 @@ pub fn across(
     Ok(r)
 }
 
-/// [`across`] for reproductions that differ in the value set at `varied.path` (`--vary`), one
-/// per value of `varied.values` in order.
+/// [`across`] for reproductions that differ in values set over the files (`--vary`): `reports[k]`
+/// is the paper with the settings `runs[k]` adds (one per path varied, in the same order).
 pub fn across_values(
-    varied: Varied,
+    runs: &[Vec<Setting>],
     reports: &[PaperReport],
     links: &[String],
     generated_by: String,
 ) -> Result<SeedsReport, String> {
-    let labels: Vec<String> = varied
-        .values
-        .iter()
-        .map(|v| format!("{} = {v}", varied.path))
-        .collect();
+    let labels: Vec<String> = runs.iter().map(|r| run_label(r)).collect();
     let mut r = side_by_side(&labels, reports, links, generated_by)?;
-    r.varied = Some(varied);
+    r.varied = Some(Varied::of(runs));
     Ok(r)
 }
 
@@ -354,12 +374,13 @@ impl SeedsReport {
         }
     }
 
-    /// What one run is: `seed`, or `value` (of the path varied).
+    /// What one run is: `seed`, `value` (of the path varied), or `combination` (of the values
+    /// of the paths varied together).
     pub fn run_noun(&self) -> &'static str {
-        if self.varied.is_some() {
-            "value"
-        } else {
-            "seed"
+        match &self.varied {
+            Some(v) if v.is_grid() => "combination",
+            Some(_) => "value",
+            None => "seed",
         }
     }
 
@@ -386,6 +407,7 @@ impl SeedsReport {
         let verb =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let over = match &self.varied {
+            Some(v) if v.is_grid() => format!("over {n} combinations of {}", v.path),
             Some(v) => format!("over {n} values of {}", v.path),
             None => format!("over {n} seeds"),
         };

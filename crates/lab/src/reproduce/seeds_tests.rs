@@ -1,5 +1,6 @@
 //! Tests of the reports at several seeds: marks, the summary line, errors and Markdown.
 use super::*;
+use crate::input::setting::parse_vary;
 use crate::reproduce::agreement::Agreement;
 use crate::reproduce::report::{ClaimRow, PointRow, ReportFile};
 use crate::reproduce::seeds_markdown::render_seeds;
@@ -245,10 +246,10 @@ fn three_values() -> SeedsReport {
         .map(|v| format!("tiny-set-x.random_ms-{v}.md"))
         .collect();
     across_values(
-        Varied {
-            path: "x.random_ms".into(),
-            values: values.iter().map(|v| v.to_string()).collect(),
-        },
+        &values
+            .iter()
+            .map(|v| vec![Setting::parse(&format!("x.random_ms={v}")).unwrap()])
+            .collect::<Vec<_>>(),
         &reports,
         &links,
         "smpsched reproduce tiny --vary x.random_ms=0.02,0.05,0.09".into(),
@@ -291,16 +292,49 @@ fn runs_at_values_of_a_setting_are_marked_and_named_by_value() {
     let mut other = at_seed(true, 20, 0.7);
     other.files[0].claims[1].text = "something else".into();
     let e = across_values(
-        Varied {
-            path: "x.random_ms".into(),
-            values: vec!["1".into(), "2".into()],
-        },
+        &crate::input::setting::grid(&[parse_vary("x.random_ms=1,2").unwrap()]).unwrap(),
         &[at_seed(true, 20, 0.7), other],
         &["a".into(), "b".into()],
         String::new(),
     )
     .unwrap_err();
     assert!(e.contains("x.random_ms = 2: claim"), "{e}");
+    // Two paths varied together: each run a combination, named by both.
+    let runs = crate::input::setting::grid(&[
+        parse_vary("x.random_ms=0.02,0.09").unwrap(),
+        parse_vary("x.send_ms=0.3,0.33").unwrap(),
+    ])
+    .unwrap();
+    let four = [
+        at_seed(true, 20, 0.71),
+        at_seed(false, 18, 0.7),
+        at_seed(true, 25, 0.74),
+        at_seed(true, 21, 0.72),
+    ];
+    let g = across_values(
+        &runs,
+        &four,
+        &["a".into(), "b".into(), "c".into(), "d".into()],
+        String::new(),
+    )
+    .unwrap();
+    assert_eq!(g.columns()[1], "0.02, 0.33");
+    assert_eq!(g.run_noun(), "combination");
+    assert!(
+        g.summary_line()
+            .starts_with("over 4 combinations of x.random_ms, x.send_ms, of 3 claims"),
+        "{}",
+        g.summary_line()
+    );
+    let md = render_seeds(&g);
+    assert!(
+        md.contains("with `x.random_ms, x.send_ms` at 4 combinations of values"),
+        "{md}"
+    );
+    assert!(
+        md.contains("At each combination, in order: 0.02, 0.3; 0.02, 0.33; 0.09, 0.3; 0.09, 0.33."),
+        "{md}"
+    );
     let text = serde_json::to_string(&r).unwrap();
     assert_eq!(serde_json::from_str::<SeedsReport>(&text).unwrap(), r);
 }

@@ -302,8 +302,9 @@ class SeedsReproduction:
 
 
 class VaryReproduction(SeedsReproduction):
-    """A paper reproduced at several values of one setting (``vary``): as a
-    ``SeedsReproduction``, with ``path`` the setting, ``values`` its values as written (in the
+    """A paper reproduced at several values of one setting (``vary``), or at every combination
+    of the values of several: as a ``SeedsReproduction``, with ``path`` the setting (several:
+    ``"a, b"``), ``values`` its values as written (a combination's: ``"0.02, 0.3"``; in the
     frames, column ``value`` in place of ``seed``) and ``report`` the Markdown report across
     them."""
 
@@ -342,7 +343,7 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
               seed: Optional[int] = None,
               seeds: Optional[List[int]] = None,
               set: Optional[Dict[str, Any]] = None,
-              vary: "Optional[Tuple[str, List[Any]]]" = None,
+              vary: "Union[None, Tuple[str, List[Any]], List[Tuple[str, List[Any]]]]" = None,
               ) -> "Union[Reproduction, SeedsReproduction, VaryReproduction]":
     """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
     report written under ``reports``) and returns its claims and values as data frames.
@@ -354,7 +355,8 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
     and values (``{"workload.0.random_ms": 0.05}``), sets each value over every file
     (``--set``); ``vary``, a path and two or more values (``("workload.0.random_ms", [0.02,
     0.09])``), reproduces the paper at each value (``--vary``) and returns a
-    ``VaryReproduction``. Raises ``ExperimentError`` for an unknown paper, a bad file, bad seeds
+    ``VaryReproduction``; a list of such pairs reproduces it at every combination of their
+    values (``--vary`` once per path; at most 100 reproductions). Raises ``ExperimentError`` for an unknown paper, a bad file, bad seeds
     or a bad setting.
     """
     if seed is not None and seeds is not None:
@@ -370,9 +372,10 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
                                           os.fspath(experiments), os.fspath(reports), cb,
                                           settings)
         elif vary is not None:
-            path, values = vary
-            text = f"{path}=" + ",".join(_setting_text(v) for v in values)
-            out = _native.reproduce_vary(paper, text, float(scale), jobs,
+            axes = vary if isinstance(vary, list) else [vary]
+            texts = [f"{path}=" + ",".join(_setting_text(v) for v in values)
+                     for path, values in axes]
+            out = _native.reproduce_vary(paper, texts, float(scale), jobs,
                                          os.fspath(experiments), os.fspath(reports), cb, seed,
                                          settings)
         else:

@@ -75,7 +75,8 @@ class SeedsReproduction:
     def agreement(self) -> pl.DataFrame: ...
 
 class VaryReproduction(SeedsReproduction):
-    """A paper reproduced at several values of one setting: each claim's verdict at each value."""
+    """A paper reproduced at several values of one setting, or at every combination of the
+    values of several: each claim's verdict at each value (or combination)."""
 
     path: str
     settings: List[str]
@@ -99,7 +100,7 @@ def reproduce(
     seed: Optional[int] = None,
     seeds: Optional[List[int]] = None,
     set: Optional[Dict[str, Any]] = None,
-    vary: Optional[Tuple[str, List[Any]]] = None,
+    vary: Union[None, Tuple[str, List[Any]], List[Tuple[str, List[Any]]]] = None,
 ) -> Union[Reproduction, SeedsReproduction, VaryReproduction]: ...
 def policies() -> List[Dict[str, Any]]: ...
 def workloads() -> List[Dict[str, Any]]: ...

@@ -120,6 +120,68 @@ def test_reproduce_with_settings_and_across_values_is_the_commands(cli, tmp_path
                            progress=False)
 
 
+TINY = """
+name = "tiny"
+seed = 1
+
+[machine]
+preset = "multimax"
+processors = 1
+
+[scheduler]
+policy = "round-robin"
+
+[[workload]]
+kind = "pingpong"
+threads = 3
+syncs = 50
+hint = "handoff"
+
+[[point]]
+name = "handoff"
+set = { "workload.0.hint" = "handoff" }
+
+[[point]]
+name = "mild"
+set = { "workload.0.hint" = "mild" }
+
+[reproduce]
+paper = "tiny"
+title = "a tiny reproduction"
+metric = "us_per_op"
+tolerance = "50%"
+
+[[reproduce.expect]]
+point = "handoff"
+paper = 413
+
+[[reproduce.claim]]
+claim = "us_per_op(handoff) < us_per_op(mild)"
+"""
+
+
+def test_vary_over_several_paths_is_the_commands_grid(cli, tmp_path):
+    (tmp_path / "exp" / "tiny").mkdir(parents=True)
+    (tmp_path / "exp" / "tiny" / "t.toml").write_text(TINY)
+    cli("reproduce", "tiny", "--experiments", str(tmp_path / "exp"), "--vary",
+        "workload.0.syncs=50,80", "--vary", "workload.0.threads=3,4",
+        "--reports", str(tmp_path / "cli"))
+    name = "tiny-vary-workload.0.syncs-50,80-workload.0.threads-3,4"
+    r = smpsched.reproduce("tiny", experiments=tmp_path / "exp", reports=tmp_path / "py",
+                           vary=[("workload.0.syncs", [50, 80]), ("workload.0.threads", [3, 4])],
+                           progress=False)
+    assert isinstance(r, smpsched.VaryReproduction)
+    assert r.path == "workload.0.syncs, workload.0.threads"
+    assert r.settings == ["50, 3", "50, 4", "80, 3", "80, 4"]
+    assert Path(r.report).name == f"{name}.md"
+    assert Path(r.report).read_text() == (tmp_path / "cli" / f"{name}.md").read_text()
+    assert list(r.values["value"]) == r.settings
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("tiny", experiments=tmp_path / "exp", progress=False,
+                           vary=[("workload.0.syncs", [50, 80]), ("workload.0", [1, 2])])
+    assert e.value.field == "vary" and "set the same value" in str(e.value)
+
+
 def test_reproduce_bad_input():
     with pytest.raises(smpsched.ExperimentError) as e:
         smpsched.reproduce("nosuchpaper", progress=False)
