@@ -515,22 +515,22 @@ fn bad_reproduction_files_name_line_and_field() {
         (
             "us_per_op(handoff) <",
             "us_per_op(handof) <",
-            "t.toml:38: field `reproduce.claim.0.claim`",
+            "t.toml:37: field `reproduce.claim.0.claim`",
         ),
         (
             "tolerance = \"50%\"",
             "tolerance = \"50\"",
-            "t.toml:30: field `reproduce.tolerance`",
+            "t.toml:29: field `reproduce.tolerance`",
         ),
         (
             "us_per_op(handoff) <",
             "us_per_op(handoff <",
-            "t.toml:38: field `reproduce.claim.0.claim`",
+            "t.toml:37: field `reproduce.claim.0.claim`",
         ),
         (
             "point = \"handoff\"",
             "point = \"nowhere\"",
-            "t.toml:34: field `reproduce.expect.0.point`",
+            "t.toml:33: field `reproduce.expect.0.point`",
         ),
     ] {
         let dir = repro_dir("badrepro", &REPRO.replace(from, to));

@@ -99,46 +99,9 @@ pub fn check_files_well_formed(dir: &Path) -> usize {
 }
 
 /// A tiny reproduction (paper `tiny`): three ping-pong threads on one processor, two points
-/// (`handoff`, `mild`), one value compared with the paper's and one claim.
-pub const TINY_REPRO: &str = r#"
-name = "tiny"
-seed = 1
-
-[machine]
-preset = "multimax"
-processors = 1
-
-[scheduler]
-policy = "round-robin"
-
-[[workload]]
-kind = "pingpong"
-threads = 3
-syncs = 50
-hint = "handoff"
-
-[[point]]
-name = "handoff"
-set = { "workload.0.hint" = "handoff" }
-
-[[point]]
-name = "mild"
-set = { "workload.0.hint" = "mild" }
-
-[reproduce]
-paper = "tiny"
-title = "a tiny reproduction"
-metric = "us_per_op"
-tolerance = "50%"
-plot = { kind = "bars" }
-
-[[reproduce.expect]]
-point = "handoff"
-paper = 413
-
-[[reproduce.claim]]
-claim = "us_per_op(handoff) < us_per_op(mild)"
-"#;
+/// (`handoff`, `mild`), one value compared with the paper's and one claim (`tiny.toml`, which
+/// the Python package's tests read too).
+pub const TINY_REPRO: &str = include_str!("tiny.toml");
 
 /// A fresh folder holding `exp/tiny/t.toml` with `text` (a reproduction of paper `tiny`).
 pub fn tiny_repro_dir(name: &str, text: &str) -> PathBuf {

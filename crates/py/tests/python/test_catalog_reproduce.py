@@ -120,49 +120,13 @@ def test_reproduce_with_settings_and_across_values_is_the_commands(cli, tmp_path
                            progress=False)
 
 
-TINY = """
-name = "tiny"
-seed = 1
-
-[machine]
-preset = "multimax"
-processors = 1
-
-[scheduler]
-policy = "round-robin"
-
-[[workload]]
-kind = "pingpong"
-threads = 3
-syncs = 50
-hint = "handoff"
-
-[[point]]
-name = "handoff"
-set = { "workload.0.hint" = "handoff" }
-
-[[point]]
-name = "mild"
-set = { "workload.0.hint" = "mild" }
-
-[reproduce]
-paper = "tiny"
-title = "a tiny reproduction"
-metric = "us_per_op"
-tolerance = "50%"
-
-[[reproduce.expect]]
-point = "handoff"
-paper = 413
-
-[[reproduce.claim]]
-claim = "us_per_op(handoff) < us_per_op(mild)"
-"""
+# The command's tests' tiny reproduction (paper `tiny`: two points, one value, one claim).
+TINY = "crates/cli/tests/common/tiny.toml"
 
 
-def test_vary_over_several_paths_is_the_commands_grid(cli, tmp_path):
+def test_vary_over_several_paths_is_the_commands_grid(cli, root, tmp_path):
     (tmp_path / "exp" / "tiny").mkdir(parents=True)
-    (tmp_path / "exp" / "tiny" / "t.toml").write_text(TINY)
+    (tmp_path / "exp" / "tiny" / "t.toml").write_text((root / TINY).read_text())
     cli("reproduce", "tiny", "--experiments", str(tmp_path / "exp"), "--vary",
         "workload.0.syncs=50,80", "--vary", "workload.0.threads=3,4",
         "--reports", str(tmp_path / "cli"))
