@@ -104,6 +104,17 @@ fn title_and_how(r: &SeedsReport, runs: usize) -> (String, String) {
     }
 }
 
+/// The runs' columns in order, as a list: separated by `; ` when each is a combination of values
+/// (which are themselves separated by commas), else by `, `.
+fn run_list(r: &SeedsReport) -> String {
+    let sep = if r.run_noun() == "combination" {
+        "; "
+    } else {
+        ", "
+    };
+    r.columns().join(sep)
+}
+
 /// Each run's summary, with a link to its report.
 fn render_each(out: &mut String, r: &SeedsReport) {
     let head = match &r.varied {
@@ -151,7 +162,7 @@ fn render_values(out: &mut String, r: &SeedsReport) {
     }
     out.push_str(&format!(
         "| file | point | metric | paper | within at | ours at {} |\n|---|---|---|---|---|---|\n",
-        r.columns().join(", ")
+        run_list(r)
     ));
     for v in turning {
         let ours: Vec<String> = v
@@ -212,12 +223,7 @@ fn render_agreement_at_each(out: &mut String, r: &SeedsReport) {
         "\n## Agreement with the paper\n\nAt each {}, in order: {}.\n\n\
          | file | measure | within 25% | rank correlation |\n|---|---|---|---|\n",
         r.run_noun(),
-        // A combination's values are themselves separated by commas.
-        r.columns().join(if r.run_noun() == "combination" {
-            "; "
-        } else {
-            ", "
-        })
+        run_list(r)
     ));
     for a in &r.agreement {
         let within: Vec<String> = a.within_25.iter().map(usize::to_string).collect();
