@@ -59,7 +59,25 @@ fn a_setting_gives_the_report_the_file_would_give_kept_apart() {
 
 #[test]
 fn vary_puts_each_value_side_by_side() {
-    let dir = tiny_dir("vary");
+    // With a third point and an agreement measure over the three, so that the report across
+    // values plots it.
+    let measured = TINY
+        .replace(
+            "[reproduce]",
+            "[[point]]\nname = \"strong\"\nset = { \"workload.0.hint\" = \"strong\" }\n\n\
+             [reproduce]",
+        )
+        .replace(
+            "plot = { kind = \"bars\" }",
+            "plot = { kind = \"bars\" }\nagreement = [\"us_per_op\"]",
+        )
+        .replace(
+            "[[reproduce.claim]]",
+            "[[reproduce.expect]]\npoint = \"mild\"\npaper = 467\n\n\
+             [[reproduce.expect]]\npoint = \"strong\"\npaper = 897\n\n[[reproduce.claim]]",
+        );
+    assert_ne!(measured, TINY);
+    let dir = tiny_repro_dir("vary", &measured);
     let o = reproduce(&dir, &["--vary", "workload.0.syncs=50,80,120"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8(o.stdout).unwrap();
@@ -96,6 +114,13 @@ fn vary_puts_each_value_side_by_side() {
         md.contains("| `workload.0.syncs` | summary | report |"),
         "{md}"
     );
+    // The agreement at each value, plotted at the values themselves.
+    for part in ["ranks", "within"] {
+        let svg = format!("tiny-vary-workload.0.syncs-50,80,120-{part}.svg");
+        assert!(md.contains(&format!("]({svg})")), "{md}");
+        let text = std::fs::read_to_string(dir.join("rep").join(&svg)).unwrap();
+        assert!(text.contains("workload.0.syncs"), "{svg}");
+    }
     assert!(
         md.contains("[tiny-set-workload.0.syncs-80.md](tiny-set-workload.0.syncs-80.md)"),
         "{md}"

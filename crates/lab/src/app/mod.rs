@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod papers;
 pub mod reproduction;
 pub mod seeds;
+pub mod seeds_plot;
 
 use std::path::{Path, PathBuf};
 

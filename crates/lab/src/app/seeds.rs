@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::papers::{report_stem, PaperOutcome, Variant};
+use crate::app::seeds_plot::agreement_charts;
 use crate::input::error::LabError;
 use crate::input::setting::{file_safe, grid, run_label, Setting};
 use crate::reproduce::report::PaperReport;
@@ -15,6 +16,7 @@ pub use crate::reproduce::seeds::SeedsReport;
 use crate::reproduce::seeds::{across, across_values, seeds_label};
 use crate::reproduce::seeds_markdown::render_seeds;
 use crate::store::output::write_atomic;
+use crate::svg::line_chart;
 
 /// Writes the report across `seeds` of `paper` at `scale` from each seed's outcome (in the
 /// seeds' order) into `reports`; returns its path and the report.
@@ -136,7 +138,8 @@ fn set_args(settings: &[Setting]) -> String {
         .collect()
 }
 
-/// Writes `report` as `reports/STEM.md` and its JSON; returns the Markdown's path and the report.
+/// Writes `report` as `reports/STEM.md`, its JSON and its plots (`STEM-ranks.svg`,
+/// `STEM-within.svg`, shown at the Markdown's end); returns the Markdown's path and the report.
 fn write(
     reports: &Path,
     stem: &str,
@@ -145,7 +148,22 @@ fn write(
     let md = reports.join(format!("{stem}.md"));
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| LabError::Internal(format!("report across seeds: {e}")))?;
-    write_atomic(&md, render_seeds(&report).as_bytes())?;
+    let mut text = render_seeds(&report);
+    if let Some(charts) = agreement_charts(&report) {
+        text.push_str("\n## Plots\n\n");
+        for (part, chart) in [("ranks", &charts.ranks), ("within", &charts.within)] {
+            // A chart that cannot be drawn is said so; the report stands without it.
+            match line_chart(chart) {
+                Ok(svg) => {
+                    let name = format!("{stem}-{part}.svg");
+                    write_atomic(&reports.join(&name), svg.as_bytes())?;
+                    text.push_str(&format!("![{}]({name})\n\n", chart.title));
+                }
+                Err(e) => text.push_str(&format!("{}: not drawn ({e}).\n\n", chart.title)),
+            }
+        }
+    }
+    write_atomic(&md, text.as_bytes())?;
     write_atomic(&reports.join(format!("{stem}.json")), json.as_bytes())?;
     Ok((md, report))
 }

@@ -338,3 +338,52 @@ fn runs_at_values_of_a_setting_are_marked_and_named_by_value() {
     let text = serde_json::to_string(&r).unwrap();
     assert_eq!(serde_json::from_str::<SeedsReport>(&text).unwrap(), r);
 }
+
+#[test]
+fn the_plots_put_each_run_at_its_seed_or_value_or_place() {
+    use crate::app::seeds_plot::agreement_charts;
+    let seeds = agreement_charts(&three()).unwrap();
+    assert_eq!(seeds.ranks.x_label, "seed");
+    assert_eq!(seeds.ranks.series.len(), 1);
+    assert_eq!(seeds.ranks.series[0].name, "t1: delay");
+    assert_eq!(
+        seeds.ranks.series[0].points,
+        vec![(1.0, 0.71), (2.0, 0.7), (3.0, 0.74)]
+    );
+    // Within 25%, in percent of the measure's values: 20, 18 and 25 of 30.
+    let within: Vec<f64> = seeds.within.series[0].points.iter().map(|p| p.1).collect();
+    assert_eq!(within, vec![100.0 * 20.0 / 30.0, 60.0, 100.0 * 25.0 / 30.0]);
+    // A numeric setting varied: the runs lie at its values.
+    let values = agreement_charts(&three_values()).unwrap();
+    assert_eq!(values.ranks.x_label, "x.random_ms");
+    let xs: Vec<f64> = values.ranks.series[0].points.iter().map(|p| p.0).collect();
+    assert_eq!(xs, vec![0.02, 0.05, 0.09]);
+    assert!(
+        values.ranks.title.ends_with("at each value"),
+        "{}",
+        values.ranks.title
+    );
+    // A grid (or words): at their places in the report.
+    let runs = crate::input::setting::grid(&[
+        parse_vary("x.random_ms=0.02,0.09").unwrap(),
+        parse_vary("x.policy=mach,batch").unwrap(),
+    ])
+    .unwrap();
+    let four: Vec<PaperReport> = [20, 18, 25, 21]
+        .iter()
+        .map(|&w| at_seed(true, w, 0.7))
+        .collect();
+    let links: Vec<String> = (0..4).map(|k| k.to_string()).collect();
+    let g = across_values(&runs, &four, &links, String::new()).unwrap();
+    let grid = agreement_charts(&g).unwrap();
+    assert!(grid
+        .ranks
+        .x_label
+        .starts_with("combinations of x.random_ms, x.policy"));
+    let xs: Vec<f64> = grid.within.series[0].points.iter().map(|p| p.0).collect();
+    assert_eq!(xs, vec![1.0, 2.0, 3.0, 4.0]);
+    // Drawn, and the same bytes each time.
+    let svg = crate::svg::line_chart(&grid.within).unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert_eq!(svg, crate::svg::line_chart(&grid.within).unwrap());
+}
