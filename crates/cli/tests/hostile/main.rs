@@ -297,6 +297,10 @@ fn option_cases(dir: &Path, good: &Path) -> Vec<Case> {
         }
         let vary = format!("machine.processors={v},{v}0");
         lines.push(with(&["reproduce", "nothing-here"], "--vary", &vary));
+        // A hostile value as a second path varied with a good one (a grid).
+        let mut grid = with(&["reproduce", "nothing-here"], "--vary", &vary);
+        grid.extend(["--vary".into(), "machine.clock_mhz=16,33".into()]);
+        lines.push(grid);
         for flag in ["--scale", "--jobs", "--experiments", "--reports"] {
             lines.push(with(&["reproduce", "nothing-here"], flag, v));
         }
