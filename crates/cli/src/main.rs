@@ -283,7 +283,7 @@ const MAX_JOBS: usize = 1024;
 struct SeedList(Vec<u64>);
 
 fn seeds_arg(s: &str) -> Result<SeedList, String> {
-    smpsched_lab::reproduce::seeds::parse_seeds(s).map(SeedList)
+    smpsched_lab::reproduce::across::parse_seeds(s).map(SeedList)
 }
 
 fn setting_arg(s: &str) -> Result<Setting, String> {

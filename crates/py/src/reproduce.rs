@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use serde_json::{json, Value};
+use smpsched_lab::app::across::{vary_runs, write_seeds_report, write_vary_report};
 use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome, Variant};
-use smpsched_lab::app::seeds::{vary_runs, write_seeds_report, write_vary_report};
 use smpsched_lab::exec::shard::Exec;
 use smpsched_lab::input::setting::{check_distinct, parse_vary};
+use smpsched_lab::reproduce::across::check_seeds;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
-use smpsched_lab::reproduce::seeds::check_seeds;
 use smpsched_lab::reproduce::summary::relative_distance;
 use smpsched_lab::LabError;
 
@@ -145,7 +145,7 @@ pub fn reproduce_vary(
 fn across_json(
     py: Python<'_>,
     paper: &str,
-    written: (PathBuf, smpsched_lab::reproduce::seeds::SeedsReport),
+    written: (PathBuf, smpsched_lab::reproduce::across::AcrossReport),
 ) -> PyResult<String> {
     let (path, report) = written;
     let mut out = serde_json::to_value(&report)

@@ -1,15 +1,15 @@
 //! The commands as a front end calls them: [`run`] an experiment file, [`reproduce`] papers,
 //! [`list`] and [`explain`]; what they print goes through a [`Console`], so the `smpsched`
 //! binary only parses arguments and draws. The top of the pipeline: nothing in the lab imports it.
-//! Its parts: one file's reproduction ([`reproduction`]), one paper's on disk ([`papers`]), a
-//! paper's at several seeds side by side ([`seeds`]), and what `list` and `explain` show
-//! ([`catalog`]).
+//! Its parts: one file's reproduction ([`reproduction`]), one paper's on disk ([`mod@papers`]), a
+//! paper's at several seeds or values side by side ([`across`], plotted by [`across_plot`]), and
+//! what `list` and `explain` show ([`catalog`]).
 
+pub mod across;
+pub mod across_plot;
 pub mod catalog;
 pub mod papers;
 pub mod reproduction;
-pub mod seeds;
-pub mod seeds_plot;
 
 use std::path::{Path, PathBuf};
 
@@ -309,7 +309,7 @@ pub struct ReproduceArgs {
 /// Reproduces one paper or all (its runs made on `remote` when it is given, see
 /// [`crate::exec::shard`]): runs each, writes its reports, prints each file's table, the summary and
 /// where the report is; with `seeds`, runs each paper from every seed in turn and writes the
-/// report across them ([`seeds`]); with `strict`, a failed claim (at any seed) is an error.
+/// report across them ([`across`]); with `strict`, a failed claim (at any seed) is an error.
 pub fn reproduce(
     args: &ReproduceArgs,
     remote: Option<&dyn Remote>,
@@ -364,11 +364,11 @@ fn write_across(
     args: &ReproduceArgs,
     p: &str,
     outcomes: &[PaperOutcome],
-) -> Result<Option<(PathBuf, seeds::SeedsReport)>, LabError> {
+) -> Result<Option<(PathBuf, across::AcrossReport)>, LabError> {
     let (reports, scale) = (&args.reports, args.scale);
     if !args.seeds.is_empty() {
         let written =
-            seeds::write_seeds_report(reports, p, scale, &args.seeds, &args.set, outcomes);
+            across::write_seeds_report(reports, p, scale, &args.seeds, &args.set, outcomes);
         return written.map(Some);
     }
     if args.vary.is_empty() {
@@ -378,7 +378,7 @@ fn write_across(
         seed: args.seed,
         settings: args.set.clone(),
     };
-    seeds::write_vary_report(reports, p, scale, &base, &args.vary, outcomes).map(Some)
+    across::write_vary_report(reports, p, scale, &base, &args.vary, outcomes).map(Some)
 }
 
 /// The reproductions `args` asks for, each with what tells it from the others when there are
@@ -396,7 +396,7 @@ fn variants(args: &ReproduceArgs) -> Result<Vec<(Variant, Option<String>)>, LabE
             .collect());
     }
     if !args.vary.is_empty() {
-        let runs = seeds::vary_runs(&with(args.seed), &args.vary).map_err(LabError::Internal)?;
+        let runs = across::vary_runs(&with(args.seed), &args.vary).map_err(LabError::Internal)?;
         return Ok(runs
             .into_iter()
             .map(|(v, label)| (v, Some(format!("with {label}"))))

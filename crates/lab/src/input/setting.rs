@@ -6,7 +6,7 @@
 //! A setting is a dotted path into an experiment file, as `[sweep]` writes them
 //! (`workload.0.random_ms`, `machine.processors`), and a value: a TOML value (`0.05`, `true`,
 //! `"fifo"`), or a bare word taken as a string (`mach`). It is applied to the file's document
-//! before its points are expanded ([`apply`]), so it is validated as if the file had written it;
+//! before its points are expanded (`apply`), so it is validated as if the file had written it;
 //! a path the file's sweep or points also set, or one outside the simulated system (`seed`,
 //! `repetitions`, `[reproduce]`), is refused.
 
@@ -102,9 +102,9 @@ impl Setting {
 /// The longest part of a file name [`file_safe`] gives whole.
 const LONGEST_PART: usize = 60;
 
-/// `text` for a file name: every character but letters, digits, `.`, `_` and `-` as `_`; past
-/// [`LONGEST_PART`] characters, its start and a hash of the whole, so that two texts never share
-/// a name and no name outgrows what a file system takes.
+/// `text` for a file name: every character but letters, digits, `.`, `,`, `_` and `-` as `_`;
+/// past `LONGEST_PART` (60) characters, its start and a hash of the whole, so that two texts
+/// never share a name and no name outgrows what a file system takes.
 pub fn file_safe(text: &str) -> String {
     let safe: String = text
         .chars()

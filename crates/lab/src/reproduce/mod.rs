@@ -11,11 +11,11 @@ pub mod claims;
 pub mod headline;
 pub mod overview;
 
+pub mod across;
+pub mod across_markdown;
 pub mod markdown;
 pub mod report;
 pub(crate) mod scale;
-pub mod seeds;
-pub mod seeds_markdown;
 pub mod summary;
 pub mod terminal;
 pub mod tolerance;

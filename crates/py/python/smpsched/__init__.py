@@ -304,15 +304,17 @@ class SeedsReproduction:
 class VaryReproduction(SeedsReproduction):
     """A paper reproduced at several values of one setting (``vary``), or at every combination
     of the values of several: as a ``SeedsReproduction``, with ``path`` the setting (several:
-    ``"a, b"``), ``values`` its values as written (a combination's: ``"0.02, 0.3"``; in the
-    frames, column ``value`` in place of ``seed``) and ``report`` the Markdown report across
-    them."""
+    ``"a, b"``, and ``paths`` each of them), ``settings`` its values as written (a
+    combination's: ``"0.02, 0.3"``; in the frames, column ``value`` in place of ``seed``) and
+    ``report`` the Markdown report across them."""
 
     _column = "value"
 
     def __init__(self, json_text: str) -> None:
         super().__init__(json_text)
         self.path: str = self.data["varied"]["path"]
+        #: Every path varied, in order (one unless ``vary`` was a list of pairs).
+        self.paths: List[str] = self.path.split(", ")
         self.settings: List[str] = self.data["varied"]["values"]
 
     def _runs(self) -> List[Any]:

@@ -79,6 +79,7 @@ class VaryReproduction(SeedsReproduction):
     values of several: each claim's verdict at each value (or combination)."""
 
     path: str
+    paths: List[str]
     settings: List[str]
 
 def run(

@@ -90,7 +90,8 @@ def test_reproduce_with_settings_and_across_values_is_the_commands(cli, tmp_path
     r = smpsched.reproduce("black90", scale=0.1, vary=("machine.clock_mhz", [16, 33]),
                            reports=tmp_path / "py", progress=False)
     assert isinstance(r, smpsched.VaryReproduction)
-    assert (r.path, r.settings) == ("machine.clock_mhz", ["16", "33"])
+    assert (r.path, r.paths, r.settings) == ("machine.clock_mhz", ["machine.clock_mhz"],
+                                             ["16", "33"])
     assert Path(r.report).name == f"{name}.md"
     assert Path(r.report).read_text() == (tmp_path / "cli" / f"{name}.md").read_text()
     assert r.summary.startswith("over 2 values of machine.clock_mhz, of ")
@@ -136,6 +137,7 @@ def test_vary_over_several_paths_is_the_commands_grid(cli, root, tmp_path):
                            progress=False)
     assert isinstance(r, smpsched.VaryReproduction)
     assert r.path == "workload.0.syncs, workload.0.threads"
+    assert r.paths == ["workload.0.syncs", "workload.0.threads"]
     assert r.settings == ["50, 3", "50, 4", "80, 3", "80, 4"]
     assert Path(r.report).name == f"{name}.md"
     assert Path(r.report).read_text() == (tmp_path / "cli" / f"{name}.md").read_text()

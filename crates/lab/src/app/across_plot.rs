@@ -1,6 +1,6 @@
-//! The plots of a report across seeds or values ([`crate::reproduce::seeds`]): each agreement measure's
-//! rank correlation with the paper, and its share of values within 25% of the paper's, at each
-//! run, as line charts with one line per file and measure. Where a setting was varied over
+//! The plots of a report across seeds or values ([`crate::reproduce::across`]): each agreement
+//! measure's rank correlation with the paper, and its share of values within 25% of the paper's,
+//! at each run, as line charts with one line per file and measure. Where a setting was varied over
 //! numbers, the runs lie at their values, so that a reader sees at a glance how far the
 //! agreement rests on one guess of a constant.
 //!
@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::reproduce::seeds::{AgreementAcross, SeedsReport};
+use crate::reproduce::across::{AcrossReport, AgreementAcross};
 use crate::svg::{LineChart, Series, SeriesStyle};
 
 /// The two charts of a report across runs: rank correlations, then shares within 25%.
@@ -23,7 +23,7 @@ pub struct AgreementCharts {
 
 /// Where each run lies on the x axis, and the axis's label: at its value when one path is varied
 /// and every value is a number, at its seed across seeds, else at its place in the report.
-fn x_positions(r: &SeedsReport) -> (Vec<f64>, String) {
+fn x_positions(r: &AcrossReport) -> (Vec<f64>, String) {
     let n = r.summaries.len();
     let in_order = || (1..=n).map(|k| k as f64).collect();
     match &r.varied {
@@ -58,7 +58,7 @@ fn line_name(a: &AgreementAcross) -> String {
 }
 
 /// The report's two charts, or none when it has no agreement measure.
-pub fn agreement_charts(r: &SeedsReport) -> Option<AgreementCharts> {
+pub fn agreement_charts(r: &AcrossReport) -> Option<AgreementCharts> {
     if r.agreement.is_empty() {
         return None;
     }

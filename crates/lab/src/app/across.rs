@@ -1,20 +1,21 @@
 //! A paper reproduced at several base seeds on disk (`smpsched reproduce PAPER --seeds 1-7`):
 //! after each seed's reproduction has written its own report (as `--seed N` does), the report
-//! that puts them side by side ([`crate::reproduce::seeds`]) is written beside them, as
+//! that puts them side by side ([`crate::reproduce::across`]) is written beside them, as
 //! `reports/PAPER-seeds-1-7.md` and its JSON (`PAPER-scale-F-seeds-...` at another scale). The
-//! same for several values of one setting (`--vary PATH=V1,V2`): `reports/PAPER-vary-PATH-V1,V2.md`,
-//! and for every combination of the values of several (`--vary` once per path).
+//! same for several values of one setting (`--vary PATH=V1,V2`):
+//! `reports/PAPER-vary-PATH-V1,V2.md`, and for every combination of the values of several
+//! (`--vary` once per path). Each such report is plotted ([`crate::app::across_plot`]).
 
 use std::path::{Path, PathBuf};
 
+use crate::app::across_plot::agreement_charts;
 use crate::app::papers::{report_stem, PaperOutcome, Variant};
-use crate::app::seeds_plot::agreement_charts;
 use crate::input::error::LabError;
 use crate::input::setting::{file_safe, grid, run_label, Setting};
+pub use crate::reproduce::across::AcrossReport;
+use crate::reproduce::across::{across, across_values, seeds_label};
+use crate::reproduce::across_markdown::render_across;
 use crate::reproduce::report::PaperReport;
-pub use crate::reproduce::seeds::SeedsReport;
-use crate::reproduce::seeds::{across, across_values, seeds_label};
-use crate::reproduce::seeds_markdown::render_seeds;
 use crate::store::output::write_atomic;
 use crate::svg::line_chart;
 
@@ -27,7 +28,7 @@ pub fn write_seeds_report(
     seeds: &[u64],
     settings: &[Setting],
     outcomes: &[PaperOutcome],
-) -> Result<(PathBuf, SeedsReport), LabError> {
+) -> Result<(PathBuf, AcrossReport), LabError> {
     let label = seeds_label(seeds);
     let (links, each) = links_and_reports(outcomes);
     let set = Variant {
@@ -70,7 +71,7 @@ pub fn write_vary_report(
     base: &Variant,
     axes: &[Vec<Setting>],
     outcomes: &[PaperOutcome],
-) -> Result<(PathBuf, SeedsReport), LabError> {
+) -> Result<(PathBuf, AcrossReport), LabError> {
     let runs = grid(axes).map_err(LabError::Internal)?;
     let (links, each) = links_and_reports(outcomes);
     let seed = base
@@ -143,12 +144,12 @@ fn set_args(settings: &[Setting]) -> String {
 fn write(
     reports: &Path,
     stem: &str,
-    report: SeedsReport,
-) -> Result<(PathBuf, SeedsReport), LabError> {
+    report: AcrossReport,
+) -> Result<(PathBuf, AcrossReport), LabError> {
     let md = reports.join(format!("{stem}.md"));
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| LabError::Internal(format!("report across seeds: {e}")))?;
-    let mut text = render_seeds(&report);
+    let mut text = render_across(&report);
     if let Some(charts) = agreement_charts(&report) {
         text.push_str("\n## Plots\n\n");
         for (part, chart) in [("ranks", &charts.ranks), ("within", &charts.within)] {

@@ -1,12 +1,12 @@
 //! The report of a paper at several seeds, at several values of one setting, or at combinations
-//! of the values of several ([`super::seeds`]), as Markdown: each run's summary, the claims whose
+//! of the values of several ([`super::across`]), as Markdown: each run's summary, the claims whose
 //! verdict turns on the seed (or the value) and those with one verdict throughout, the values
 //! within their tolerance at some runs only, and each agreement measure's spread over the seeds
 //! (or its figure at each value).
 
+use super::across::{AcrossReport, ClaimAcross, ValueAcross};
 use super::format_number;
 use super::markdown::{cell, code, inline, link_target};
-use super::seeds::{ClaimAcross, SeedsReport, ValueAcross};
 
 /// The least, the median (the lower of the middle two) and the most of `values`.
 fn spread<T: PartialOrd + Copy>(values: &[T]) -> Option<(T, T, T)> {
@@ -17,7 +17,7 @@ fn spread<T: PartialOrd + Copy>(values: &[T]) -> Option<(T, T, T)> {
 
 /// Renders the report as Markdown: each seed's summary, the claims whose verdict turns on the
 /// seed, those with one verdict throughout, and the agreement measures' spread.
-pub fn render_seeds(r: &SeedsReport) -> String {
+pub fn render_across(r: &AcrossReport) -> String {
     let columns = r.columns();
     let (noun, on) = (r.run_noun(), r.turns_on());
     let (title, how) = title_and_how(r, columns.len());
@@ -79,7 +79,7 @@ pub fn render_seeds(r: &SeedsReport) -> String {
 
 /// The title's end (`at 3 seeds`, `with `PATH` at 3 values`) and the sentence saying what each
 /// run is, for a report across `runs` runs.
-fn title_and_how(r: &SeedsReport, runs: usize) -> (String, String) {
+fn title_and_how(r: &AcrossReport, runs: usize) -> (String, String) {
     match &r.varied {
         Some(v) if v.is_grid() => (
             format!("with {} at {} combinations of values", code(&v.path), runs),
@@ -106,7 +106,7 @@ fn title_and_how(r: &SeedsReport, runs: usize) -> (String, String) {
 
 /// The runs' columns in order, as a list: separated by `; ` when each is a combination of values
 /// (which are themselves separated by commas), else by `, `.
-fn run_list(r: &SeedsReport) -> String {
+fn run_list(r: &AcrossReport) -> String {
     let sep = if r.run_noun() == "combination" {
         "; "
     } else {
@@ -116,7 +116,7 @@ fn run_list(r: &SeedsReport) -> String {
 }
 
 /// Each run's summary, with a link to its report.
-fn render_each(out: &mut String, r: &SeedsReport) {
+fn render_each(out: &mut String, r: &AcrossReport) {
     let head = match &r.varied {
         Some(v) => code(&v.path),
         None => "seed".into(),
@@ -137,7 +137,7 @@ fn render_each(out: &mut String, r: &SeedsReport) {
 
 /// The compared values: how many are within their tolerance at every seed, at none and at some,
 /// and those at some, with ours at each seed.
-fn render_values(out: &mut String, r: &SeedsReport) {
+fn render_values(out: &mut String, r: &AcrossReport) {
     if r.values.is_empty() {
         return;
     }
@@ -184,7 +184,7 @@ fn render_values(out: &mut String, r: &SeedsReport) {
 }
 
 /// The agreement measures: within 25% and the rank correlation, least, median and most.
-fn render_agreement(out: &mut String, r: &SeedsReport) {
+fn render_agreement(out: &mut String, r: &AcrossReport) {
     if r.agreement.is_empty() {
         return;
     }
@@ -218,7 +218,7 @@ fn render_agreement(out: &mut String, r: &SeedsReport) {
 }
 
 /// The agreement measures at each value varied, in the values' order.
-fn render_agreement_at_each(out: &mut String, r: &SeedsReport) {
+fn render_agreement_at_each(out: &mut String, r: &AcrossReport) {
     out.push_str(&format!(
         "\n## Agreement with the paper\n\nAt each {}, in order: {}.\n\n\
          | file | measure | within 25% | rank correlation |\n|---|---|---|---|\n",

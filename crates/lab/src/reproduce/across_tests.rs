@@ -1,9 +1,9 @@
 //! Tests of the reports at several seeds: marks, the summary line, errors and Markdown.
 use super::*;
 use crate::input::setting::parse_vary;
+use crate::reproduce::across_markdown::render_across;
 use crate::reproduce::agreement::Agreement;
 use crate::reproduce::report::{ClaimRow, PointRow, ReportFile};
-use crate::reproduce::seeds_markdown::render_seeds;
 use crate::reproduce::Tolerance;
 
 fn claim(text: &str, verdict: Verdict) -> ClaimRow {
@@ -64,7 +64,7 @@ fn at_seed(second: bool, within: usize, rank: f64) -> PaperReport {
     }
 }
 
-fn three() -> SeedsReport {
+fn three() -> AcrossReport {
     let reports = vec![
         at_seed(true, 20, 0.71),
         at_seed(false, 18, 0.7),
@@ -104,7 +104,7 @@ fn each_claim_has_a_mark_per_seed() {
 
 #[test]
 fn markdown_lists_the_turning_claim_and_the_spread() {
-    let md = render_seeds(&three());
+    let md = render_across(&three());
     let turning = md
         .split("## Claims whose verdict turns on the seed")
         .nth(1)
@@ -126,7 +126,7 @@ fn markdown_lists_the_turning_claim_and_the_spread() {
         "{md}"
     );
     assert!(md.contains("[tiny-seed-2.md](tiny-seed-2.md)"), "{md}");
-    assert_eq!(md, render_seeds(&three()), "rendering is deterministic");
+    assert_eq!(md, render_across(&three()), "rendering is deterministic");
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn seeds_are_labelled_as_a_range_when_consecutive() {
 fn the_report_round_trips_through_json() {
     let r = three();
     let text = serde_json::to_string(&r).unwrap();
-    assert_eq!(serde_json::from_str::<SeedsReport>(&text).unwrap(), r);
+    assert_eq!(serde_json::from_str::<AcrossReport>(&text).unwrap(), r);
     // The index reads every JSON of the reports folder as a paper's report: this is not one.
     assert!(serde_json::from_str::<PaperReport>(&text).is_err());
 }
@@ -207,7 +207,7 @@ fn measures_of_several_files_are_summed_as_the_paper_report_sums_them() {
     let over = &r.agreement[2];
     assert_eq!(over.file, "over the files");
     assert_eq!((over.values, over.within_25.clone()), (38, vec![24, 26]));
-    let md = render_seeds(&r);
+    let md = render_across(&r);
     assert!(
         md.contains("| over the files | `delay` | 24, 24, 26 of 38 | — |"),
         "{md}"
@@ -222,7 +222,7 @@ fn a_value_within_its_tolerance_at_some_seeds_is_listed_with_ours_at_each() {
     assert_eq!(r.values.len(), 1);
     assert_eq!(r.values[0].within, vec![true, false, true]);
     assert_eq!(r.values[0].within_at(), 2);
-    let md = render_seeds(&r);
+    let md = render_across(&r);
     assert!(
         md.contains("Of the 1 values compared with the paper's within a tolerance, 0 are within it at every seed, 0 at none and 1 at some."),
         "{md}"
@@ -234,7 +234,7 @@ fn a_value_within_its_tolerance_at_some_seeds_is_listed_with_ours_at_each() {
 }
 
 /// The three reports of [`three`] as three values of one setting.
-fn three_values() -> SeedsReport {
+fn three_values() -> AcrossReport {
     let reports = vec![
         at_seed(true, 20, 0.71),
         at_seed(false, 18, 0.7),
@@ -269,7 +269,7 @@ fn runs_at_values_of_a_setting_are_marked_and_named_by_value() {
         "over 3 values of x.random_ms, of 3 claims 1 holds at every value, 1 turns on the \
          value, 1 is a known difference at every value"
     );
-    let md = render_seeds(&r);
+    let md = render_across(&r);
     assert!(md.contains("with `x.random_ms` at 3 values"), "{md}");
     let turning = md
         .split("## Claims whose verdict turns on `x.random_ms`")
@@ -326,7 +326,7 @@ fn runs_at_values_of_a_setting_are_marked_and_named_by_value() {
         "{}",
         g.summary_line()
     );
-    let md = render_seeds(&g);
+    let md = render_across(&g);
     assert!(
         md.contains("with `x.random_ms, x.send_ms` at 4 combinations of values"),
         "{md}"
@@ -336,12 +336,12 @@ fn runs_at_values_of_a_setting_are_marked_and_named_by_value() {
         "{md}"
     );
     let text = serde_json::to_string(&r).unwrap();
-    assert_eq!(serde_json::from_str::<SeedsReport>(&text).unwrap(), r);
+    assert_eq!(serde_json::from_str::<AcrossReport>(&text).unwrap(), r);
 }
 
 #[test]
 fn the_plots_put_each_run_at_its_seed_or_value_or_place() {
-    use crate::app::seeds_plot::agreement_charts;
+    use crate::app::across_plot::agreement_charts;
     let seeds = agreement_charts(&three()).unwrap();
     assert_eq!(seeds.ranks.x_label, "seed");
     assert_eq!(seeds.ranks.series.len(), 1);

@@ -7,8 +7,8 @@
 //! (`--vary` given once per constant): a finding should not hold only at one guess of a constant
 //! the paper does not give.
 //!
-//! Pure: the reports of the seeds in, a [`SeedsReport`] out (its Markdown:
-//! [`super::seeds_markdown`]), the same for the same reports.
+//! Pure: the reports of the seeds in, a [`AcrossReport`] out (its Markdown:
+//! [`super::across_markdown`]), the same for the same reports.
 
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +67,7 @@ pub struct ClaimAcross {
     pub file: String,
     /// The claim as written.
     pub text: String,
-    /// Its verdict at each seed, in the order of [`SeedsReport::seeds`].
+    /// Its verdict at each seed, in the order of [`AcrossReport::seeds`].
     pub marks: Vec<Mark>,
 }
 
@@ -101,7 +101,7 @@ pub struct AgreementAcross {
 
 /// A paper's reproduction at several seeds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeedsReport {
+pub struct AcrossReport {
     /// The paper's folder name.
     pub paper_id: String,
     /// Its title.
@@ -190,7 +190,7 @@ pub fn across(
     reports: &[PaperReport],
     links: &[String],
     generated_by: String,
-) -> Result<SeedsReport, String> {
+) -> Result<AcrossReport, String> {
     let labels: Vec<String> = seeds.iter().map(|s| format!("seed {s}")).collect();
     let mut r = side_by_side(&labels, reports, links, generated_by)?;
     r.seeds = seeds.to_vec();
@@ -204,7 +204,7 @@ pub fn across_values(
     reports: &[PaperReport],
     links: &[String],
     generated_by: String,
-) -> Result<SeedsReport, String> {
+) -> Result<AcrossReport, String> {
     let labels: Vec<String> = runs.iter().map(|r| run_label(r)).collect();
     let mut r = side_by_side(&labels, reports, links, generated_by)?;
     r.varied = Some(Varied::of(runs));
@@ -218,7 +218,7 @@ fn side_by_side(
     reports: &[PaperReport],
     links: &[String],
     generated_by: String,
-) -> Result<SeedsReport, String> {
+) -> Result<AcrossReport, String> {
     let first = reports.first().ok_or("no reproduction was run")?;
     if reports.len() != seeds.len() || links.len() != seeds.len() {
         return Err(format!(
@@ -267,7 +267,7 @@ fn side_by_side(
     }
     agreement.extend(pooled_across(reports));
     let values = values_across(seeds, reports)?;
-    Ok(SeedsReport {
+    Ok(AcrossReport {
         paper_id: first.paper_id.clone(),
         paper_title: first.paper_title.clone(),
         generated_by,
@@ -365,7 +365,7 @@ fn pooled_across(reports: &[PaperReport]) -> Vec<AgreementAcross> {
         .collect()
 }
 
-impl SeedsReport {
+impl AcrossReport {
     /// The runs, as the report's columns name them: the seeds, or the values varied.
     pub fn columns(&self) -> Vec<String> {
         match &self.varied {
@@ -494,5 +494,5 @@ pub fn check_seeds(seeds: &[u64]) -> Result<(), String> {
 }
 
 #[cfg(test)]
-#[path = "seeds_tests.rs"]
+#[path = "across_tests.rs"]
 mod tests;
