@@ -420,6 +420,8 @@ impl CollectReply {
 enum PostState {
     Start,
     Scanned,
+    /// The bits up to the next free mailbox (or all) were paid for.
+    Searched(Option<usize>),
     Peeked(usize),
     InboxLocking(Locked, usize),
     Filled(usize),
@@ -432,7 +434,8 @@ enum PostState {
 /// A client posts the request word `value` (not 0) in queue `q`: it reads the bitmap, tries the
 /// mailboxes whose bits are clear from just after its remembered mailbox `last`, reading each
 /// IN-box without its lock, and fills the first it finds empty under the IN-box lock (if it is
-/// still empty there); then it sets that mailbox's bit under the bitmap lock. [`Step::Done`] with the mailbox, or `None` when every mailbox was in use.
+/// still empty there); then it sets that mailbox's bit under the bitmap lock. [`Step::Done`] with
+/// the mailbox, or `None` when every mailbox was in use.
 #[derive(Clone, Debug)]
 pub struct Post {
     layout: Layout,
@@ -447,6 +450,8 @@ pub struct Post {
     pub lock_failures: u32,
     /// Cycles the request is processed under the IN-box lock after the fill.
     hold: Cycles,
+    /// Cycles per bitmap bit examined looking for a free mailbox ([`Post::searching`]).
+    per_bit: Cycles,
 }
 
 impl Post {
@@ -465,7 +470,14 @@ impl Post {
             state: PostState::Start,
             lock_failures: 0,
             hold: 0,
+            per_bit: 0,
         }
+    }
+
+    /// The same post, paying `per_bit` cycles a bitmap bit examined looking for a clear one, from
+    /// the bit after `last` (a full bitmap: every bit), as [`Poll::searching`] does.
+    pub fn searching(self, per_bit: Cycles) -> Self {
+        Post { per_bit, ..self }
     }
 
     /// The same post, processing the request for `hold` cycles after filling the IN-box and
@@ -478,8 +490,21 @@ impl Post {
     /// Reads the IN-box of the next mailbox whose bit was clear, without its lock (optimistic,
     /// as the schedulers read the bitmap): only one found empty is then locked and re-checked.
     fn try_next(&mut self) -> Step<Option<usize>> {
-        match next_mailbox(&[self.free], self.last, Direction::LeftToRight) {
-            Some(i) if self.tried < self.layout.mailboxes => {
+        let found = next_mailbox(&[self.free], self.last, Direction::LeftToRight)
+            .filter(|_| self.tried < self.layout.mailboxes);
+        if self.per_bit > 0 {
+            let n = self.layout.mailboxes;
+            let examined = bits_examined(n, self.last, found, Direction::LeftToRight);
+            self.state = PostState::Searched(found);
+            return Step::Op(crate::Op::Compute(self.per_bit * examined as Cycles));
+        }
+        self.peek(found)
+    }
+
+    /// Reads mailbox `found`'s IN-box, or ends the post when no mailbox is free.
+    fn peek(&mut self, found: Option<usize>) -> Step<Option<usize>> {
+        match found {
+            Some(i) => {
                 self.tried += 1;
                 self.free &= !(1u64 << i);
                 self.last = i;
@@ -525,6 +550,10 @@ impl Post {
             PostState::Scanned => {
                 self.free = !word_outcome(outcome).0 & self.layout.valid_bits();
                 self.try_next()
+            }
+            PostState::Searched(found) => {
+                let found = *found;
+                self.peek(found)
             }
             PostState::Peeked(i) => {
                 let i = *i;

@@ -331,3 +331,38 @@ fn a_searching_poll_pays_for_each_bit_it_examines_before_the_lock() {
     let mut p = Poll::new(l, 0, 30, Direction::LeftToRight, 8);
     assert_eq!(computes(&mut m, |o| p.resume(o)).1, Vec::<u64>::new());
 }
+
+#[test]
+fn a_searching_post_pays_for_each_bit_it_examines_before_the_in_box() {
+    let l = Layout::new(0, 1, 32, 16);
+    let mut m = TestMemory::default();
+    for v in 1..=3 {
+        post(&mut m, l, 0, v, 31);
+    }
+    // Mailboxes 0, 1, 2 hold requests; a client that last used mailbox 31 examines 0 to 3.
+    let mut p = Post::new(l, 0, 4, 31, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (Some(3), vec![100]));
+    // From mailbox 3 the next bit is free: one bit.
+    let mut p = Post::new(l, 0, 5, 3, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (Some(4), vec![25]));
+    // A free bit whose IN-box is still in use (a reply not yet collected) costs its bits, the
+    // read, then the bits to the next: mailbox 5's IN-box holds a taken request.
+    m.apply(&Op::Word {
+        addr: l.inbox(0, 5),
+        op: WordOp::Store(TAKEN),
+    });
+    let mut p = Post::new(l, 0, 6, 4, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (Some(6), vec![25, 25]));
+    // Every bit set: the whole bitmap is examined, and nothing locked.
+    let full = Layout::new(0, 1, 4, 16);
+    let mut m = TestMemory::default();
+    for v in 1..=4 {
+        post(&mut m, full, 0, v, 3);
+    }
+    let mut p = Post::new(full, 0, 9, 0, 8).searching(25);
+    assert_eq!(computes(&mut m, |o| p.resume(o)), (None, vec![100]));
+    assert_eq!(m.get(full.inbox_lock(0, 0)), 0);
+    // Without `searching` the search is free.
+    let mut p = Post::new(l, 0, 7, 6, 8);
+    assert_eq!(computes(&mut m, |o| p.resume(o)).1, Vec::<u64>::new());
+}

@@ -396,7 +396,9 @@ impl Client {
         let value = id as u64 + 1;
         self.active = match self.structure {
             Structure::MultiAccess(l) => Active::Post(
-                Post::new(l, q, value, self.last[q], self.costs.pause).holding(self.costs.fill),
+                Post::new(l, q, value, self.last[q], self.costs.pause)
+                    .holding(self.costs.fill)
+                    .searching(self.costs.free_search),
                 id,
                 q,
             ),

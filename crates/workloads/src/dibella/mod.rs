@@ -104,6 +104,8 @@ pub(crate) struct Costs {
     pub count: Cycles,
     /// Examining one bit of a bitmap in a scheduler's search.
     pub search: Cycles,
+    /// Examining one bit of a bitmap in a client's search for a free mailbox.
+    pub free_search: Cycles,
     pub visit: Cycles,
     /// Pacing of lock waits; each program's `seed` is its processor's number + 1, so that
     /// waiters' long-wait draws differ.
@@ -277,6 +279,7 @@ impl DiBella {
             random: m.ms(self.random_ms),
             count: m.ms(self.count_ms),
             search: m.ms(self.search_ms),
+            free_search: m.ms(self.free_search_ms),
             visit: m.ms(self.visit_ms),
             pause: Pause::new(m.ms(self.pause_ms), 0).with_spin(self.lock),
             tick: if self.tick_signals { m.tick_cycles } else { 0 },
@@ -380,6 +383,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "random_ms", default: "0.02", doc: "time to draw a random number" },
         ParamInfo { name: "count_ms", default: "0", doc: "Primary client time per bitmap bit counted for the primary's length" },
         ParamInfo { name: "search_ms", default: "0", doc: "scheduler time per bitmap bit examined searching for a request" },
+        ParamInfo { name: "free_search_ms", default: "0", doc: "client time per bitmap bit examined searching for a free mailbox" },
         ParamInfo { name: "visit_ms", default: "0.005", doc: "scheduler time per queue visited while polling" },
         ParamInfo { name: "lock", default: "test-and-test-and-set", doc: "test-and-test-and-set | test-and-set: how a waiter retries a held lock" },
         ParamInfo { name: "request_words", default: "0", doc: "request words beyond the first, copied in and out under the box's (FCFS: queue's) lock" },

@@ -128,6 +128,11 @@ pub struct DiBella {
     /// examines every bit. 0: the search is free.
     #[serde(default)]
     pub search_ms: f64,
+    /// Client processor time per bitmap bit examined looking for a free mailbox before a
+    /// multi-access post, from the bit after its remembered mailbox (a full bitmap: every bit),
+    /// the clients' side of the schedulers' `search_ms`. 0: the clients' search is free.
+    #[serde(default)]
+    pub free_search_ms: f64,
     /// Scheduler processor time per queue visited in its polling loop.
     #[serde(default = "d_visit")]
     pub visit_ms: f64,
@@ -267,6 +272,7 @@ impl DiBella {
             ("random_ms", self.random_ms),
             ("count_ms", self.count_ms),
             ("search_ms", self.search_ms),
+            ("free_search_ms", self.free_search_ms),
             ("visit_ms", self.visit_ms),
             ("pause_ms", self.pause_ms),
         ] {
