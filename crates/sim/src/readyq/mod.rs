@@ -11,6 +11,7 @@ pub mod ddq_layout;
 pub mod dual;
 pub mod fcfs;
 pub mod multi_access;
+pub mod multi_access_post;
 #[cfg(test)]
 mod multi_access_tests;
 pub mod spin;
@@ -18,7 +19,8 @@ pub mod spin;
 pub use ddq::{DdqInsert, DdqRemove, GeorgeLayout, Inserted, Scheme, Tuning};
 pub use dual::{Ascend, Backoff, BackoffLock, DualAccess, DualLayout};
 pub use fcfs::{FcfsLayout, FcfsPost, FcfsTake};
-pub use multi_access::{CollectReply, Layout, Poll, Post, PutReply, TakeRequest};
+pub use multi_access::{CollectReply, Layout, Poll, PutReply, TakeRequest};
+pub use multi_access_post::Post;
 pub use spin::{Acquire, Pause, Spin, Step, TestMemory};
 
 /// Mach's run queue of threads (Black 1990, section 3.1): 32 levels with a hint and a count,

@@ -4,6 +4,7 @@
 use smpsched_policy::dibella::Direction;
 
 use super::multi_access::*;
+use super::multi_access_post::Post;
 use super::spin::{release, Step, TestMemory};
 use crate::outcome::WordOp;
 use crate::program::Op;

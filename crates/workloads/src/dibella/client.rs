@@ -19,7 +19,8 @@ use std::rc::Rc;
 use rand::Rng;
 use smpsched_policy::dibella::{client_primary, client_queue, ClientPolicy};
 use smpsched_sim::readyq::fcfs::FcfsPost;
-use smpsched_sim::readyq::multi_access::{CollectReply, Post};
+use smpsched_sim::readyq::multi_access::CollectReply;
+use smpsched_sim::readyq::multi_access_post::Post;
 use smpsched_sim::readyq::Step;
 use smpsched_sim::{Cycles, Op, Outcome, Program, ThreadCtx, WordOp};
 
