@@ -106,6 +106,11 @@ enum Command {
         /// under --experiments), or `all` (the default) for every reproduction.
         #[arg(default_value = "all")]
         paper: String,
+        /// Reproduce only these files of the paper, by name without .toml (a list A,B or the
+        /// option given again, e.g. --only table4; `smpsched explain PAPER` lists them). The
+        /// report is reports/PAPER-only-A,B.md, never the paper's own.
+        #[arg(long, value_name = "FILES", value_delimiter = ',')]
+        only: Vec<String>,
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).
         #[arg(long, value_name = "F", default_value_t = 1.0)]
         scale: f64,
@@ -222,6 +227,7 @@ fn main() -> ExitCode {
         },
         Command::Reproduce {
             paper,
+            only,
             scale,
             seed,
             seeds,
@@ -236,6 +242,7 @@ fn main() -> ExitCode {
             let remote = ray.map(|address| ray::Ray::new(address, false));
             let args = ReproduceArgs {
                 paper,
+                only,
                 scale,
                 seed,
                 seeds: seeds.map(|s| s.0).unwrap_or_default(),

@@ -294,6 +294,7 @@ fn the_summary_counts_values_within_10_and_25_percent() {
         files: vec![file(), file()],
         generated_by: String::new(),
         settings: Vec::new(),
+        only: Vec::new(),
     };
     let md = render_paper(&paper);
     assert!(
@@ -320,6 +321,7 @@ fn every_value_row_shows_its_relative_distance() {
         files: vec![file()],
         generated_by: String::new(),
         settings: Vec::new(),
+        only: Vec::new(),
     });
     // Also the row compared within an absolute tolerance.
     assert!(
@@ -376,6 +378,7 @@ fn the_report_shows_each_files_agreement_and_the_pooled_counts() {
         files: vec![f.clone(), f.clone()],
         generated_by: String::new(),
         settings: Vec::new(),
+        only: Vec::new(),
     };
     let md = render_paper(&paper);
     assert!(

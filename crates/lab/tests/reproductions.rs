@@ -103,6 +103,7 @@ fn every_reproduction_holds_its_claims_at_small_scale() {
                     files: vec![r],
                     generated_by: String::new(),
                     settings: Vec::new(),
+                    only: Vec::new(),
                 })
             };
             assert_eq!(

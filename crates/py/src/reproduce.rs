@@ -27,7 +27,7 @@ use crate::wait::{run_released, Tally};
 /// from the files under `experiments`, writing its report under `reports` (as the command
 /// does); returns JSON with `claims`, `values`, `summary`, `latest`, `run_dir` and `skipped`.
 #[pyfunction]
-#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new()))]
+#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new(), only=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_paper(
     py: Python<'_>,
@@ -39,9 +39,11 @@ pub fn reproduce_paper(
     progress: Option<Bound<'_, PyAny>>,
     seed: Option<u64>,
     set: Vec<String>,
+    only: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     let variant = Variant {
+        only: Variant::only_names(only),
         seed,
         settings: settings(py, &set, &[])?,
     };
@@ -59,7 +61,7 @@ pub fn reproduce_paper(
 /// it), then the report across them; returns that report's JSON (`seeds`, `claims` with a mark
 /// per seed, `agreement`, `summaries`) with `latest`, its Markdown's path, and `summary_line`.
 #[pyfunction]
-#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, set=Vec::new()))]
+#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, set=Vec::new(), only=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_seeds(
     py: Python<'_>,
@@ -71,10 +73,15 @@ pub fn reproduce_seeds(
     reports: PathBuf,
     progress: Option<Bound<'_, PyAny>>,
     set: Vec<String>,
+    only: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
-    let settings = settings(py, &set, &[])?;
+    let base = Variant {
+        only: Variant::only_names(only),
+        seed: None,
+        settings: settings(py, &set, &[])?,
+    };
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
@@ -84,11 +91,11 @@ pub fn reproduce_seeds(
             let label = format!("{name} at seed {seed}");
             let variant = Variant {
                 seed: Some(seed),
-                settings: settings.clone(),
+                ..base.clone()
             };
             outcomes.push(run_one(&at, &name, &variant, &t2, &label)?);
         }
-        write_seeds_report(&at.reports, &name, at.scale, &seeds, &settings, &outcomes)
+        write_seeds_report(&at.reports, &name, at.scale, &seeds, &base, &outcomes)
     })?
     .map_err(|e: LabError| to_py(py, e, &paper))?;
     across_json(py, &paper, written)
@@ -99,7 +106,7 @@ pub fn reproduce_seeds(
 /// `seed` and `set`, which every run shares), then the report across them; returns that report's JSON (`varied`, `claims` with a mark per value,
 /// `agreement`, `summaries`) with `latest` and `summary_line`.
 #[pyfunction]
-#[pyo3(signature = (paper, vary, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new()))]
+#[pyo3(signature = (paper, vary, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new(), only=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_vary(
     py: Python<'_>,
@@ -112,6 +119,7 @@ pub fn reproduce_vary(
     progress: Option<Bound<'_, PyAny>>,
     seed: Option<u64>,
     set: Vec<String>,
+    only: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     let axes = vary
@@ -122,6 +130,7 @@ pub fn reproduce_vary(
     let varied: Vec<_> = axes.iter().filter_map(|a| a.first().cloned()).collect();
     check_distinct(&[], &varied).map_err(|e| bad_argument(py, "vary", &e))?;
     let base = Variant {
+        only: Variant::only_names(only),
         seed,
         settings: settings(py, &set, &varied)?,
     };

@@ -20,25 +20,26 @@ use crate::store::output::write_atomic;
 use crate::svg::line_chart;
 
 /// Writes the report across `seeds` of `paper` at `scale` from each seed's outcome (in the
-/// seeds' order) into `reports`; returns its path and the report.
+/// seeds' order) into `reports`; `base` says which files and what was set over them (its seed
+/// is not used). Returns the report's path and the report.
 pub fn write_seeds_report(
     reports: &Path,
     paper: &str,
     scale: f64,
     seeds: &[u64],
-    settings: &[Setting],
+    base: &Variant,
     outcomes: &[PaperOutcome],
 ) -> Result<(PathBuf, AcrossReport), LabError> {
     let label = seeds_label(seeds);
     let (links, each) = links_and_reports(outcomes);
     let set = Variant {
         seed: None,
-        settings: settings.to_vec(),
+        ..base.clone()
     };
     let generated_by = format!(
         "smpsched reproduce {paper}{}{} --seeds {label}",
         at_scale(scale),
-        set_args(settings)
+        set.args()
     );
     let report = across(seeds, &each, &links, generated_by).map_err(LabError::Internal)?;
     let stem = format!("{}-seeds-{label}", report_stem(paper, scale, &set));
@@ -74,9 +75,6 @@ pub fn write_vary_report(
 ) -> Result<(PathBuf, AcrossReport), LabError> {
     let runs = grid(axes).map_err(LabError::Internal)?;
     let (links, each) = links_and_reports(outcomes);
-    let seed = base
-        .seed
-        .map_or_else(String::new, |s| format!(" --seed {s}"));
     // Each axis's path and values as `--vary` writes them.
     let texts: Vec<(&str, String)> = axes
         .iter()
@@ -89,9 +87,9 @@ pub fn write_vary_report(
         })
         .collect();
     let generated_by = format!(
-        "smpsched reproduce {paper}{}{seed}{}{}",
+        "smpsched reproduce {paper}{}{}{}",
         at_scale(scale),
-        set_args(&base.settings),
+        base.args(),
         texts
             .iter()
             .map(|(p, v)| format!(" --vary {p}={v}"))
@@ -130,13 +128,6 @@ fn at_scale(scale: f64) -> String {
     } else {
         format!(" --scale {scale}")
     }
-}
-
-fn set_args(settings: &[Setting]) -> String {
-    settings
-        .iter()
-        .map(|s| format!(" --set {}", s.arg()))
-        .collect()
 }
 
 /// Writes `report` as `reports/STEM.md`, its JSON and its plots (`STEM-ranks.svg`,

@@ -159,13 +159,19 @@ fn explain_paper(p: &crate::app::papers::Paper, dir: &Path) -> String {
     match experiments(&folder) {
         Ok((files, _)) if !files.is_empty() => {
             let _ = writeln!(out, "Reproduction files (under {}):", folder.display());
+            let one = files[0]
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string());
             for e in files {
                 let _ = writeln!(out, "  {:<44} {}", e.path.display(), e.description);
             }
             let _ = writeln!(
                 out,
-                "\nUse: smpsched reproduce {} (--scale 0.1 for a quick look)",
-                p.id
+                "\nUse: smpsched reproduce {} (--scale 0.1 for a quick look; --only {} for one \
+                 file)",
+                p.id,
+                one.unwrap_or_default()
             );
         }
         _ => {

@@ -283,6 +283,9 @@ fn running_message(exp: &Experiment, point: &str, p: Progress) -> String {
 pub struct ReproduceArgs {
     /// A paper's folder name, or `all`.
     pub paper: String,
+    /// Of one paper, the files to reproduce by name without `.toml` (`--only table4`); empty:
+    /// every file.
+    pub only: Vec<String>,
     /// Factor on problem sizes and run lengths.
     pub scale: f64,
     /// Base seed of every file, over the files' own.
@@ -325,6 +328,15 @@ pub fn reproduce(
         })));
     }
     check_settings(args)?;
+    if !args.only.is_empty() && args.paper == "all" {
+        return Err(LabError::Input(Box::new(InputError {
+            file: PathBuf::from("smpsched reproduce"),
+            line: None,
+            field: "--only".into(),
+            message: "name the paper whose files these are (smpsched reproduce PAPER --only FILE)"
+                .into(),
+        })));
+    }
     let list = paper_list(&args.paper, &args.experiments, console)?;
     let runs = variants(args)?;
     let mut failed = 0;
@@ -366,28 +378,21 @@ fn write_across(
     outcomes: &[PaperOutcome],
 ) -> Result<Option<(PathBuf, across::AcrossReport)>, LabError> {
     let (reports, scale) = (&args.reports, args.scale);
+    let base = base_variant(args, args.seed);
     if !args.seeds.is_empty() {
-        let written =
-            across::write_seeds_report(reports, p, scale, &args.seeds, &args.set, outcomes);
+        let written = across::write_seeds_report(reports, p, scale, &args.seeds, &base, outcomes);
         return written.map(Some);
     }
     if args.vary.is_empty() {
         return Ok(None);
     }
-    let base = Variant {
-        seed: args.seed,
-        settings: args.set.clone(),
-    };
     across::write_vary_report(reports, p, scale, &base, &args.vary, outcomes).map(Some)
 }
 
 /// The reproductions `args` asks for, each with what tells it from the others when there are
 /// several (`at seed 3`, `with workload.0.random_ms = 0.05`).
 fn variants(args: &ReproduceArgs) -> Result<Vec<(Variant, Option<String>)>, LabError> {
-    let with = |seed: Option<u64>| Variant {
-        seed,
-        settings: args.set.clone(),
-    };
+    let with = |seed: Option<u64>| base_variant(args, seed);
     if !args.seeds.is_empty() {
         return Ok(args
             .seeds
@@ -403,6 +408,15 @@ fn variants(args: &ReproduceArgs) -> Result<Vec<(Variant, Option<String>)>, LabE
             .collect());
     }
     Ok(vec![(with(args.seed), None)])
+}
+
+/// The reproduction `args` asks for from base seed `seed`: its files and the values it sets.
+fn base_variant(args: &ReproduceArgs, seed: Option<u64>) -> Variant {
+    Variant {
+        only: Variant::only_names(args.only.clone()),
+        seed,
+        settings: args.set.clone(),
+    }
 }
 
 /// Checks the settings against each other and the other options: each path set once, and

@@ -115,10 +115,13 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
     Ok(out)
 }
 
-/// Which reproduction of a paper: its files from a base seed over their own, with values set
-/// over them from the command line (`--set`, `--vary`); the default is the files as written.
+/// Which reproduction of a paper: some of its files or all, from a base seed over their own,
+/// with values set over them from the command line (`--only`, `--seed`, `--set`, `--vary`); the
+/// default is every file as written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Variant {
+    /// The files to reproduce, by name without `.toml` (`table4`); empty: every file.
+    pub only: Vec<String>,
     /// Base seed of every file, over the files' own.
     pub seed: Option<u64>,
     /// Values set over every file.
@@ -126,11 +129,23 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// The command line's part for it: ` --seed N --set PATH=VALUE ...`.
-    fn args(&self) -> String {
-        let mut out = self
-            .seed
-            .map_or_else(String::new, |s| format!(" --seed {s}"));
+    /// `--only`'s names as a variant keeps them: sorted, each once, so that one set of files
+    /// has one report name however it was asked for.
+    pub fn only_names(mut names: Vec<String>) -> Vec<String> {
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The command line's part for it: ` --only A,B --seed N --set PATH=VALUE ...`.
+    pub(crate) fn args(&self) -> String {
+        let mut out = String::new();
+        if !self.only.is_empty() {
+            out.push_str(&format!(" --only {}", self.only.join(",")));
+        }
+        if let Some(s) = self.seed {
+            out.push_str(&format!(" --seed {s}"));
+        }
         for s in &self.settings {
             out.push_str(&format!(" --set {}", s.arg()));
         }
@@ -205,6 +220,7 @@ fn load_paper(
     let mut exps = Vec::new();
     let mut bundles = Vec::new();
     let (found, mut skipped) = crate::input::source::find_experiment_files(&dir)?;
+    let found = only_files(&dir, found, &variant.only)?;
     for f in found {
         // A file that cannot be read (a FIFO, a device, binary) is skipped and named; one that
         // reads but does not validate is an error, as for `smpsched run`.
@@ -231,6 +247,32 @@ fn load_paper(
         })));
     }
     Ok((exps, bundles, skipped))
+}
+
+/// The files of `found` (a paper folder's experiment files) that `only` names by their names
+/// without `.toml`, in the folder's order; all of them when `only` is empty. A name that is not
+/// one of the folder's files is bad input, which lists the files there are.
+fn only_files(dir: &Path, found: Vec<PathBuf>, only: &[String]) -> Result<Vec<PathBuf>, LabError> {
+    if only.is_empty() {
+        return Ok(found);
+    }
+    let stem = |f: &PathBuf| f.file_stem().map(|s| s.to_string_lossy().to_string());
+    let stems: Vec<String> = found.iter().filter_map(stem).collect();
+    if let Some(missing) = only.iter().find(|name| !stems.contains(name)) {
+        return Err(LabError::Input(Box::new(InputError {
+            file: dir.to_path_buf(),
+            line: None,
+            field: "--only".into(),
+            message: format!(
+                "no file `{missing}.toml` here; the paper's files: {}",
+                stems.join(", ")
+            ),
+        })));
+    }
+    Ok(found
+        .into_iter()
+        .filter(|f| stem(f).is_some_and(|s| only.contains(&s)))
+        .collect())
 }
 
 /// Writes the run folder (report, JSON, plots) through `staging`, then the latest report and
@@ -342,6 +384,7 @@ pub fn run_paper(
         files,
         generated_by: format!("smpsched reproduce {paper}{at_scale}{}", variant.args()),
         settings: variant.settings.iter().map(Setting::label).collect(),
+        only: variant.only.clone(),
     };
     let stem = report_stem(paper, scale, variant);
     let (latest, run_dir) = write_reports(paper, &stem, &report, &plots, staging, reports)?;
@@ -353,12 +396,17 @@ pub fn run_paper(
     })
 }
 
-/// The name of a paper's latest report and JSON under `reports/`: the paper, then the scale
-/// when it is not 1, the seed when one was given over the files' and each value set over them
-/// (`dibella92-scale-0.1-seed-2-set-workload.0.random_ms-0.05`), so that a run at another
-/// scale, seed or setting never replaces the paper's own report.
+/// The name of a paper's latest report and JSON under `reports/`: the paper, then the files
+/// when only some were reproduced, the scale when it is not 1, the seed when one was given over
+/// the files' and each value set over them
+/// (`dibella92-only-table4-scale-0.1-seed-2-set-workload.0.random_ms-0.05`), so that a run of
+/// some files, or at another scale, seed or setting, never replaces the paper's own report.
 pub(crate) fn report_stem(paper: &str, scale: f64, variant: &Variant) -> String {
     let mut stem = paper.to_string();
+    if !variant.only.is_empty() {
+        stem.push_str("-only-");
+        stem.push_str(&crate::input::setting::file_safe(&variant.only.join(",")));
+    }
     if scale != 1.0 {
         stem.push_str(&format!("-scale-{scale}"));
     }

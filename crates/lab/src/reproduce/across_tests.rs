@@ -61,6 +61,7 @@ fn at_seed(second: bool, within: usize, rank: f64) -> PaperReport {
         }],
         generated_by: "smpsched reproduce tiny".into(),
         settings: Vec::new(),
+        only: Vec::new(),
     }
 }
 

@@ -74,6 +74,7 @@ mod tests {
             }],
             generated_by: String::new(),
             settings: Vec::new(),
+            only: Vec::new(),
         }
     }
 

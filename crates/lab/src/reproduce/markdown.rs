@@ -113,6 +113,19 @@ pub fn render_paper(report: &PaperReport) -> String {
             set.join(", ")
         ));
     }
+    if !report.only.is_empty() {
+        let files: Vec<String> = report
+            .only
+            .iter()
+            .map(|f| code(&format!("{f}.toml")))
+            .collect();
+        out.push_str(&format!(
+            "> **Some files only:** {} of the paper's files (`--only`); `smpsched explain {}` \
+             lists them all.\n\n",
+            files.join(", "),
+            inline(&report.paper_id)
+        ));
+    }
     out.push_str(&format!("**{}.**\n\n", report.summary()));
     let pooled = agreement::pooled(report.files.iter().flat_map(|f| &f.agreement));
     if !pooled.is_empty() {

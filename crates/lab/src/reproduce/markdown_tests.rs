@@ -89,6 +89,7 @@ fn report() -> PaperReport {
         files: vec![gupta_file()],
         generated_by: "smpsched reproduce gupta --seed 1 --scale 0.1".into(),
         settings: Vec::new(),
+        only: Vec::new(),
     }
 }
 

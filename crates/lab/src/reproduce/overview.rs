@@ -187,6 +187,7 @@ mod tests {
             }],
             generated_by: String::new(),
             settings: Vec::new(),
+            only: Vec::new(),
         }
     }
 

@@ -109,6 +109,10 @@ pub struct PaperReport {
     /// `workload.0.random_ms = 0.05`: when any, the report is not of the files as written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<String>,
+    /// The files reproduced by name, when only some of the paper's were (`--only`); empty:
+    /// every file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
 }
 
 /// The difference column: relative to the paper's value when that is not zero (for absolute

@@ -346,6 +346,7 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
               seeds: Optional[List[int]] = None,
               set: Optional[Dict[str, Any]] = None,
               vary: "Union[None, Tuple[str, List[Any]], List[Tuple[str, List[Any]]]]" = None,
+              only: "Union[None, str, List[str]]" = None,
               ) -> "Union[Reproduction, SeedsReproduction, VaryReproduction]":
     """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
     report written under ``reports``) and returns its claims and values as data frames.
@@ -358,31 +359,34 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
     (``--set``); ``vary``, a path and two or more values (``("workload.0.random_ms", [0.02,
     0.09])``), reproduces the paper at each value (``--vary``) and returns a
     ``VaryReproduction``; a list of such pairs reproduces it at every combination of their
-    values (``--vary`` once per path; at most 100 reproductions). Raises ``ExperimentError`` for an unknown paper, a bad file, bad seeds
-    or a bad setting.
+    values (``--vary`` once per path; at most 100 reproductions). ``only``, a file's name
+    without ``.toml`` or a list of them (``"table4"``), reproduces those files of the paper
+    alone (``--only``). Raises ``ExperimentError`` for an unknown paper or file, a bad file,
+    bad seeds or a bad setting.
     """
     if seed is not None and seeds is not None:
         raise ValueError("give seed or seeds, not both")
     if seeds is not None and vary is not None:
         raise ValueError("give seeds or vary, not both")
     settings = [f"{k}={_setting_text(v)}" for k, v in (set or {}).items()]
+    files = [only] if isinstance(only, str) else [str(f) for f in (only or [])]
     cb = bar(progress)
     jobs = 0 if jobs is None else jobs
     try:
         if seeds is not None:
             out = _native.reproduce_seeds(paper, [int(s) for s in seeds], float(scale), jobs,
                                           os.fspath(experiments), os.fspath(reports), cb,
-                                          settings)
+                                          settings, files)
         elif vary is not None:
             axes = vary if isinstance(vary, list) else [vary]
             texts = [f"{path}=" + ",".join(_setting_text(v) for v in values)
                      for path, values in axes]
             out = _native.reproduce_vary(paper, texts, float(scale), jobs,
                                          os.fspath(experiments), os.fspath(reports), cb, seed,
-                                         settings)
+                                         settings, files)
         else:
             out = _native.reproduce_paper(paper, float(scale), jobs, os.fspath(experiments),
-                                          os.fspath(reports), cb, seed, settings)
+                                          os.fspath(reports), cb, seed, settings, files)
     finally:
         if cb is not None:
             cb.close()

@@ -29,6 +29,7 @@ def reproduce_paper(
     progress: Optional[Callable[[int, int, str], None]] = None,
     seed: Optional[int] = None,
     set: List[str] = ...,
+    only: List[str] = ...,
 ) -> str: ...
 def reproduce_seeds(
     paper: str,
@@ -39,6 +40,7 @@ def reproduce_seeds(
     reports: Union[str, os.PathLike[str]] = "reports",
     progress: Optional[Callable[[int, int, str], None]] = None,
     set: List[str] = ...,
+    only: List[str] = ...,
 ) -> str: ...
 def reproduce_vary(
     paper: str,
@@ -50,6 +52,7 @@ def reproduce_vary(
     progress: Optional[Callable[[int, int, str], None]] = None,
     seed: Optional[int] = None,
     set: List[str] = ...,
+    only: List[str] = ...,
 ) -> str: ...
 def shard_plan(
     path: Union[str, os.PathLike[str]],

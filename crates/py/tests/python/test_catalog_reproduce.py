@@ -148,6 +148,27 @@ def test_vary_over_several_paths_is_the_commands_grid(cli, root, tmp_path):
     assert e.value.field == "vary" and "set the same value" in str(e.value)
 
 
+def test_only_some_files_is_the_commands(cli, root, tmp_path):
+    tiny = (root / TINY).read_text()
+    (tmp_path / "exp" / "tiny").mkdir(parents=True)
+    (tmp_path / "exp" / "tiny" / "t.toml").write_text(tiny)
+    (tmp_path / "exp" / "tiny" / "u.toml").write_text(
+        tiny.replace('name = "tiny"', 'name = "tiny-u"').replace("syncs = 50", "syncs = 80"))
+    cli("reproduce", "tiny", "--only", "u", "--experiments", str(tmp_path / "exp"),
+        "--reports", str(tmp_path / "cli"))
+    r = smpsched.reproduce("tiny", only="u", experiments=tmp_path / "exp",
+                           reports=tmp_path / "py", progress=False)
+    assert Path(r.report).name == "tiny-only-u.md"
+    assert Path(r.report).read_text() == (tmp_path / "cli" / "tiny-only-u.md").read_text()
+    assert set(r.values["file"]) == {"u.toml"}
+    both = smpsched.reproduce("tiny", only=["u", "t"], experiments=tmp_path / "exp",
+                              reports=tmp_path / "py", progress=False)
+    assert Path(both.report).name == "tiny-only-t,u.md"
+    with pytest.raises(smpsched.ExperimentError) as e:
+        smpsched.reproduce("tiny", only="v", experiments=tmp_path / "exp", progress=False)
+    assert "only" in e.value.field and "t, u" in str(e.value)
+
+
 def test_reproduce_bad_input():
     with pytest.raises(smpsched.ExperimentError) as e:
         smpsched.reproduce("nosuchpaper", progress=False)
