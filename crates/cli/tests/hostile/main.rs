@@ -304,6 +304,18 @@ fn option_cases(dir: &Path, good: &Path) -> Vec<Case> {
         for flag in ["--scale", "--jobs", "--experiments", "--reports"] {
             lines.push(with(&["reproduce", "nothing-here"], flag, v));
         }
+        // A file of a real paper's that is not there (`--only`), alone and in a list.
+        let papers = concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments");
+        let only = [
+            "reproduce",
+            "black90",
+            "--experiments",
+            papers,
+            "--reports",
+            "opt-only",
+        ];
+        lines.push(with(&only, "--only", v));
+        lines.push(with(&only, "--only", &format!("table1,{v}")));
         lines.push(vec![
             "reproduce".into(),
             v.into(),
