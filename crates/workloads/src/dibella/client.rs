@@ -39,6 +39,9 @@ enum Phase {
     Top,
     /// The interrupt of the reply in (queue, mailbox) is being serviced: collect it.
     Collect(usize, usize),
+    /// The part of request `id`'s composing before its generation stamp is done: stamp it
+    /// and compose the rest (cycles).
+    Stamp(usize, Cycles),
     /// Request `id` is composed: choose its queue.
     Choose(usize),
     /// The primary queue's bitmap was read for request `id`.
@@ -307,7 +310,7 @@ impl Client {
             }
         }
         self.waited = false;
-        self.generate(cx)
+        self.compose(cx)
     }
 
     fn generated_all(&self) -> bool {
@@ -332,25 +335,42 @@ impl Client {
         Op::Exit
     }
 
-    /// Generates the next request (its service time drawn as the file says) and composes it.
-    fn generate(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+    /// Takes the next request (its service time drawn as the file says) and composes it: the
+    /// share `post_before` of its composing time before the request is generated (stamped),
+    /// the rest after. The request is counted at once, so that no other client takes one
+    /// more than the run's total while this one composes.
+    fn compose(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         let service = self.service.1.draw(self.service.0, cx.rng);
-        let mut sh = self.shared.borrow_mut();
-        let id = sh.reqs.len();
-        sh.reqs.push(Req {
-            client: self.me as u32,
-            generated: cx.now,
-            service,
-            serviced: 0,
-            mailbox: (0, 0),
-            posted_after: 0,
-            serviced_after: 0,
-            by: u32::MAX,
-        });
-        sh.first_generated = sh.first_generated.min(cx.now);
-        sh.last_generated = cx.now;
-        self.phase = Phase::Choose(id);
+        let id = {
+            let mut sh = self.shared.borrow_mut();
+            sh.reqs.push(Req {
+                client: self.me as u32,
+                generated: cx.now,
+                service,
+                serviced: 0,
+                mailbox: (0, 0),
+                posted_after: 0,
+                serviced_after: 0,
+                by: u32::MAX,
+            });
+            sh.reqs.len() - 1
+        };
         let post = self.costs.post_dist.draw(self.costs.post, cx.rng);
+        let before = (post as f64 * self.costs.post_before).round() as Cycles;
+        if before == 0 {
+            return self.generate(cx.now, id, post);
+        }
+        self.phase = Phase::Stamp(id, post - before);
+        Op::Compute(before)
+    }
+
+    /// Request `id` is generated at `now`: stamp it, then compose for `post` cycles.
+    fn generate(&mut self, now: Cycles, id: usize, post: Cycles) -> Op {
+        let mut sh = self.shared.borrow_mut();
+        sh.reqs[id].generated = now;
+        sh.first_generated = sh.first_generated.min(now);
+        sh.last_generated = now;
+        self.phase = Phase::Choose(id);
         Op::Compute(post.max(1))
     }
 
@@ -449,6 +469,7 @@ impl Client {
     fn phase_step(&mut self, cx: &mut ThreadCtx<'_>, outcome: Option<Outcome>) -> Option<Op> {
         match self.phase {
             Phase::Top => Some(self.top(cx)),
+            Phase::Stamp(id, rest) => Some(self.generate(cx.now, id, rest)),
             Phase::Retry(id) => {
                 self.phase = Phase::Choose(id);
                 let (q, i) = self.delivered_spinning(cx.now)?;

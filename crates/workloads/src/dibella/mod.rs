@@ -99,6 +99,8 @@ pub(crate) struct Costs {
     pub interrupt: Cycles,
     pub post: Cycles,
     pub post_dist: ServiceDist,
+    /// The share of each composing time before the request's generation stamp.
+    pub post_before: f64,
     pub random: Cycles,
     /// Counting one bit of the primary queue's bitmap (Primary client policies).
     pub count: Cycles,
@@ -276,6 +278,7 @@ impl DiBella {
             interrupt: m.ms(self.interrupt_ms),
             post: m.ms(self.post_ms),
             post_dist: self.post_dist,
+            post_before: self.post_before,
             random: m.ms(self.random_ms),
             count: m.ms(self.count_ms),
             search: m.ms(self.search_ms),
@@ -380,6 +383,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "interrupt_ms", default: "0.65", doc: "client time to service the reply interrupt" },
         ParamInfo { name: "post_ms", default: "0.6", doc: "client time to compose a request" },
         ParamInfo { name: "post_dist", default: "exponential", doc: "fixed | exponential composing times with mean post_ms" },
+        ParamInfo { name: "post_before", default: "0", doc: "share of each composing time before the request is generated (outside its delay)" },
         ParamInfo { name: "random_ms", default: "0.02", doc: "time to draw a random number" },
         ParamInfo { name: "count_ms", default: "0", doc: "Primary client time per bitmap bit counted for the primary's length" },
         ParamInfo { name: "search_ms", default: "0", doc: "scheduler time per bitmap bit examined searching for a request" },

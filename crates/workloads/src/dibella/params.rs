@@ -114,6 +114,11 @@ pub struct DiBella {
     /// (`exponential`, the default: the paper's clients did not post on a clock, section 2.3).
     #[serde(default = "d_exponential")]
     pub post_dist: ServiceDist,
+    /// The share of each composing time that comes before the request is generated (the
+    /// client's loop before it stamps the request, section 4.1's "request generation"), the
+    /// rest after, inside the request's delay. 0 (the default): all of it after.
+    #[serde(default)]
+    pub post_before: f64,
     /// Processor time to draw a random number (section 5.3: "generating a random number takes
     /// a certain amount of time").
     #[serde(default = "d_random")]
@@ -252,6 +257,12 @@ impl DiBella {
             return Err(format!(
                 "mailboxes: must be between 1 and {MAX_MAILBOXES}, got {}",
                 self.mailboxes
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.post_before) {
+            return Err(format!(
+                "post_before: must be a share between 0 and 1, got {}",
+                self.post_before
             ));
         }
         if self.request_words > 64 {

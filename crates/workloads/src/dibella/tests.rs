@@ -515,3 +515,27 @@ fn a_sending_time_that_varies_lengthens_the_wait_at_the_same_rate() {
     );
     assert!(d1 > 1.05 * d0, "delay {d0:.3} -> {d1:.3} ms");
 }
+
+#[test]
+fn composing_before_the_generation_stamp_leaves_the_delay_not_the_rate() {
+    // Sequential:Primary/Random at NULL with the whole composing time after the stamp (the
+    // files), half and all of it before: the clients' cycle, hence their rate, is the same,
+    // and the delay loses what moved before the stamp (1.05 ms of composing on average).
+    let at = |share: f64| rate_and_delay("sequential", "primary-random", |w| w.post_before = share);
+    let (rate0, delay0) = at(0.0);
+    let (rate_half, delay_half) = at(0.5);
+    let (rate1, delay1) = at(1.0);
+    for rate in [rate_half, rate1] {
+        assert!((rate / rate0 - 1.0).abs() < 0.01, "{rate} against {rate0}");
+    }
+    // Not exactly 0.525 and 1.05: the same requests meet different queues once stamped later.
+    assert!(
+        (0.35..0.7).contains(&(delay0 - delay_half)),
+        "{delay0} {delay_half}"
+    );
+    assert!((0.8..1.3).contains(&(delay0 - delay1)), "{delay0} {delay1}");
+    // A share outside 0..1 is refused.
+    let mut w = params("sequential", "primary-random", 3, 10, 30, Load::NonUniform);
+    w.post_before = 1.5;
+    assert!(w.validate().unwrap_err().contains("post_before"));
+}
