@@ -120,6 +120,17 @@ fn a_file_the_paper_lacks_or_no_paper_exits_2_and_says_why() {
     assert!(err.contains("the paper's files: t, u"), "{err}");
     // Nothing was written.
     assert!(!dir.join("rep/tiny-only-v.md").exists());
+    // A file of the folder that is no reproduction is refused by name, not passed over.
+    let plain = &TINY[..TINY.find("[reproduce]").unwrap()];
+    std::fs::write(dir.join("exp/tiny/plain.toml"), plain).unwrap();
+    let o = reproduce(&dir, &["--only", "plain,t"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("plain.toml") && err.contains("no [reproduce] section"),
+        "{err}"
+    );
+    assert!(!dir.join("rep/tiny-only-plain,t.md").exists());
     for bad in ["../tiny/t", ""] {
         let o = reproduce(&dir, &["--only", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad:?}");

@@ -232,6 +232,15 @@ fn load_paper(
         if exp.reproduce.is_some() {
             exps.push(exp);
             bundles.push(bundle);
+        } else if !variant.only.is_empty() {
+            // Named by `--only`, so not to be passed over in silence.
+            return Err(LabError::Input(Box::new(InputError {
+                file: f,
+                line: None,
+                field: "--only".into(),
+                message: "is not a reproduction (it has no [reproduce] section); run it with                           `smpsched run FILE`"
+                    .into(),
+            })));
         }
     }
     if exps.is_empty() {
