@@ -127,7 +127,8 @@ fn a_file_the_paper_lacks_or_no_paper_exits_2_and_says_why() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("plain.toml") && err.contains("no [reproduce] section"),
+        err.contains("plain.toml")
+            && err.contains("no [reproduce] section); run it with `smpsched run FILE`"),
         "{err}"
     );
     assert!(!dir.join("rep/tiny-only-plain,t.md").exists());
@@ -153,4 +154,45 @@ fn a_file_the_paper_lacks_or_no_paper_exits_2_and_says_why() {
         err.contains("--only") && err.contains("name the paper"),
         "{err}"
     );
+}
+
+#[test]
+fn a_file_in_a_subfolder_is_named_by_its_path_and_not_taken_for_its_namesake() {
+    let dir = two_files("only-sub");
+    // A repository's root, so that reports record each file's path under it, not its bare name.
+    std::fs::create_dir(dir.join(".git")).unwrap();
+    std::fs::create_dir(dir.join("exp/tiny/sub")).unwrap();
+    let deeper = TINY
+        .replace("name = \"tiny\"", "name = \"tiny-sub\"")
+        .replace("syncs = 50", "syncs = 80");
+    std::fs::write(dir.join("exp/tiny/sub/t.toml"), deeper).unwrap();
+    let files = |report: &serde_json::Value| -> Vec<String> {
+        let mut v: Vec<String> = report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["experiment_file"].as_str().unwrap().replace('\\', "/"))
+            .collect();
+        v.sort();
+        v
+    };
+    let o = reproduce(&dir, &["--only", "t"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let top = files(&json(&dir, "rep/tiny-only-t.json"));
+    assert_eq!(top, ["exp/tiny/t.toml"]);
+
+    let o = reproduce(&dir, &["--only", "sub/t"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let name = std::fs::read_dir(dir.join("rep"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .find(|n| n.starts_with("tiny-only-sub_t") && n.ends_with(".json"))
+        .expect("a report for sub/t");
+    let sub = files(&json(&dir, &format!("rep/{name}")));
+    assert_eq!(sub, ["exp/tiny/sub/t.toml"]);
+
+    let o = reproduce(&dir, &["--only", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the paper's files: sub/t, t, u"), "{err}");
 }

@@ -42,11 +42,7 @@ pub fn reproduce_paper(
     only: Vec<String>,
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
-    let variant = Variant {
-        only: Variant::only_names(only),
-        seed,
-        settings: settings(py, &set, &[])?,
-    };
+    let variant = Variant::new(only, seed, settings(py, &set, &[])?);
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
@@ -77,11 +73,7 @@ pub fn reproduce_seeds(
 ) -> PyResult<String> {
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
-    let base = Variant {
-        only: Variant::only_names(only),
-        seed: None,
-        settings: settings(py, &set, &[])?,
-    };
+    let base = Variant::new(only, None, settings(py, &set, &[])?);
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
@@ -89,10 +81,7 @@ pub fn reproduce_seeds(
         let mut outcomes = Vec::new();
         for &seed in &seeds {
             let label = format!("{name} at seed {seed}");
-            let variant = Variant {
-                seed: Some(seed),
-                ..base.clone()
-            };
+            let variant = base.with_seed(Some(seed));
             outcomes.push(run_one(&at, &name, &variant, &t2, &label)?);
         }
         write_seeds_report(&at.reports, &name, at.scale, &seeds, &base, &outcomes)
@@ -129,11 +118,7 @@ pub fn reproduce_vary(
         .map_err(|e| bad_argument(py, "vary", &e))?;
     let varied: Vec<_> = axes.iter().filter_map(|a| a.first().cloned()).collect();
     check_distinct(&[], &varied).map_err(|e| bad_argument(py, "vary", &e))?;
-    let base = Variant {
-        only: Variant::only_names(only),
-        seed,
-        settings: settings(py, &set, &varied)?,
-    };
+    let base = Variant::new(only, seed, settings(py, &set, &varied)?);
     let runs = vary_runs(&base, &axes).map_err(|e| bad_argument(py, "vary", &e))?;
     let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);

@@ -32,10 +32,7 @@ pub fn write_seeds_report(
 ) -> Result<(PathBuf, AcrossReport), LabError> {
     let label = seeds_label(seeds);
     let (links, each) = links_and_reports(outcomes);
-    let set = Variant {
-        seed: None,
-        ..base.clone()
-    };
+    let set = base.with_seed(None);
     let generated_by = format!(
         "smpsched reproduce {paper}{}{} --seeds {label}",
         at_scale(scale),

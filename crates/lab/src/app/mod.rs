@@ -412,11 +412,7 @@ fn variants(args: &ReproduceArgs) -> Result<Vec<(Variant, Option<String>)>, LabE
 
 /// The reproduction `args` asks for from base seed `seed`: its files and the values it sets.
 fn base_variant(args: &ReproduceArgs, seed: Option<u64>) -> Variant {
-    Variant {
-        only: Variant::only_names(args.only.clone()),
-        seed,
-        settings: args.set.clone(),
-    }
+    Variant::new(args.only.clone(), seed, args.set.clone())
 }
 
 /// Checks the settings against each other and the other options: each path set once, and

@@ -120,8 +120,10 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
 /// default is every file as written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Variant {
-    /// The files to reproduce, by name without `.toml` (`table4`); empty: every file.
-    pub only: Vec<String>,
+    /// The files to reproduce, by name without `.toml` (`table4`), sorted and each once (so that
+    /// one set of files has one report name however it was asked for); empty: every file.
+    /// Private so that only [`Variant::new`] sets it.
+    only: Vec<String>,
     /// Base seed of every file, over the files' own.
     pub seed: Option<u64>,
     /// Values set over every file.
@@ -129,12 +131,29 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// `--only`'s names as a variant keeps them: sorted, each once, so that one set of files
-    /// has one report name however it was asked for.
-    pub fn only_names(mut names: Vec<String>) -> Vec<String> {
-        names.sort();
-        names.dedup();
-        names
+    /// The reproduction of the files `only` names (every file when empty; any order, names
+    /// repeated or not), from base seed `seed`, with `settings` set over every file.
+    pub fn new(mut only: Vec<String>, seed: Option<u64>, settings: Vec<Setting>) -> Self {
+        only.sort();
+        only.dedup();
+        Variant {
+            only,
+            seed,
+            settings,
+        }
+    }
+
+    /// The files to reproduce, sorted, each once; empty: every file.
+    pub fn only(&self) -> &[String] {
+        &self.only
+    }
+
+    /// The same reproduction from base seed `seed` (`None`: the files' own).
+    pub fn with_seed(&self, seed: Option<u64>) -> Self {
+        Variant {
+            seed,
+            ..self.clone()
+        }
     }
 
     /// The command line's part for it: ` --only A,B --seed N --set PATH=VALUE ...`.
@@ -238,7 +257,8 @@ fn load_paper(
                 file: f,
                 line: None,
                 field: "--only".into(),
-                message: "is not a reproduction (it has no [reproduce] section); run it with                           `smpsched run FILE`"
+                message: "is not a reproduction (it has no [reproduce] section); run it with \
+                          `smpsched run FILE`"
                     .into(),
             })));
         }
@@ -258,14 +278,22 @@ fn load_paper(
     Ok((exps, bundles, skipped))
 }
 
-/// The files of `found` (a paper folder's experiment files) that `only` names by their names
-/// without `.toml`, in the folder's order; all of them when `only` is empty. A name that is not
-/// one of the folder's files is bad input, which lists the files there are.
+/// The files of `found` (a paper folder's experiment files) that `only` names by their paths
+/// under `dir` without `.toml` (`table4`; `sub/table4` for a file in a subfolder, so that two
+/// files of one name are told apart), in the folder's order; all of them when `only` is empty.
+/// A name that is not one of the folder's files is bad input, which lists the files there are.
 fn only_files(dir: &Path, found: Vec<PathBuf>, only: &[String]) -> Result<Vec<PathBuf>, LabError> {
     if only.is_empty() {
         return Ok(found);
     }
-    let stem = |f: &PathBuf| f.file_stem().map(|s| s.to_string_lossy().to_string());
+    let stem = |f: &PathBuf| {
+        let rel = f.strip_prefix(dir).ok()?.with_extension("");
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect();
+        Some(parts.join("/"))
+    };
     let stems: Vec<String> = found.iter().filter_map(stem).collect();
     if let Some(missing) = only.iter().find(|name| !stems.contains(name)) {
         return Err(LabError::Input(Box::new(InputError {
@@ -455,4 +483,28 @@ fn write_index(reports: &Path) -> Result<(), LabError> {
         }
     }
     write_atomic(&reports.join("index.md"), render_index(&index).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One set of files has one report name, however `--only` listed it.
+    #[test]
+    fn a_set_of_files_has_one_name_in_any_order() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let a = Variant::new(names(&["table6", "fig2-3", "table6"]), Some(2), Vec::new());
+        let b = Variant::new(names(&["fig2-3", "table6"]), Some(2), Vec::new());
+        assert_eq!(a.only(), ["fig2-3", "table6"]);
+        assert_eq!(a, b);
+        assert_eq!(
+            report_stem("dibella92", 0.5, &a),
+            "dibella92-only-fig2-3,table6-scale-0.5-seed-2"
+        );
+        assert_eq!(a.with_seed(None).only(), a.only());
+        assert_eq!(
+            report_stem("dibella92", 1.0, &Variant::default()),
+            "dibella92"
+        );
+    }
 }
