@@ -242,6 +242,43 @@ fn us_per_op_needs_workloads_that_count_operations() {
     assert!(load(&synthetic("metric = \"utilization\""), 1.0).is_ok());
 }
 
+// 4b. A known difference's values --------------------------------------------------------------
+
+#[test]
+fn a_known_differences_values_are_checked_like_a_claims() {
+    let with = |reason: &str| {
+        synthetic(&format!(
+            "metric = \"utilization\"\n[[reproduce.claim]]\n\
+             claim = \"utilization(processors=1) > 2 * utilization(processors=2)\"\n\
+             known_difference = \"{reason}\""
+        ))
+    };
+    // A point the file lacks, a measure the point lacks, a value that does not parse, a brace
+    // left open: each refused with the file's line and the field.
+    for (reason, says) in [
+        (
+            "ours {utilization(processors=3)}",
+            "unknown point `processors=3` in the known difference",
+        ),
+        ("ours {us_per_op(processors=1)}", "operations"),
+        (
+            "ours {utilization(processors=1) <}",
+            "in `{utilization(processors=1) <}`",
+        ),
+        ("ours {utilization(processors=1)", "never closed"),
+    ] {
+        let text = with(reason);
+        let e = load(&text, 1.0)
+            .err()
+            .unwrap_or_else(|| panic!("{reason} must be refused"));
+        assert_eq!(e.field, "reproduce.claim.0.known_difference", "{e}");
+        assert_eq!(e.line, Some(line_of(&text, "known_difference")), "{e}");
+        assert!(e.message.contains(says), "{reason}: {e}");
+    }
+    assert!(load(&with("ours {utilization(processors=1)}, {{braces}}"), 1.0).is_ok());
+    assert!(load(&with("plain words, 50%"), 1.0).is_ok());
+}
+
 // 5. The summary says how close the values are --------------------------------------------------
 
 fn row(ours: f64, paper: f64, tolerance: Tolerance) -> PointRow {

@@ -204,10 +204,11 @@ fn claim_rows(spec: &Spec, lookup: &Lookup<'_>) -> Vec<ClaimRow> {
         .map(|(c, claim)| {
             let (verdict, detail) = match claim.evaluate(lookup) {
                 Ok(o) if o.holds => (Verdict::Holds, o.detail),
-                Ok(o) => match &c.known_difference {
-                    Some(reason) => (
-                        Verdict::KnownDifference {
-                            reason: reason.clone(),
+                Ok(o) => match c.reason.as_ref().map(|r| r.render(lookup)) {
+                    Some(Ok(reason)) => (Verdict::KnownDifference { reason }, o.detail),
+                    Some(Err(e)) => (
+                        Verdict::Error {
+                            message: format!("its known difference: {e}"),
                         },
                         o.detail,
                     ),

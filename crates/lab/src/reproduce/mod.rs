@@ -10,6 +10,7 @@ pub mod agreement;
 pub mod claims;
 pub mod headline;
 pub mod overview;
+pub mod reason;
 
 pub mod across;
 pub mod across_markdown;

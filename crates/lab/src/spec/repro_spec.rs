@@ -31,7 +31,8 @@ use crate::input::error::InputError;
 use crate::input::source::{split_de_error, Source};
 use crate::metric;
 use crate::plan::point::Point;
-use crate::reproduce::{Claim, Tolerance};
+use crate::reproduce::reason::Reason;
+use crate::reproduce::{Claim, Reference, Tolerance};
 
 /// The `[reproduce]` section of an experiment file.
 #[derive(Clone, Debug, Deserialize)]
@@ -196,9 +197,13 @@ pub struct ClaimSpec {
     /// The parsed claim (filled in when the file is checked).
     #[serde(skip)]
     pub parsed: Option<Claim>,
-    /// If the claim does not reproduce, why (the report shows it as a known difference).
+    /// If the claim does not reproduce, why (the report shows it as a known difference), with
+    /// `{EXPR}` values the report fills in from the run ([`crate::reproduce::reason`]).
     #[serde(default)]
     pub known_difference: Option<String>,
+    /// The known difference, parsed (filled in when the file is checked).
+    #[serde(skip)]
+    pub reason: Option<Reason>,
     /// The paper's finding this claim checks, in words, when it is one of the paper's headline
     /// findings: the report lists these first.
     #[serde(default)]
@@ -346,23 +351,19 @@ fn parse_claims(src: &Source, spec: &mut Spec, points: &[Point]) -> Result<(), I
                 format!("at column {}: {}", e.column + 1, e.message),
             )
         })?;
-        for r in claim.references() {
-            let Some(p) = find(points, &r.point) else {
-                return Err(src.error(
-                    &format!("reproduce.claim.{i}.claim"),
-                    format!(
-                        "unknown point `{}` in claim; points: {} ...",
-                        r.point,
-                        known_points(points)
-                    ),
-                ));
-            };
-            metric::check(&r.metric, p).map_err(|m| {
-                src.error(
-                    &format!("reproduce.claim.{i}.claim"),
-                    format!("in the claim: {m}"),
-                )
-            })?;
+        let field = format!("reproduce.claim.{i}.claim");
+        check_references(src, &field, "the claim", &claim.references(), points)?;
+        if let Some(text) = &c.known_difference {
+            let field = format!("reproduce.claim.{i}.known_difference");
+            let reason = Reason::parse(text).map_err(|e| src.error(&field, e.to_string()))?;
+            check_references(
+                src,
+                &field,
+                "the known difference",
+                &reason.references(),
+                points,
+            )?;
+            c.reason = Some(reason);
         }
         if c.headline.as_deref().is_some_and(|h| h.trim().is_empty()) {
             return Err(src.error(
@@ -371,6 +372,31 @@ fn parse_claims(src: &Source, spec: &mut Spec, points: &[Point]) -> Result<(), I
             ));
         }
         c.parsed = Some(claim);
+    }
+    Ok(())
+}
+
+/// Each value `field` (`what`, in messages) reads must be a point of the file and a measure
+/// that point has.
+fn check_references(
+    src: &Source,
+    field: &str,
+    what: &str,
+    references: &[Reference],
+    points: &[Point],
+) -> Result<(), InputError> {
+    for r in references {
+        let Some(p) = find(points, &r.point) else {
+            return Err(src.error(
+                field,
+                format!(
+                    "unknown point `{}` in {what}; points: {} ...",
+                    r.point,
+                    known_points(points)
+                ),
+            ));
+        };
+        metric::check(&r.metric, p).map_err(|m| src.error(field, format!("in {what}: {m}")))?;
     }
     Ok(())
 }

@@ -33,6 +33,30 @@ impl Claim {
     }
 }
 
+impl Expr {
+    /// Parses a value alone (the grammar's `expr`, the whole text); errors give the byte column
+    /// and what was expected there.
+    pub fn parse(text: &str) -> Result<Expr, ClaimError> {
+        let mut parser = Parser::new(text);
+        let (expr, _) = parser.expr(0)?;
+        parser.skip_ws();
+        if parser.pos < text.len() {
+            return Err(
+                parser.error_here("an operator (`+`, `-`, `*`, `/`) or the end of the value")
+            );
+        }
+        Ok(expr)
+    }
+
+    /// The measured values the expression reads, in order of first appearance, without
+    /// duplicates.
+    pub fn references(&self) -> Vec<Reference> {
+        let mut out = Vec::new();
+        collect_refs(self, &mut out);
+        out
+    }
+}
+
 fn push_unique(out: &mut Vec<Reference>, reference: Reference) {
     if !out.contains(&reference) {
         out.push(reference);
