@@ -7,12 +7,17 @@ use common::{reproduce_tiny as reproduce, tiny_repro_dir, TINY_REPRO as TINY};
 
 #[test]
 fn a_known_differences_values_are_this_runs() {
-    let text = TINY.replace(
-        "claim = \"us_per_op(handoff) < us_per_op(mild)\"",
-        "claim = \"us_per_op(handoff) > us_per_op(mild)\"\n\
+    let text = TINY
+        .replace(
+            "plot = { kind = \"bars\" }",
+            "plot = { kind = \"bars\" }\nnotes = [\"handoff takes {us_per_op(handoff)} us here\"]",
+        )
+        .replace(
+            "claim = \"us_per_op(handoff) < us_per_op(mild)\"",
+            "claim = \"us_per_op(handoff) > us_per_op(mild)\"\n\
          known_difference = \"ours {us_per_op(handoff)} against {us_per_op(mild)} us, \
          {us_per_op(mild) / us_per_op(handoff)} times; {{not a value}}\"",
-    );
+        );
     assert_ne!(text, TINY);
     let dir = tiny_repro_dir("known-values", &text);
     let o = reproduce(&dir, &[]);
@@ -34,6 +39,10 @@ fn a_known_differences_values_are_this_runs() {
     );
     assert!(reason.ends_with(" times; {not a value}"), "{reason}");
     assert!(!reason.contains("us_per_op("), "{reason}");
+    assert_eq!(
+        file["notes"][0].as_str(),
+        Some(format!("handoff takes {lhs} us here").as_str())
+    );
     let md = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
     assert!(md.contains(&format!("ours {lhs} against {rhs} us")), "{md}");
 }

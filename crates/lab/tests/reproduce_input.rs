@@ -277,6 +277,21 @@ fn a_known_differences_values_are_checked_like_a_claims() {
     }
     assert!(load(&with("ours {utilization(processors=1)}, {{braces}}"), 1.0).is_ok());
     assert!(load(&with("plain words, 50%"), 1.0).is_ok());
+    // A note's values are checked the same way.
+    let note = |text: &str| {
+        synthetic(&format!(
+            "metric = \"utilization\"\nnotes = [\"ok\", \"{text}\"]"
+        ))
+    };
+    let text = note("ours {utilization(processors=9)}");
+    let e = load(&text, 1.0).err().expect("refused");
+    assert_eq!(e.field, "reproduce.notes.1", "{e}");
+    assert!(
+        e.message
+            .contains("unknown point `processors=9` in the note"),
+        "{e}"
+    );
+    assert!(load(&note("ours {utilization(processors=2)}"), 1.0).is_ok());
 }
 
 // 5. The summary says how close the values are --------------------------------------------------

@@ -119,7 +119,11 @@ pub fn reproduce_file(
             points: rows,
             claims,
             plots: plot_refs,
-            notes: spec.notes.clone(),
+            notes: spec
+                .note_texts
+                .iter()
+                .map(|n| n.render_noting_errors(&lookup))
+                .collect(),
             agreement,
         },
         plots,

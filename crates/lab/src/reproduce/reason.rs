@@ -1,5 +1,5 @@
-//! A known difference's reason with the run's own values in it: `{EXPR}` in the text of
-//! `known_difference` is a value of the claim language (`delay(seq:rand)`,
+//! Report text with the run's own values in it: `{EXPR}` in a claim's `known_difference` or in
+//! one of the section's `notes` is a value of the claim language (`delay(seq:rand)`,
 //! `throughput(a) / throughput(b)`, `mean(...)`) that the report fills in from this run's
 //! measurements, so that a reason naming a measured quantity stays true when the model changes.
 //! `{{` and `}}` write a brace. Figures quoted from other runs (another seed, a variant measured
@@ -111,6 +111,22 @@ impl Reason {
         }
         Ok(out)
     }
+
+    /// [`Reason::render`] for text that has no verdict to carry an error (a note): a value that
+    /// cannot be computed is printed in its place as `{not computed: WHY}`, never left blank.
+    pub fn render_noting_errors(&self, lookup: &Lookup<'_>) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Text(text) => out.push_str(text),
+                Part::Value(expr) => match expr.evaluate(lookup) {
+                    Ok(v) => out.push_str(&format_number(v)),
+                    Err(e) => out.push_str(&format!("{{not computed: {e}}}")),
+                },
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -176,5 +192,10 @@ mod tests {
         ));
         let nan = Reason::parse("{rate(a)}").unwrap();
         assert!(nan.render(&lookup).is_err());
+        let note = Reason::parse("a {delay(a)}, b {delay(c)}.").unwrap();
+        assert_eq!(
+            note.render_noting_errors(&lookup),
+            "a 6.138, b {not computed: no measured value for `delay(c)`}."
+        );
     }
 }

@@ -54,9 +54,13 @@ pub struct Spec {
     /// runs are long names a smaller one, so that the suite stays quick.
     #[serde(default)]
     pub test_scale: Option<f64>,
-    /// Notes for the report: why numbers differ, what was assumed.
+    /// Notes for the report: why numbers differ, what was assumed; `{EXPR}` values are the run's
+    /// ([`crate::reproduce::reason`]).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The notes, parsed (filled in when the file is checked).
+    #[serde(skip)]
+    pub note_texts: Vec<Reason>,
     /// The plot to draw.
     #[serde(default)]
     pub plot: Option<PlotSpec>,
@@ -259,6 +263,12 @@ pub(crate) fn parse_spec(
     check_expects(src, &spec, points)?;
     check_agreement(src, &spec)?;
     parse_claims(src, &mut spec, points)?;
+    for (i, note) in spec.notes.iter().enumerate() {
+        let field = format!("reproduce.notes.{i}");
+        let text = Reason::parse(note).map_err(|e| src.error(&field, e.to_string()))?;
+        check_references(src, &field, "the note", &text.references(), points)?;
+        spec.note_texts.push(text);
+    }
     if let Some(plot) = &spec.plot {
         if plot.kind == PlotKind::Line {
             check_plot_x(src, plot.x.as_deref(), points)?;
