@@ -20,6 +20,8 @@ pub struct ExperimentEntry {
     pub name: String,
     /// Its `description` (first line).
     pub description: String,
+    /// The paper's headline findings its claims check (`[[reproduce.claim]] headline`), in order.
+    pub headlines: Vec<String>,
 }
 
 pub use crate::input::source::{experiment_files, find_experiment_files, Skipped};
@@ -37,7 +39,7 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
                 continue;
             }
         };
-        let (name, description) = match toml::from_str::<toml::Table>(&text) {
+        let (name, description, headlines) = match toml::from_str::<toml::Table>(&text) {
             Ok(t) => (
                 t.get("name")
                     .and_then(|v| v.as_str())
@@ -48,13 +50,15 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
                     .and_then(|d| d.lines().next())
                     .unwrap_or("")
                     .to_string(),
+                headlines(&t),
             ),
-            Err(_) => ("(malformed TOML)".into(), String::new()),
+            Err(_) => ("(malformed TOML)".into(), String::new(), Vec::new()),
         };
         out.push(ExperimentEntry {
             path,
             name,
             description,
+            headlines,
         });
     }
     skipped.sort();
@@ -128,6 +132,21 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
     Ok(out)
 }
 
+/// The `headline` of each `[[reproduce.claim]]` of a parsed file that has one.
+fn headlines(file: &toml::Table) -> Vec<String> {
+    file.get("reproduce")
+        .and_then(|r| r.get("claim"))
+        .and_then(|c| c.as_array())
+        .map(|claims| {
+            claims
+                .iter()
+                .filter_map(|c| c.get("headline").and_then(|h| h.as_str()))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn params_text(out: &mut String, params: &[ParamInfo]) {
     if params.is_empty() {
         out.push_str("Parameters: none\n");
@@ -163,8 +182,23 @@ fn explain_paper(p: &crate::app::papers::Paper, dir: &Path) -> String {
                 .path
                 .file_stem()
                 .map(|s| s.to_string_lossy().to_string());
-            for e in files {
+            for e in &files {
                 let _ = writeln!(out, "  {:<44} {}", e.path.display(), e.description);
+            }
+            let found: Vec<(&str, &ExperimentEntry)> = files
+                .iter()
+                .flat_map(|e| e.headlines.iter().map(move |h| (h.as_str(), e)))
+                .collect();
+            if !found.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "\nThe paper's headline findings, each checked as a claim (the report opens \
+                     with their verdicts):"
+                );
+                for (h, e) in found {
+                    let stem = e.path.file_stem().unwrap_or_default().to_string_lossy();
+                    let _ = writeln!(out, "  - {h} [{stem}]");
+                }
             }
             let _ = writeln!(
                 out,
@@ -286,6 +320,29 @@ mod tests {
             assert_eq!(back, (p.build)(), "{}", p.name);
         }
         assert!(explainable(Path::new("experiments")).contains(&"bbn-gp1000".to_string()));
+    }
+
+    #[test]
+    fn a_paper_is_explained_with_the_headline_findings_its_files_check() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+        let text = explain("george90", &dir).expect("george90 is a paper");
+        assert!(
+            text.contains("headline findings, each checked as a claim"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  - The sieve's parallelism peaks between 16 and 24 processors (Figure 6) [fig6]"
+            ),
+            "{text}"
+        );
+        // Every headline of the paper's files is listed, each once.
+        let (files, _) = experiments(&dir.join("george90")).unwrap();
+        let all: Vec<&String> = files.iter().flat_map(|e| &e.headlines).collect();
+        assert!(all.len() >= 5, "{all:?}");
+        for h in all {
+            assert_eq!(text.matches(h.as_str()).count(), 1, "{h}");
+        }
     }
 
     #[test]
