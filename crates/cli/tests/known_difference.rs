@@ -46,3 +46,30 @@ fn a_known_differences_values_are_this_runs() {
     let md = std::fs::read_to_string(dir.join("rep/tiny.md")).unwrap();
     assert!(md.contains(&format!("ours {lhs} against {rhs} us")), "{md}");
 }
+
+#[test]
+fn a_value_the_file_cannot_have_exits_2_before_anything_runs() {
+    for (reason, says) in [
+        ("ours {us_per_op(nowhere)}", "unknown point `nowhere`"),
+        ("ours {us_per_op(handoff)", "never closed"),
+        ("ours } here", "`}}`"),
+    ] {
+        let text = TINY.replace(
+            "claim = \"us_per_op(handoff) < us_per_op(mild)\"",
+            &format!(
+                "claim = \"us_per_op(handoff) < us_per_op(mild)\"\nknown_difference = \"{reason}\""
+            ),
+        );
+        let dir = tiny_repro_dir("known-bad", &text);
+        let o = reproduce(&dir, &[]);
+        assert_eq!(o.status.code(), Some(2), "{reason}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("t.toml")
+                && err.contains("reproduce.claim.0.known_difference")
+                && err.contains(says),
+            "{reason}: {err}"
+        );
+        assert!(!dir.join("rep/tiny.md").exists(), "{reason}");
+    }
+}
