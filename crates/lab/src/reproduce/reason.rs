@@ -102,30 +102,26 @@ impl Reason {
     /// The text with each value measured and printed as reports print values (about four
     /// significant digits); a value that cannot be computed is an error, never a blank.
     pub fn render(&self, lookup: &Lookup<'_>) -> Result<String, EvalError> {
-        let mut out = String::new();
-        for part in &self.parts {
-            match part {
-                Part::Text(text) => out.push_str(text),
-                Part::Value(expr) => out.push_str(&format_number(expr.evaluate(lookup)?)),
-            }
-        }
-        Ok(out)
+        self.pieces(lookup).collect()
     }
 
     /// [`Reason::render`] for text that has no verdict to carry an error (a note): a value that
     /// cannot be computed is printed in its place as `{not computed: WHY}`, never left blank.
     pub fn render_noting_errors(&self, lookup: &Lookup<'_>) -> String {
-        let mut out = String::new();
-        for part in &self.parts {
-            match part {
-                Part::Text(text) => out.push_str(text),
-                Part::Value(expr) => match expr.evaluate(lookup) {
-                    Ok(v) => out.push_str(&format_number(v)),
-                    Err(e) => out.push_str(&format!("{{not computed: {e}}}")),
-                },
-            }
-        }
-        out
+        self.pieces(lookup)
+            .map(|p| p.unwrap_or_else(|e| format!("{{not computed: {e}}}")))
+            .collect()
+    }
+
+    /// Each part as printed: its text, or its value measured.
+    fn pieces<'a>(
+        &'a self,
+        lookup: &'a Lookup<'_>,
+    ) -> impl Iterator<Item = Result<String, EvalError>> + 'a {
+        self.parts.iter().map(move |part| match part {
+            Part::Text(text) => Ok(text.clone()),
+            Part::Value(expr) => expr.evaluate(lookup).map(format_number),
+        })
     }
 }
 

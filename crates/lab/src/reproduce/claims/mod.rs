@@ -324,6 +324,7 @@ pub enum EvalError {
 mod display;
 mod eval;
 mod parse;
+mod refs;
 
 pub use eval::Lookup;
 
