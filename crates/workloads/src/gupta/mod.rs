@@ -32,6 +32,7 @@ pub mod lu;
 pub mod matmul;
 pub mod maxflow;
 pub mod maxflow_graph;
+mod maxflow_process;
 mod maxflow_shared;
 pub mod mp3d;
 
