@@ -258,7 +258,8 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
     if least > MAX_RUN_SECONDS {
         return Err(format!(
             "--requests, --service-us, --interarrival-us: this test would take at least {least:.0} s \
-             (more than {MAX_RUN_SECONDS:.0} s); lower one of them"
+             on this machine, whose cores spin the services (more than {MAX_RUN_SECONDS:.0} s); \
+             lower one of them"
         ));
     }
     let structure = a
@@ -288,11 +289,13 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
     Ok(tests)
 }
 
-/// The least time a test can take by its own arithmetic: every request's service spread over
-/// the schedulers, and (asynchronous loads) each client's requests one interarrival apart.
+/// The least time a test can take by its own arithmetic: every request's service (a spin)
+/// spread over the schedulers, as many at once as the host has cores, and (asynchronous
+/// loads) each client's requests one interarrival apart.
 fn least_seconds(a: &RealArgs, load: Load, service: Duration, interarrival: Duration) -> f64 {
     let n = a.requests as f64;
-    let serving = n * service.as_secs_f64() / a.schedulers as f64;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let serving = n * service.as_secs_f64() / a.schedulers.min(cores).max(1) as f64;
     let posting = if matches!(load, Load::Synchronous) {
         0.0
     } else {

@@ -52,6 +52,15 @@ pub trait Workload: Send + Sync {
         Needs::default()
     }
 
+    /// Checks the workload against a machine of `processors` processors before any run:
+    /// `Err((field, message))` names the field of its `[[workload]]` table at fault (a file's
+    /// own line is in the message). For what only the machine shows: an rt-app task pinned to
+    /// a CPU the machine lacks.
+    fn check_machine(&self, processors: u32) -> Result<(), (&'static str, String)> {
+        let _ = processors;
+        Ok(())
+    }
+
     /// Creates the workload's threads (and any shared state) as task `task` of `sim`.
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError>;
 }

@@ -88,6 +88,24 @@ fn the_probes_findings_are_refused_naming_the_field() {
             "forks make a cycle",
         ),
         ("{ \"tasks\": { \"a\": { \"loop\": 1 } } }", "has no event"),
+        // The second probe's: a loop that never lets time pass, lines of the whole-file
+        // checks, the default policy, a processor the machine lacks.
+        (
+            "{ \"global\": { \"duration\": 1 }, \"tasks\": { \"a\": { \"signal\": \"x\" } } }",
+            "task `a`, phase `phase0`, event `signal`: none of the task's events takes time",
+        ),
+        (
+            "{ \"global\": { \"duration\": 1 },\n \"tasks\": { \"a\": { \"run\": 1,\n \"unlock\": \"m\" } } }",
+            "line 3, task `a`, phase `phase0`, event `unlock`",
+        ),
+        (
+            "{ \"global\": { \"duration\": 1,\n \"default_policy\": \"X\" }, \"tasks\": { \"a\": { \"run\": 1 } } }",
+            "line 2, event `global.default_policy`: unknown policy `X`",
+        ),
+        (
+            "{ \"global\": { \"duration\": 1 }, \"tasks\": { \"a\": {\n \"cpus\": [12], \"run\": 1 } } }",
+            "line 2, task `a`, event `cpus`: names CPU 12, but the machine has 12",
+        ),
     ] {
         let o = rtapp(json);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -118,5 +136,101 @@ fn the_probes_findings_are_refused_naming_the_field() {
     let o = common::smpsched(&["explain", "black90"], &dir);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("Mach"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The second probe's findings that only show while a run goes (a loop of events that give the
+/// simulator nothing to do, a fork in a loop, a write many times its buffer) and its special
+/// files: each stops cleanly, within the memory given, and never hangs.
+#[test]
+fn the_second_probes_runs_stop_cleanly() {
+    let dir = tempdir("hostile-findings-2");
+    let toml = "name = \"rt\"\n[machine]\npreset = \"tango-12\"\n[scheduler]\npolicy = \
+                \"round-robin\"\n[[workload]]\nkind = \"rt-app\"\nfile = \"load.json\"\n";
+    std::fs::write(dir.join("rt.toml"), toml).unwrap();
+    // Each run capped: 1 GiB of address space, 60 s.
+    let capped = |args: &str, memory: &str| {
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 1048576; exec timeout 60 {} {args}",
+                env!("CARGO_BIN_EXE_smpsched")
+            ))
+            .current_dir(&dir)
+            .env("SMPSCHED_MEMORY", memory)
+            .output()
+            .unwrap()
+    };
+    for (i, (json, code, want)) in [
+        (
+            "{\"tasks\":{\"a\":{\"loop\":1000000000,\"phases\":{\"p\":{\"loop\":1000000000,\"signal\":\"x\"}}}}}",
+            2,
+            "made no progress",
+        ),
+        (
+            "{\"global\":{\"duration\":1000},\"tasks\":{\"d\":{\"fork\":\"j\"},\"j\":{\"instance\":0,\"loop\":1,\"sleep\":100000000}}}",
+            2,
+            "too many threads: at most",
+        ),
+        (
+            "{\"global\":{\"duration\":0.002,\"mem_buffer_size\":64},\"tasks\":{\"a\":{\"instance\":10,\"mem\":1073741824}}}",
+            0,
+            "",
+        ),
+        (
+            "{\"global\":{\"duration\":0.001},\"tasks\":{\"a\":{\"timer\":{\"ref\":\"t\",\"period\":0.0001}}}}",
+            0,
+            "",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        std::fs::write(dir.join("load.json"), json).unwrap();
+        let o = capped(&format!("run rt.toml --quiet --jobs 1 --out o{i}"), "256M");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "case {i}: {err}");
+        assert!(err.contains(want), "case {i}: want `{want}` in {err}");
+    }
+    // A paper folder whose README.md is a FIFO or a link to an endless device: passed over.
+    #[cfg(unix)]
+    for special in ["fifo", "zero"] {
+        let papers = dir.join(format!("papers-{special}"));
+        std::fs::create_dir_all(papers.join("black90")).unwrap();
+        let table2 = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../experiments/black90/table2.toml");
+        std::fs::copy(table2, papers.join("black90/table2.toml")).unwrap();
+        let readme = papers.join("black90/README.md");
+        if special == "fifo" {
+            let made = std::process::Command::new("mkfifo").arg(&readme).status();
+            assert!(made.is_ok_and(|s| s.success()));
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", &readme).unwrap();
+        }
+        let p = papers.to_str().unwrap();
+        for args in [
+            format!("explain black90 --experiments {p}"),
+            format!("list --dir {p}"),
+        ] {
+            let o = capped(&args, "256M");
+            assert_eq!(o.status.code(), Some(0), "{special}: {args}: {o:?}");
+            assert!(
+                String::from_utf8_lossy(&o.stdout).contains("Mach"),
+                "{args}"
+            );
+        }
+    }
+    // `real` counts the cores that spin the services: 64 schedulers on a few cores cannot
+    // serve 500,000 requests of 10 ms in 600 s.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores <= 8 {
+        let o = capped(
+            "real --schedulers 64 --clients 64 --service-us 10000 --requests 500000",
+            "256M",
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("would take at least"), "{err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

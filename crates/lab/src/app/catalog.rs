@@ -92,7 +92,7 @@ pub fn listing(dir: &Path, explicit: bool) -> Result<String, LabError> {
             }
         }
     } else if explicit {
-        return Err(crate::app::papers::no_experiments_folder(dir));
+        return Err(crate::app::papers::no_experiments_folder(dir, "--dir"));
     } else {
         let _ = writeln!(
             out,

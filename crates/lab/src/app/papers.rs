@@ -14,6 +14,11 @@ use crate::reproduce::markdown::{render_index, render_paper};
 use crate::reproduce::report::{PaperReport, Verdict};
 use crate::spec::experiment::Experiment;
 use crate::store::output::{content_hash, write_atomic, Staging};
+use smpsched_workloads::input::{read_text, MAX_EXPERIMENT_BYTES};
+
+/// The largest report `reports/index.md` reads back (a paper's JSON report is a few
+/// megabytes; a file far larger, or no regular file, is passed over).
+const MAX_REPORT_BYTES: u64 = 1 << 28;
 
 /// A paper of the project, as its folder under `experiments/` describes it: the folder's
 /// `README.md` opens with the paper's title as a `# ` heading and a paragraph on what the lab
@@ -39,7 +44,8 @@ mod built_in {
 /// The paper whose folder is `dir/id`, from the folder's `README.md` (or, without the folder,
 /// the one built in); `None` if there is none or it does not open with a `# ` heading.
 pub fn paper(dir: &Path, id: &str) -> Option<Paper> {
-    let text = std::fs::read_to_string(dir.join(id).join("README.md"))
+    // A README that is no regular file (a FIFO, a device) or is too large is passed over.
+    let text = read_text(&dir.join(id).join("README.md"), MAX_EXPERIMENT_BYTES)
         .ok()
         .or_else(|| built_in_readme(id).map(str::to_string))?;
     describe(id, &text)
@@ -75,8 +81,9 @@ fn describe(id: &str, readme: &str) -> Option<Paper> {
     })
 }
 
-/// The error for a missing experiments folder: where it looked and how to point elsewhere.
-pub fn no_experiments_folder(dir: &Path) -> LabError {
+/// The error for a missing experiments folder: where it looked and how to point elsewhere
+/// (`option`: the command's option that names the folder, `--experiments` or `--dir`).
+pub fn no_experiments_folder(dir: &Path, option: &str) -> LabError {
     let cwd = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
     LabError::Input(Box::new(InputError {
         file: dir.to_path_buf(),
@@ -84,7 +91,7 @@ pub fn no_experiments_folder(dir: &Path) -> LabError {
         field: String::new(),
         message: format!(
             "no experiments folder here (looked for `{}` from {cwd}); run smpsched from the \
-             repository root, or name the folder with --experiments DIR",
+             repository root, or name the folder with {option} DIR",
             dir.display()
         ),
     }))
@@ -93,7 +100,7 @@ pub fn no_experiments_folder(dir: &Path) -> LabError {
 /// The folders under `dir` that hold at least one experiment file with a `[reproduce]` section.
 pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
     if !dir.is_dir() {
-        return Err(no_experiments_folder(dir));
+        return Err(no_experiments_folder(dir, "--experiments"));
     }
     let mut out = Vec::new();
     for f in crate::input::source::experiment_files(dir)? {
@@ -467,7 +474,7 @@ fn write_index(reports: &Path) -> Result<(), LabError> {
     jsons.sort();
     let mut index = Vec::new();
     for path in jsons {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(text) = read_text(&path, MAX_REPORT_BYTES) else {
             continue;
         };
         let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().to_string()) else {

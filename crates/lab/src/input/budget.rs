@@ -132,6 +132,15 @@ fn cgroup_room(max: Option<String>, current: Option<String>) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The hint of a run stopped at the memory's thread bound names this module's variable.
+    #[test]
+    fn the_thread_bound_hint_names_the_memory_variable() {
+        let stopped = smpsched_sim::SimError::TooManyThreads(1_000);
+        assert!(crate::input::error::run_hint(&stopped).contains(MEMORY_ENV));
+        let engine = smpsched_sim::SimError::TooManyThreads(smpsched_sim::config::MAX_THREADS);
+        assert_eq!(crate::input::error::run_hint(&engine), "");
+    }
+
     #[test]
     fn a_run_grows_with_its_threads() {
         let small = run_bytes(10, 8);

@@ -50,7 +50,7 @@ pub enum LabError {
         source: std::io::Error,
     },
     /// A simulation failed.
-    #[error("{experiment}: point `{point}` (repetition {repetition}, seed {seed}): {source}")]
+    #[error("{experiment}: point `{point}` (repetition {repetition}, seed {seed}): {source}{}", run_hint(.source))]
     Run {
         /// The experiment's name.
         experiment: String,
@@ -77,6 +77,20 @@ pub enum LabError {
     },
 }
 
+/// What a user can do about a run's failure, when the engine's message cannot say it.
+/// (`budget::MEMORY_ENV` is written out: `budget` stands above this module; its tests hold
+/// the two to one name.)
+pub(crate) fn run_hint(source: &smpsched_sim::SimError) -> String {
+    match source {
+        smpsched_sim::SimError::TooManyThreads(n) if *n < smpsched_sim::config::MAX_THREADS => {
+            " (as many as the memory available to smpsched allows one run, shared among the \
+             runs that may go at once; set SMPSCHED_MEMORY to state that memory)"
+                .to_string()
+        }
+        _ => String::new(),
+    }
+}
+
 impl LabError {
     /// The process exit code for this error: 2 for bad input, 1 otherwise. A run that cannot
     /// finish as the file describes it (a bound reached, a deadlock, a livelock, a machine the
@@ -94,7 +108,7 @@ impl LabError {
                 | SimError::Stranded { .. }
                 | SimError::NoProgress(_)
                 | SimError::Config(_)
-                | SimError::TooManyThreads
+                | SimError::TooManyThreads(_)
                 | SimError::EmptyMask
                 | SimError::Workload(_) => 2,
                 SimError::BadAddress { .. }

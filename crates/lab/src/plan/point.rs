@@ -40,6 +40,9 @@ pub struct Point {
     /// The application whose completion ends the run (`until = "LU"`): the others are measured
     /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
     pub until: Option<String>,
+    /// The most threads one run may create, those it starts with and those its programs spawn
+    /// ([`Simulation::set_thread_limit`]): see [`crate::plan::resolve`]'s `thread_limit`.
+    pub threads: u64,
     /// Everything the point's runs depend on, as canonical text (the file's folder and the
     /// resolved document, keys sorted): two points with equal keys simulate identically under
     /// the same seed, so a reproduction runs them once (see [`crate::exec::runner::RunMemo`]).
@@ -90,6 +93,7 @@ impl Point {
     pub fn simulate(&self, seed: u64, options: SimOptions<'_>) -> Result<RunReport, SimError> {
         let mut sim = Simulation::new(self.machine.clone(), self.settings.build(), seed)?;
         sim.set_limits(self.limits);
+        sim.set_thread_limit(self.threads);
         if let Some(config) = options.trace {
             sim.set_trace(config);
         }

@@ -23,6 +23,9 @@ pub(crate) fn check_needs(
     for (i, app) in apps.iter().enumerate() {
         let needs = app.workload.needs();
         let root = format!("workload.{i}");
+        app.workload
+            .check_machine(machine.processors)
+            .map_err(|(field, message)| (format!("{root}.{field}"), message))?;
         if needs.processor_sets && !policy.processor_sets {
             let with: Vec<&str> = smpsched_sim::sched::POLICIES
                 .iter()

@@ -215,11 +215,39 @@ pub struct ClaimSpec {
 }
 
 /// Reads and checks the `[reproduce]` table of a file against its points.
+/// The error of the first element of `[[reproduce.KEY]]` that does not read as a `T`, naming
+/// its index (`reproduce.claim.3.known_difference`); nothing when each reads (or the key is
+/// absent or no list: the whole section's reading says what is wrong then).
+fn element_errors<T: serde::de::DeserializeOwned>(
+    src: &Source,
+    table: &toml::Table,
+    key: &str,
+) -> Result<(), InputError> {
+    let Some(toml::Value::Array(items)) = table.get(key) else {
+        return Ok(());
+    };
+    for (i, item) in items.iter().enumerate() {
+        if let Err(e) = item.clone().try_into::<T>() {
+            let (field, message) = split_de_error(&e);
+            let at = match field.as_str() {
+                "" => format!("reproduce.{key}.{i}"),
+                f => format!("reproduce.{key}.{i}.{f}"),
+            };
+            return Err(src.error(&at, message));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn parse_spec(
     src: &Source,
     table: toml::Table,
     points: &[Point],
 ) -> Result<Spec, InputError> {
+    // toml's error path leaves out the index of an array's element: find it by reading the
+    // lists of tables element by element first.
+    element_errors::<ClaimSpec>(src, &table, "claim")?;
+    element_errors::<Expect>(src, &table, "expect")?;
     let mut spec: Spec = toml::Value::Table(table).try_into().map_err(|e| {
         let (key, message) = split_de_error(&e);
         let field = if key.is_empty() {

@@ -135,7 +135,7 @@ impl Lock {
                     return Ok(Lock { path });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path)
+                    let holder = smpsched_workloads::input::read_text(&path, 64)
                         .ok()
                         .and_then(|t| t.trim().parse::<u32>().ok());
                     match holder {

@@ -18,6 +18,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::input::error::{InputError, LabError};
 use crate::input::hash::{fnv, FNV_START};
+use smpsched_workloads::input::read_bytes;
+
+/// No bound on the size of a file compared (a trace may be large), only on its kind.
+const ANY_SIZE: u64 = 1 << 48;
 
 /// Longest folder name made from an experiment or paper name (file systems allow 255 bytes).
 pub const MAX_NAME: usize = 64;
@@ -142,7 +146,10 @@ impl Staging {
 
     /// Renames the staging folder to `parent/name` in one step and returns that path. A folder
     /// already there is a content-addressed twin: kept, and the staged copy dropped, when it
-    /// holds every staged file with the same bytes; replaced whole when it is damaged.
+    /// holds every staged file with the same bytes (files a user added there stay); when one
+    /// of them differs or is missing (edited, removed, damaged), the old folder is set aside
+    /// whole as `name.kept-N` (never deleted: it may hold a user's work) and the new one
+    /// takes its place.
     pub fn commit(mut self, name: &str) -> Result<PathBuf, LabError> {
         let dest = self.parent.join(name);
         if dest.is_dir() {
@@ -150,7 +157,7 @@ impl Staging {
                 // Dropping removes the staged copy.
                 return Ok(dest);
             }
-            return self.replace(&dest);
+            set_aside(&dest)?;
         }
         if let Err(e) = std::fs::rename(&self.dir, &dest) {
             // A twin made meanwhile by a concurrent run of the same file and seed.
@@ -233,6 +240,31 @@ impl Drop for Staging {
     }
 }
 
+/// Renames folder `dest` to `dest.kept-N`, the first such name free, and returns it.
+fn set_aside(dest: &Path) -> Result<PathBuf, LabError> {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    for n in 1..=10_000 {
+        let kept = dest.with_file_name(format!("{name}.kept-{n}"));
+        if kept.exists() {
+            continue;
+        }
+        match std::fs::rename(dest, &kept) {
+            Ok(()) => return Ok(kept),
+            // Taken meanwhile by another run: try the next name.
+            Err(_) if kept.exists() => continue,
+            Err(e) => return Err(LabError::io(dest, e)),
+        }
+    }
+    Err(unusable(
+        dest,
+        "results folder",
+        "10,000 earlier versions are kept beside it (NAME.kept-N); remove some",
+    ))
+}
+
 /// Whether every file under `staged` is in `dest` with the same bytes (a twin of the same
 /// results is whole).
 fn same_files(staged: &Path, dest: &Path) -> bool {
@@ -245,9 +277,10 @@ fn same_files(staged: &Path, dest: &Path) -> bool {
             let rel = rel.join(e.file_name());
             match e.file_type() {
                 Ok(t) if t.is_dir() => stack.push(rel),
+                // Regular files only (a FIFO put in the folder is not opened).
                 Ok(_) => match (
-                    std::fs::read(staged.join(&rel)),
-                    std::fs::read(dest.join(&rel)),
+                    read_bytes(&staged.join(&rel), ANY_SIZE),
+                    read_bytes(&dest.join(&rel), ANY_SIZE),
                 ) {
                     (Ok(a), Ok(b)) if a == b => {}
                     _ => return false,
@@ -371,6 +404,19 @@ mod tests {
         let staged = s.path().to_path_buf();
         assert_eq!(s.commit("r1").unwrap(), dest);
         assert!(dest.join("marker").exists() && !staged.exists());
+        // A twin whose file was edited is set aside whole, the user's own file with it, and
+        // the new copy takes its place; a second edit is set aside under the next name.
+        for n in 1..=2 {
+            std::fs::write(dest.join("a.txt"), format!("edited {n}")).unwrap();
+            let s = Staging::new(&d, "--out", &d).unwrap();
+            s.write_all(&files).unwrap();
+            assert_eq!(s.commit("r1").unwrap(), dest);
+            assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), b"one");
+            let kept = d.join(format!("r1.kept-{n}"));
+            let edited = std::fs::read_to_string(kept.join("a.txt")).unwrap();
+            assert_eq!(edited, format!("edited {n}"));
+            assert_eq!(kept.join("marker").exists(), n == 1);
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 

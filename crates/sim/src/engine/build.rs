@@ -6,7 +6,6 @@
 use rand_chacha::ChaCha8Rng;
 
 use super::{AppAcc, EventKind, SimError, Simulation};
-use crate::config::MAX_THREADS;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::memory::Placement;
 use crate::program::Program;
@@ -114,10 +113,11 @@ impl Simulation {
         stream_rng(self.seed, Stream::Workload, u64::from(task.0))
     }
 
-    /// Counts a thread of `task` that will be created, within [`MAX_THREADS`].
+    /// Counts a thread of `task` that will be created, within the run's bound
+    /// ([`Simulation::set_thread_limit`], at most [`MAX_THREADS`](crate::config::MAX_THREADS)).
     pub(super) fn reserve_thread(&mut self, task: TaskId) -> Result<(), SimError> {
-        if (self.cx.threads.len() + self.arrivals.len()) as u64 >= MAX_THREADS {
-            return Err(SimError::TooManyThreads);
+        if (self.cx.threads.len() + self.arrivals.len()) as u64 >= self.max_threads {
+            return Err(SimError::TooManyThreads(self.max_threads));
         }
         self.cx.tasks[task.index()].live += 1;
         self.live += 1;

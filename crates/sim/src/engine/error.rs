@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use super::MAX_ZERO_TIME_STEPS;
-use crate::config::{ConfigError, MAX_THREADS};
+use crate::config::ConfigError;
 use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::limits::Bound;
 use crate::metrics::RunReport;
@@ -15,9 +15,10 @@ pub enum SimError {
     /// The machine configuration is invalid.
     #[error("machine.{0}")]
     Config(#[from] ConfigError),
-    /// Too many threads for one simulation.
-    #[error("too many threads: at most {MAX_THREADS} may be created")]
-    TooManyThreads,
+    /// Too many threads for one simulation: the run's bound, at most
+    /// [`MAX_THREADS`](crate::config::MAX_THREADS).
+    #[error("too many threads: at most {0} may be created in this run")]
+    TooManyThreads(u64),
     /// Live threads remain but nothing can ever wake them.
     #[error("deadlock at cycle {at}: {blocked} thread(s) blocked forever (e.g. thread {example})")]
     Deadlock {

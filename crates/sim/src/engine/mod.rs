@@ -34,7 +34,7 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{ConfigError, MachineConfig};
+use crate::config::{ConfigError, MachineConfig, MAX_THREADS};
 use crate::event_queue::EventQueue;
 use crate::ids::{Cycles, TaskId, ThreadId};
 use crate::limits::{Bound, Limits, Progress};
@@ -210,6 +210,8 @@ pub struct Simulation {
     /// Each polling thread's poll in progress, by thread index (`poll`): few threads poll at
     /// once, so a map keeps the thread records free of it.
     polls: std::collections::BTreeMap<usize, Polling>,
+    /// The most threads the run may create ([`Simulation::set_thread_limit`]).
+    max_threads: u64,
 }
 
 mod actions;
@@ -285,6 +287,7 @@ impl Simulation {
             woken: Vec::new(),
             parks: 0,
             polls: Default::default(),
+            max_threads: MAX_THREADS,
             trace: None,
             keep_job_times: false,
             runq_lock: Default::default(),
@@ -326,6 +329,14 @@ impl Simulation {
     /// bound stops with [`SimError::Limit`], which carries what was measured so far.
     pub fn set_limits(&mut self, limits: Limits) {
         self.limits = limits;
+    }
+
+    /// Bounds the threads the run may create, those it starts with and those it spawns, to
+    /// `n` (never more than [`MAX_THREADS`], the default): a thread created past it stops the
+    /// run with [`SimError::TooManyThreads`]. For a program that spawns without end (a fork in
+    /// a loop) to stop at what the memory allows rather than when it runs out.
+    pub fn set_thread_limit(&mut self, n: u64) {
+        self.max_threads = n.min(MAX_THREADS);
     }
 
     /// `now + d`, saturating: simulated time never wraps (a time past every limit simply

@@ -1,6 +1,6 @@
 //! Whole-file checks of an rt-app load, made before anything runs: forks name tasks of the file
 //! and make no cycle, barriers are not used with forks (rt-app's rule) and count their
-//! parties, a task that loops for ever needs a duration, the threads started at once stay
+//! parties, a task that loops for ever needs a duration and an event that lets time pass, the threads started at once stay
 //! within [`MAX_INSTANCES`] and those the forks make within [`MAX_THREADS`], and each thread
 //! takes and releases its mutexes in order.
 
@@ -28,6 +28,20 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
                 ));
             }
         }
+        if let Some((phase, event)) = t.loops.is_none().then(|| idle_loop(t)).flatten() {
+            return Err(At {
+                task: Some(t.name.clone()),
+                phase: Some(phase.to_string()),
+            }
+            .error(
+                event,
+                line,
+                "none of the task's events takes time, waits or gives up the processor (a \
+                 signal, broad or resume with no one to wake, a mem of 0 bytes, does nothing by \
+                 itself), so looping until the duration it would never let time pass: add a \
+                 run, a sleep, a timer or a wait",
+            ));
+        }
         if t.loops.is_none() && spec.duration.is_none() {
             return Err(at.error(
                 "loop",
@@ -48,6 +62,29 @@ pub(super) fn check_references(spec: &mut Spec, line: usize) -> Result<(), RtApp
         ));
     }
     count_threads(spec, line)
+}
+
+/// When none of task `t`'s events hands the simulator an operation of its own (signal,
+/// broad and resume give one only when someone waits; a mem of 0 bytes none), the first
+/// phase and event of it: a thread looping over them forever would never let time pass.
+/// Every other event is an operation (a compute or a sleep of 0 included, which the engine's
+/// bound on operations at one instant catches).
+fn idle_loop(t: &Task) -> Option<(&str, &'static str)> {
+    let mut first = None;
+    for p in &t.phases {
+        for e in &p.events {
+            let name = match e {
+                Event::Signal(_) => "signal",
+                Event::Broad(_) => "broad",
+                Event::Resume(_) => "resume",
+                Event::Mem(0) => "mem",
+                Event::IoRun(0) => "iorun",
+                _ => return None,
+            };
+            first = first.or(Some((p.name.as_str(), name)));
+        }
+    }
+    first
 }
 
 /// The tasks task `t` forks, in the order of its events.
@@ -188,10 +225,17 @@ fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     spec.threads = created.iter().fold(0u64, |a, &c| a.saturating_add(c));
     if spec.threads > MAX_THREADS {
         let (y, x, made) = largest;
+        // A count that passed what 64 bits hold reads as "more than" that.
+        let count = |n: u64| match n {
+            u64::MAX => format!("more than {}", u64::MAX),
+            n => n.to_string(),
+        };
         let message = format!(
-            "its forks would make {made} threads of `{}`, {} threads in all, if every thread \
+            "its forks would make {} threads of `{}`, {} threads in all, if every thread \
              ran its loops to the end; a simulation creates at most {MAX_THREADS}",
-            spec.tasks[x].name, spec.threads
+            count(made),
+            spec.tasks[x].name,
+            count(spec.threads)
         );
         return Err(fork_error(spec, y, line, message));
     }
@@ -243,29 +287,31 @@ fn count_barriers(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
 /// is released by the end of the phases.
 pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
     for t in &spec.tasks {
-        let mut held: Vec<&str> = Vec::new();
+        // The mutexes held, each with the line of the lock that took it.
+        let mut held: Vec<(&str, usize)> = Vec::new();
         for p in &t.phases {
-            let err = |event: &str, message: String| RtAppError {
-                task: Some(t.name.clone()),
-                phase: Some(p.name.clone()),
-                event: Some(event.to_string()),
-                line: 0,
-                message,
-            };
             for _ in 0..p.loops.min(2) {
-                for e in &p.events {
+                for (e, &line) in p.events.iter().zip(&p.lines) {
+                    let err = |event: &str, message: String| RtAppError {
+                        task: Some(t.name.clone()),
+                        phase: Some(p.name.clone()),
+                        event: Some(event.to_string()),
+                        line,
+                        message,
+                    };
+                    let holds = |m: &str| held.iter().any(|h| h.0 == m);
                     match e {
                         Event::Lock(m) => {
-                            if held.contains(&m.as_str()) {
+                            if holds(m) {
                                 return Err(err(
                                     "lock",
                                     format!("takes `{m}`, which it holds already"),
                                 ));
                             }
-                            held.push(m);
+                            held.push((m, line));
                         }
                         Event::Unlock(m) => {
-                            let Some(i) = held.iter().position(|h| h == m) else {
+                            let Some(i) = held.iter().position(|h| h.0 == m) else {
                                 return Err(err(
                                     "unlock",
                                     format!("releases `{m}`, which it does not hold"),
@@ -273,13 +319,13 @@ pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
                             };
                             held.remove(i);
                         }
-                        Event::Wait { mutex, .. } if !held.contains(&mutex.as_str()) => {
+                        Event::Wait { mutex, .. } if !holds(mutex) => {
                             return Err(err(
                                 "wait",
                                 format!("waits with `{mutex}`, which it does not hold"),
                             ));
                         }
-                        Event::Sync { mutex, .. } if held.contains(&mutex.as_str()) => {
+                        Event::Sync { mutex, .. } if holds(mutex) => {
                             return Err(err(
                                 "sync",
                                 format!("syncs with `{mutex}`, which it holds already"),
@@ -290,13 +336,13 @@ pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
                 }
             }
         }
-        if let Some(m) = held.first() {
+        if let Some(&(m, line)) = held.first() {
             return Err(RtAppError {
                 task: Some(t.name.clone()),
                 phase: None,
                 event: Some("lock".into()),
-                line: 0,
-                message: format!("ends its phases holding `{m}`"),
+                line,
+                message: format!("ends its phases holding `{m}`, taken here"),
             });
         }
     }

@@ -162,7 +162,9 @@ fn step<'s>(
             };
             Step::Timer {
                 timer,
-                period: cycles(*period, cpu),
+                // At least a cycle: a period shorter than the clock's would be missed at every
+                // expiry, and a thread of timers alone would never let time pass.
+                period: cycles(*period, cpu).max(1),
                 absolute: *absolute,
             }
         }

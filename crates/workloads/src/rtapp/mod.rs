@@ -16,6 +16,7 @@ pub mod json;
 mod objects;
 pub mod program;
 pub mod spec;
+mod values;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -81,11 +82,17 @@ impl Workload for RtApp {
             .sum()
     }
 
+    fn check_machine(&self, processors: u32) -> Result<(), (&'static str, String)> {
+        objects::check_cpus(self.spec(), processors)
+            .map_err(|e| ("file", format!("`{}`: {e}", self.file)))
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         // The figures scx_simulator's users read: per-thread dispatches, runtime, wake-ups.
         sim.measure_threads(task);
         let spec = self.spec();
-        objects::check_cpus(spec, sim.machine().processors)?;
+        self.check_machine(sim.machine().processors)
+            .map_err(|(_, e)| SimError::Workload(format!("rt-app {e}")))?;
         let (mutexes, conds, barriers) = objects::sync_objects(sim, spec);
         let buffers = objects::buffers(sim, spec);
         let cycles_per_us = sim.machine().clock_mhz;

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use smpsched_sim::memory::Placement;
 use smpsched_sim::sync::{SyncId, WaitPolicy};
-use smpsched_sim::{SimError, Simulation, SyncKind};
+use smpsched_sim::{Simulation, SyncKind};
 
-use super::spec::{Event, Spec};
+use super::spec::{At, Event, RtAppError, Spec};
 use super::RtApp;
 
 /// The load's mutexes, its conditions (each with its count of waiters) and its barriers.
@@ -24,20 +24,26 @@ pub(super) fn suspend_cond(task: &str) -> String {
     format!("suspend:{task}")
 }
 
-/// An error when a task's or a phase's `cpus` names a CPU the machine of `procs` lacks.
-pub(super) fn check_cpus(spec: &Spec, procs: u32) -> Result<(), SimError> {
+/// An error when a task's or a phase's `cpus` names a CPU the machine of `procs` lacks,
+/// naming the line, the task and the phase.
+pub(super) fn check_cpus(spec: &Spec, procs: u32) -> Result<(), RtAppError> {
     for t in &spec.tasks {
-        let phases = t.phases.iter().map(|p| &p.attrs);
-        for cpus in std::iter::once(&t.attrs)
-            .chain(phases)
-            .filter_map(|a| a.cpus.as_ref())
-        {
+        let phases = t.phases.iter().map(|p| (Some(p.name.clone()), &p.attrs));
+        for (phase, attrs) in std::iter::once((None, &t.attrs)).chain(phases) {
+            let Some(cpus) = &attrs.cpus else { continue };
             if let Some(c) = cpus.iter().find(|&&c| c >= procs) {
-                return Err(SimError::Workload(format!(
-                    "rt-app task `{}`: cpus names CPU {c}, but the machine has {procs} \
-                     processors",
-                    t.name
-                )));
+                let at = At {
+                    task: Some(t.name.clone()),
+                    phase,
+                };
+                return Err(at.error(
+                    "cpus",
+                    attrs.cpus_line,
+                    format!(
+                        "names CPU {c}, but the machine has {procs} processors (0 to {})",
+                        procs - 1
+                    ),
+                ));
             }
         }
     }

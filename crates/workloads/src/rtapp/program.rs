@@ -35,6 +35,10 @@ enum Micro {
     Broad(usize),
     /// Wait on the condition, releasing the mutex (if any) meanwhile.
     Wait(usize, Option<SyncId>),
+    /// The rest of a `mem` event: this many bytes more, written from where the last piece
+    /// ended (one piece, up to the buffer's end, at a time: a write many times the buffer's
+    /// size keeps one step queued, not one per pass).
+    Write(u64),
     /// Sleep until the next expiry of the thread's timer number `timer`.
     Timer {
         timer: usize,
@@ -63,7 +67,18 @@ pub struct RtAppThread {
     timers: Vec<Option<Cycles>>,
     /// Where the next `mem` write starts in the buffer.
     written: u64,
+    /// Set when a call went through [`STUCK_STEPS`] events without an operation: from then on
+    /// the thread asks for nothing but zero-cycle computes, which the engine's bound on
+    /// operations at one instant turns into a "made no progress" error.
+    stuck: bool,
 }
+
+/// The most events one call of `next` goes through without an operation for the engine (a
+/// signal with no waiter, a timer already expired) before the thread is taken as stuck: a
+/// loop of such events alone would otherwise never return. The file checks refuse a task of
+/// them that loops until the duration; this catches what they cannot see (a long finite
+/// loop, events whose waiters never come).
+const STUCK_STEPS: u32 = 1 << 20;
 
 /// Queues the requests that set `attrs` (a mask, a base priority).
 fn push_attrs(micro: &mut VecDeque<Micro>, attrs: &Attrs) {
@@ -114,6 +129,7 @@ impl RtAppThread {
             micro,
             woke: None,
             written: 0,
+            stuck: false,
         }
     }
 
@@ -220,24 +236,27 @@ impl RtAppThread {
         None
     }
 
-    /// Writes `bytes` into the buffer with 8-byte stores, going round it.
+    /// Writes `bytes` into the buffer with 8-byte stores, going round it: queues the write,
+    /// whose pieces [`Self::write_piece`] makes as they are reached.
     fn write(&mut self, bytes: u64) {
-        let (Some(base), size) = (self.buffer, self.code.mem_buffer) else {
-            return;
-        };
-        let mut left = bytes;
-        while left > 0 {
-            let len = left.min(size - self.written);
-            self.micro.push_back(Micro::Op(Op::Mem(BulkAccess::new(
-                base + self.written,
-                len,
-                8,
-                AccessKind::Write,
-                1,
-            ))));
-            left -= len;
-            self.written = (self.written + len) % size;
+        if self.buffer.is_some() && bytes > 0 {
+            self.micro.push_back(Micro::Write(bytes));
         }
+    }
+
+    /// The next piece of a write of `left` bytes (up to the buffer's end), the rest queued
+    /// first.
+    fn write_piece(&mut self, left: u64) -> Option<Op> {
+        let (Some(base), size) = (self.buffer, self.code.mem_buffer) else {
+            return None;
+        };
+        let len = left.min(size - self.written);
+        let piece = BulkAccess::new(base + self.written, len, 8, AccessKind::Write, 1);
+        self.written = (self.written + len) % size;
+        if left > len {
+            self.micro.push_front(Micro::Write(left - len));
+        }
+        Some(Op::Mem(piece))
     }
 
     /// One queued step at `now`: the operation it gives, or `None` when it gives none (a signal
@@ -245,6 +264,7 @@ impl RtAppThread {
     fn micro_step(&mut self, step: Micro, now: Cycles) -> Option<Op> {
         match step {
             Micro::Op(op) => return Some(op),
+            Micro::Write(left) => return self.write_piece(left),
             Micro::Signal(c) => {
                 let mut s = self.shared.borrow_mut();
                 let (id, waiters) = &mut s.conds[c];
@@ -318,7 +338,13 @@ impl Program for RtAppThread {
         if let Some(target) = self.woke.take() {
             return self.woke(target, cx.now);
         }
+        let mut steps = 0u32;
         loop {
+            steps += 1;
+            if steps > STUCK_STEPS || self.stuck {
+                self.stuck = true;
+                return Op::Compute(0);
+            }
             if let Some(step) = self.micro.pop_front() {
                 if let Some(op) = self.micro_step(step, cx.now) {
                     return op;

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::json::{Json, Value};
+use super::values::{field, micros, number, object, string, whole};
 
 /// Most threads an rt-app file may start at once (instances summed over tasks).
 pub const MAX_INSTANCES: u64 = 100_000;
@@ -110,10 +111,20 @@ pub enum Event {
 pub struct Attrs {
     /// Processors it may run on (`cpus`).
     pub cpus: Option<Vec<u32>>,
+    /// The line of `cpus` in the file (0 without it).
+    pub cpus_line: usize,
     /// Base priority for the simulator (larger is more important), from policy and
     /// priority or nice.
     pub priority: Option<i32>,
 }
+
+/// The scheduling policies of rt-app's that smpsched gives a class (`policy`,
+/// `global.default_policy`).
+const POLICIES: [&str; 4] = ["SCHED_OTHER", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR"];
+
+/// Why SCHED_DEADLINE, a policy rt-app knows, is refused.
+const NO_DEADLINE: &str =
+    "SCHED_DEADLINE has no class in smpsched; use SCHED_OTHER, SCHED_IDLE, SCHED_FIFO or SCHED_RR";
 
 /// A phase: its events, run `loops` times.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,6 +137,8 @@ pub struct Phase {
     pub attrs: Attrs,
     /// Its events, in order.
     pub events: Vec<Event>,
+    /// The line of each event in the file (for the messages of the whole-file checks).
+    pub lines: Vec<usize>,
 }
 
 /// A task: `instances` threads, each running the phases `loops` times (`None`: until the
@@ -195,79 +208,6 @@ impl At {
     }
 }
 
-fn number(at: &At, key: &str, v: &Json) -> Result<f64, RtAppError> {
-    match v.value {
-        Value::Number(n) => Ok(n),
-        ref other => Err(at.error(
-            key,
-            v.line,
-            format!("must be a number, got {}", other.kind()),
-        )),
-    }
-}
-
-/// A duration in microseconds: 0 to [`MAX_US`].
-fn micros(at: &At, key: &str, v: &Json) -> Result<f64, RtAppError> {
-    let n = number(at, key, v)?;
-    if !(0.0..=MAX_US).contains(&n) {
-        return Err(at.error(
-            key,
-            v.line,
-            format!("must be from 0 to {MAX_US:e} microseconds, got {n}"),
-        ));
-    }
-    Ok(n)
-}
-
-/// A whole number from `lo` to `hi`.
-fn whole(at: &At, key: &str, v: &Json, lo: f64, hi: f64) -> Result<f64, RtAppError> {
-    let n = number(at, key, v)?;
-    if n.fract() != 0.0 || !(lo..=hi).contains(&n) {
-        return Err(at.error(
-            key,
-            v.line,
-            format!("must be a whole number from {lo} to {hi}, got {n}"),
-        ));
-    }
-    Ok(n)
-}
-
-fn string(at: &At, key: &str, v: &Json) -> Result<String, RtAppError> {
-    match &v.value {
-        Value::Str(s) => Ok(s.clone()),
-        other => Err(at.error(
-            key,
-            v.line,
-            format!("must be a string, got {}", other.kind()),
-        )),
-    }
-}
-
-fn object<'a>(at: &At, key: &str, v: &'a Json) -> Result<&'a [(String, Json)], RtAppError> {
-    match &v.value {
-        Value::Object(f) => Ok(f),
-        other => Err(at.error(
-            key,
-            v.line,
-            format!("must be an object, got {}", other.kind()),
-        )),
-    }
-}
-
-/// A field of an event object (`timer`, `wait`, `sync`).
-fn field<'a>(
-    at: &At,
-    key: &str,
-    f: &'a [(String, Json)],
-    name: &str,
-    line: usize,
-) -> Result<&'a Json, RtAppError> {
-    f.iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v)
-        .ok_or_else(|| at.error(key, line, format!("needs a `{name}`")))
-}
-
 /// An event key without rt-app's numbering (`run0`, `timer1` are `run` and `timer`).
 fn base(key: &str) -> &str {
     key.trim_end_matches(|c: char| c.is_ascii_digit())
@@ -308,6 +248,7 @@ fn attrs(
             return Err(at.error("cpus", v.line, "must name at least one CPU"));
         }
         out.cpus = Some(cpus);
+        out.cpus_line = v.line;
     }
     let policy = match get("policy") {
         Some(v) => string(at, "policy", v)?,
@@ -328,22 +269,12 @@ fn attrs(
         "SCHED_IDLE" => Some(-40),
         // Real-time classes run before every SCHED_OTHER thread.
         "SCHED_FIFO" | "SCHED_RR" => Some(100 + level.unwrap_or(10)),
-        "SCHED_DEADLINE" => {
-            return Err(at.error(
-                "policy",
-                line,
-                "SCHED_DEADLINE has no class in smpsched; use SCHED_OTHER, SCHED_IDLE, \
-                 SCHED_FIFO or SCHED_RR",
-            ))
-        }
+        "SCHED_DEADLINE" => return Err(at.error("policy", line, NO_DEADLINE)),
         other => {
             return Err(at.error(
                 "policy",
                 line,
-                format!(
-                    "unknown policy `{other}`; valid: SCHED_OTHER, SCHED_IDLE, SCHED_FIFO, \
-                     SCHED_RR"
-                ),
+                format!("unknown policy `{other}`; valid: {}", POLICIES.join(", ")),
             ))
         }
     };
@@ -425,11 +356,13 @@ fn event(at: &At, key: &str, v: &Json) -> Result<Option<Event>, RtAppError> {
 }
 
 /// The events of a phase object (or of a task holding its events directly).
-fn events(at: &At, fields: &[(String, Json)]) -> Result<Vec<Event>, RtAppError> {
-    let mut out = Vec::new();
+/// A phase's events and the line of each.
+fn events(at: &At, fields: &[(String, Json)]) -> Result<(Vec<Event>, Vec<usize>), RtAppError> {
+    let mut out = (Vec::new(), Vec::new());
     for (k, v) in fields {
         if let Some(e) = event(at, k, v)? {
-            out.push(e);
+            out.0.push(e);
+            out.1.push(v.line);
         }
     }
     Ok(out)
@@ -482,11 +415,13 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
                     phase: Some(pname.clone()),
                 };
                 let pf = object(&at, "", pv)?;
+                let (events, lines) = events(&at, pf)?;
                 out.push(Phase {
                     name: pname.clone(),
                     loops: loops(&at, pf, Some(1), false)?.unwrap_or(1),
                     attrs: self::attrs(&at, pf, policy, false)?,
-                    events: events(&at, pf)?,
+                    events,
+                    lines,
                 });
             }
             // Events beside `phases` are not rt-app's grammar.
@@ -502,12 +437,16 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
             }
             out
         }
-        None => vec![Phase {
-            name: "phase0".into(),
-            loops: 1,
-            attrs: Attrs::default(),
-            events: events(&at, fields)?,
-        }],
+        None => {
+            let (events, lines) = events(&at, fields)?;
+            vec![Phase {
+                name: "phase0".into(),
+                loops: 1,
+                attrs: Attrs::default(),
+                events,
+                lines,
+            }]
+        }
     };
     if phases.is_empty() || phases.iter().all(|p| p.events.is_empty()) {
         return Err(at.error("", v.line, "has no event"));
@@ -560,7 +499,16 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
                         string(&top, "global.calibration", v)?;
                     }
                 }
-                "default_policy" => policy = string(&top, "global.default_policy", v)?,
+                "default_policy" => {
+                    policy = string(&top, "global.default_policy", v)?;
+                    if !POLICIES.contains(&policy.as_str()) {
+                        let why = match policy.as_str() {
+                            "SCHED_DEADLINE" => NO_DEADLINE.to_string(),
+                            p => format!("unknown policy `{p}`; valid: {}", POLICIES.join(", ")),
+                        };
+                        return Err(top.error("global.default_policy", v.line, why));
+                    }
+                }
                 "mem_buffer_size" => {
                     spec.mem_buffer =
                         whole(&top, "global.mem_buffer_size", v, 64.0, MAX_BYTES)? as u64
