@@ -74,6 +74,25 @@ fn each_run_gets_a_fresh_folder_and_earlier_results_are_kept() {
         folders[0]
     );
     assert_eq!(check_files_well_formed(&dir.join("results")), 6);
+    // A file of its own added there stays; an edit sets the old folder aside, told, not lost.
+    let first = parent.join(&folders[0]);
+    std::fs::write(first.join("mine.txt"), "mine").unwrap();
+    let o = smpsched(&["run", "exp.toml", "--quiet"], &dir);
+    assert!(o.status.success() && first.join("mine.txt").exists());
+    let csv = first.join("results.csv");
+    let edited = std::fs::read_to_string(&csv).unwrap() + "an edit\n";
+    std::fs::write(&csv, &edited).unwrap();
+    let o = smpsched(&["run", "exp.toml", "--quiet"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let kept = parent.join(format!("{}.kept-1", folders[0]));
+    let told = format!("is kept in results/safety/{}.kept-1", folders[0]);
+    assert!(stderr(&o).contains(&told), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(kept.join("results.csv")).unwrap(),
+        edited
+    );
+    assert!(kept.join("mine.txt").exists() && !first.join("mine.txt").exists());
+    assert_ne!(std::fs::read_to_string(&csv).unwrap(), edited);
 }
 
 #[test]

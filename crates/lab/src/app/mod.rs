@@ -260,6 +260,19 @@ fn tell_written(written: &Delivered, console: &dyn Console) {
             written.dir.display()
         ));
     }
+    if let Some(kept) = &written.kept {
+        console.note(&kept_note(&written.dir, kept));
+    }
+}
+
+/// The note for a results folder whose earlier version, edited since, was set aside.
+fn kept_note(dir: &Path, kept: &Path) -> String {
+    format!(
+        "note: {} held the same run with files edited or removed since; that version is kept \
+         in {}",
+        dir.display(),
+        kept.display()
+    )
 }
 
 /// A line on how far a long run has come: events so far, simulated time, and how near it is
@@ -500,6 +513,9 @@ fn reproduce_paper(
         }
     }
     console.print(&format!("{name}: {}", outcome.report.summary()));
+    if let Some(kept) = &outcome.kept {
+        console.note(&kept_note(&outcome.run_dir, kept));
+    }
     console.print(&format!(
         "report: {} (this run is kept in {})\n",
         outcome.latest.display(),

@@ -13,7 +13,7 @@ use crate::input::source::Skipped;
 use crate::reproduce::markdown::{render_index, render_paper};
 use crate::reproduce::report::{PaperReport, Verdict};
 use crate::spec::experiment::Experiment;
-use crate::store::output::{content_hash, write_atomic, Staging};
+use crate::store::output::{content_hash, write_atomic, Committed, Staging};
 use smpsched_workloads::input::{read_text, MAX_EXPERIMENT_BYTES};
 
 /// The largest report `reports/index.md` reads back (a paper's JSON report is a few
@@ -187,6 +187,8 @@ pub struct PaperOutcome {
     pub latest: PathBuf,
     /// The folder where this run's report is kept (`REPORTS/runs/PAPER-HASH/`).
     pub run_dir: PathBuf,
+    /// Where an earlier `run_dir` whose files were edited or removed since was set aside.
+    pub kept: Option<PathBuf>,
     /// Files of the paper's folder that could not be read, with why (not in the report).
     pub skipped: Vec<(PathBuf, String)>,
 }
@@ -329,7 +331,7 @@ fn write_reports(
     plots: &[(String, String)],
     staging: Staging,
     reports: &Path,
-) -> Result<(PathBuf, PathBuf), LabError> {
+) -> Result<(PathBuf, Committed), LabError> {
     let json = |r: &PaperReport| {
         serde_json::to_string_pretty(r).map_err(|e| LabError::Internal(format!("report: {e}")))
     };
@@ -342,7 +344,7 @@ fn write_reports(
     }
     let run_name = format!("{paper}-{:016x}", content_hash(&kept));
     staging.write_all(&kept)?;
-    let run_dir = staging.commit(&run_name)?;
+    let committed = staging.commit(&run_name)?;
 
     // The latest report draws its plots from the run folder.
     let mut latest_report = report.clone();
@@ -360,7 +362,7 @@ fn write_reports(
         json(&latest_report)?.as_bytes(),
     )?;
     write_index(reports)?;
-    Ok((latest, run_dir))
+    Ok((latest, committed))
 }
 
 /// Whom [`run_paper`] tells how far it has come.
@@ -431,11 +433,12 @@ pub fn run_paper(
         only: variant.only.clone(),
     };
     let stem = report_stem(paper, scale, variant);
-    let (latest, run_dir) = write_reports(paper, &stem, &report, &plots, staging, reports)?;
+    let (latest, committed) = write_reports(paper, &stem, &report, &plots, staging, reports)?;
     Ok(PaperOutcome {
         latest,
         report,
-        run_dir,
+        run_dir: committed.dir,
+        kept: committed.kept,
         skipped,
     })
 }

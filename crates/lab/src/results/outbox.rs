@@ -45,6 +45,9 @@ pub struct Delivered {
     pub latest: Option<PathBuf>,
     /// The files in it.
     pub files: Vec<PathBuf>,
+    /// Where an earlier folder of the same name was set aside, its files having been edited or
+    /// removed since it was written.
+    pub kept: Option<PathBuf>,
 }
 
 /// The option named in errors about the default results folder.
@@ -121,6 +124,7 @@ impl Outbox {
         let files = super::result_files(exp, runs, self.threads)?;
         self.staging.write_all(&files)?;
         self.staging.mark()?;
+        let mut kept = None;
         let (dir, latest) = match &self.dest {
             Destination::Under(parent) => {
                 let name = format!(
@@ -128,8 +132,9 @@ impl Outbox {
                     exp.seed,
                     output::content_hash(&files) >> 16
                 );
-                let dir = self.staging.commit(&name)?;
-                (dir, Some(output::set_latest(parent, &name)?))
+                let committed = self.staging.commit(&name)?;
+                kept = committed.kept;
+                (committed.dir, Some(output::set_latest(parent, &name)?))
             }
             Destination::Exactly { dir, replace } => {
                 if *replace && !output::is_absent_or_empty(dir) {
@@ -141,6 +146,11 @@ impl Outbox {
             }
         };
         let files = files.iter().map(|(n, _)| dir.join(n)).collect();
-        Ok(Delivered { dir, latest, files })
+        Ok(Delivered {
+            dir,
+            latest,
+            files,
+            kept,
+        })
     }
 }

@@ -150,24 +150,25 @@ impl Staging {
     /// of them differs or is missing (edited, removed, damaged), the old folder is set aside
     /// whole as `name.kept-N` (never deleted: it may hold a user's work) and the new one
     /// takes its place.
-    pub fn commit(mut self, name: &str) -> Result<PathBuf, LabError> {
-        let dest = self.parent.join(name);
-        if dest.is_dir() {
-            if same_files(&self.dir, &dest) {
+    pub fn commit(mut self, name: &str) -> Result<Committed, LabError> {
+        let dir = self.parent.join(name);
+        let mut kept = None;
+        if dir.is_dir() {
+            if same_files(&self.dir, &dir) {
                 // Dropping removes the staged copy.
-                return Ok(dest);
+                return Ok(Committed { dir, kept });
             }
-            set_aside(&dest)?;
+            kept = Some(set_aside(&dir)?);
         }
-        if let Err(e) = std::fs::rename(&self.dir, &dest) {
+        if let Err(e) = std::fs::rename(&self.dir, &dir) {
             // A twin made meanwhile by a concurrent run of the same file and seed.
-            if dest.is_dir() && same_files(&self.dir, &dest) {
-                return Ok(dest);
+            if dir.is_dir() && same_files(&self.dir, &dir) {
+                return Ok(Committed { dir, kept });
             }
-            return Err(LabError::io(&dest, e));
+            return Err(LabError::io(&dir, e));
         }
         self.committed = true;
-        Ok(dest)
+        Ok(Committed { dir, kept })
     }
 
     /// Renames the staging folder to `dest`, which must be absent or an empty folder at that
@@ -238,6 +239,15 @@ impl Drop for Staging {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// Where [`Staging::commit`] put the results.
+#[derive(Debug)]
+pub struct Committed {
+    /// The results folder.
+    pub dir: PathBuf,
+    /// Where an earlier folder of the same name, whose files differed, was set aside.
+    pub kept: Option<PathBuf>,
 }
 
 /// Renames folder `dest` to `dest.kept-N`, the first such name free, and returns it.
@@ -394,7 +404,7 @@ mod tests {
         let s = Staging::new(&d, "--out", &d).unwrap();
         s.write_all(&files).unwrap();
         let staged = s.path().to_path_buf();
-        let dest = s.commit("r1").unwrap();
+        let dest = s.commit("r1").unwrap().dir;
         assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), b"one");
         assert!(!staged.exists());
         // A twin of the same name keeps the first copy; the staged one is removed.
@@ -402,7 +412,7 @@ mod tests {
         let s = Staging::new(&d, "--out", &d).unwrap();
         s.write_all(&files).unwrap();
         let staged = s.path().to_path_buf();
-        assert_eq!(s.commit("r1").unwrap(), dest);
+        assert_eq!(s.commit("r1").unwrap().dir, dest);
         assert!(dest.join("marker").exists() && !staged.exists());
         // A twin whose file was edited is set aside whole, the user's own file with it, and
         // the new copy takes its place; a second edit is set aside under the next name.
@@ -410,9 +420,11 @@ mod tests {
             std::fs::write(dest.join("a.txt"), format!("edited {n}")).unwrap();
             let s = Staging::new(&d, "--out", &d).unwrap();
             s.write_all(&files).unwrap();
-            assert_eq!(s.commit("r1").unwrap(), dest);
+            let committed = s.commit("r1").unwrap();
+            assert_eq!(committed.dir, dest);
             assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), b"one");
             let kept = d.join(format!("r1.kept-{n}"));
+            assert_eq!(committed.kept.as_ref(), Some(&kept));
             let edited = std::fs::read_to_string(kept.join("a.txt")).unwrap();
             assert_eq!(edited, format!("edited {n}"));
             assert_eq!(kept.join("marker").exists(), n == 1);
