@@ -27,6 +27,12 @@ impl ProcSet {
         self.words[p / 64] >> (p % 64) & 1 == 1
     }
 
+    /// How many processors the set holds.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {

@@ -234,3 +234,71 @@ fn the_second_probes_runs_stop_cleanly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The probe of extreme but valid machines and policies: each run stays within its memory and
+/// ends in seconds (before: a slow clock stepped Mach's aging once a cycle, an affinity table
+/// of threads by processors aborted at 2.6 GB, per-core pulls scanned every queue for every
+/// idle processor at every event), and a too-short tick names the policy's own field.
+#[test]
+fn extreme_machines_run_within_their_bounds() {
+    let dir = tempdir("hostile-findings-3");
+    let file = |name: &str, machine: &str, policy: &str, workload: &str| {
+        let text = format!(
+            "name = \"{name}\"\n[machine]\npreset = \"tango-12\"\n{machine}\n[scheduler]\n\
+             {policy}\n[[workload]]\nkind = \"synthetic\"\nname = \"w\"\n{workload}\n"
+        );
+        std::fs::write(dir.join(format!("{name}.toml")), text).unwrap();
+    };
+    let big = "processors = 65536\n[machine.memory]\nenabled = false";
+    let fixed = |threads: u32, cycles: u64| {
+        format!(
+            "threads = {threads}\nbursts = 5\ncompute = {{ dist = \"fixed\", value = {cycles} }}"
+        )
+    };
+    file(
+        "slow-clock",
+        "processors = 1\nclock_mhz = 1e-6",
+        "policy = \"mach\"",
+        &fixed(1, 2_000_000_000),
+    );
+    file(
+        "affinity-big",
+        big,
+        "policy = \"affinity\"",
+        &fixed(2000, 100_000),
+    );
+    file(
+        "per-core-big",
+        big,
+        "policy = \"per-core\"",
+        &fixed(2, 100_000),
+    );
+    for name in ["slow-clock", "affinity-big", "per-core-big"] {
+        let o = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 1048576; exec timeout 60 {} run {name}.toml --quiet --jobs 1",
+                env!("CARGO_BIN_EXE_smpsched")
+            ))
+            .current_dir(&dir)
+            .env("SMPSCHED_MEMORY", "512M")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+    }
+    file(
+        "short-tick",
+        "processors = 4",
+        "policy = \"priority\"\ndecay_interval = 1",
+        &fixed(4, 100_000),
+    );
+    let o = common::smpsched(&["run", "short-tick.toml", "--quiet"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("short-tick.toml:7: field `scheduler.decay_interval`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

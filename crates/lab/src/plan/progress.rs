@@ -84,14 +84,20 @@ pub(crate) fn check_slice(
         .max(1);
     let shape = sched.shape(machine);
     let (slice, tick) = (shape.nominal_slice, shape.tick);
-    let (what, cycles, default_field) = match tick {
-        Some(t) if t < slice => ("tick", t, "machine.tick_cycles"),
-        _ => ("slice", slice, "machine.slice_ms"),
+    // What is too short, and the policy's fields that set it (else the machine's).
+    let (what, cycles, own, default_field) = match tick {
+        Some(t) if t < slice => ("tick", t, &["decay_interval"][..], "machine.tick_cycles"),
+        _ => (
+            "slice",
+            slice,
+            &["slice_ms", "quantum", "quantum_ticks", "balance_ms"][..],
+            "machine.slice_ms",
+        ),
     };
     if cycles > dispatch {
         return Ok(());
     }
-    let field = ["slice_ms", "quantum", "quantum_ticks", "balance_ms"]
+    let field = own
         .iter()
         .find(|f| fields.contains_key(**f))
         .map_or_else(|| default_field.to_string(), |f| format!("scheduler.{f}"));

@@ -49,8 +49,11 @@ pub struct Affinity {
     ready: Vec<ThreadId>,
     /// Recent usage per thread.
     usage: Vec<u64>,
-    /// When each thread last left each processor (`Cycles::MAX`: never ran there), thread-major.
-    left: Vec<Cycles>,
+    /// When each thread last left each processor it ran on, as (processor, cycle) in the order
+    /// first left (none: never ran there). Kept per thread, not as a threads-by-processors
+    /// table: a thread runs on few of a large machine's processors, and 5,000 threads on
+    /// 65,536 processors would make a table of 2.6 GB.
+    left: Vec<Vec<(u32, Cycles)>>,
     /// The thread each processor runs and since when.
     on: Vec<Option<ThreadId>>,
 }
@@ -71,7 +74,7 @@ impl Affinity {
         let n = cx.machine.processors as usize;
         if self.usage.len() <= t.index() {
             self.usage.resize(t.index() + 1, 0);
-            self.left.resize((t.index() + 1) * n, Cycles::MAX);
+            self.left.resize(t.index() + 1, Vec::new());
         }
         if self.on.len() < n {
             self.on.resize(n, None);
@@ -80,19 +83,20 @@ impl Affinity {
 
     /// The cost of running `t` on `p` now.
     fn cost_on(&self, t: ThreadId, p: usize, load: f64, cx: &SchedCtx) -> f64 {
-        let n = cx.machine.processors as usize;
         let since = if self.on[p] == Some(t) {
             Some(0)
         } else {
-            let left = self.left[t.index() * n + p];
-            (left != Cycles::MAX).then(|| cx.now.saturating_sub(left))
+            self.left[t.index()]
+                .iter()
+                .find(|&&(q, _)| q as usize == p)
+                .map(|&(_, left)| cx.now.saturating_sub(left))
         };
         let slice = cx.machine.slice_cycles;
         cost(self.usage[t.index()], since, slice, self.params.c, load)
     }
 
     fn load(&self, cx: &SchedCtx) -> f64 {
-        let running = cx.running.iter().flatten().count();
+        let running = cx.busy();
         load_factor(self.ready.len() + running, cx.machine.processors as usize)
     }
 
@@ -114,9 +118,12 @@ impl Affinity {
 
     /// Notes that the thread on `p`, if any, left it now.
     fn vacate(&mut self, p: usize, cx: &SchedCtx) {
-        let n = cx.machine.processors as usize;
         if let Some(t) = self.on[p].take() {
-            self.left[t.index() * n + p] = cx.now;
+            let left = &mut self.left[t.index()];
+            match left.iter_mut().find(|(q, _)| *q as usize == p) {
+                Some(entry) => entry.1 = cx.now,
+                None => left.push((p as u32, cx.now)),
+            }
         }
     }
 }

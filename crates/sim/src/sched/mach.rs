@@ -36,6 +36,10 @@ use crate::ids::{Cycles, ProcId, ThreadId};
 use crate::outcome::{Reply, Request};
 use crate::readyq::RunQueue;
 
+/// The most seconds one clock tick steps through one by one ([`Mach`]'s `tick`): more than the
+/// 64 halvings after which the load average sits at its fixed point.
+const STEPPED_SECONDS: u64 = 64;
+
 mod psets;
 
 /// Parameters of `mach`.
@@ -174,6 +178,18 @@ impl Mach {
     }
 
     /// Ages `t`'s usage for the seconds since it last checked the global counter.
+    /// The starvation scan: ages every queued thread and re-queues it at its level.
+    fn starvation_scan(&mut self, cx: &SchedCtx) {
+        let mut all = Vec::new();
+        for q in self.global.iter_mut().chain(&mut self.local) {
+            all.extend(q.drain());
+        }
+        for (t, _) in all {
+            self.catch_up(t);
+            let _ = self.queue(t, cx);
+        }
+    }
+
     fn catch_up(&mut self, t: ThreadId) {
         let i = t.index();
         let behind = self.seconds - self.stamp[i];
@@ -254,7 +270,7 @@ impl Mach {
             .chain(&self.local)
             .map(RunQueue::len)
             .sum::<usize>();
-        (queued + cx.running.iter().flatten().count()) as u64
+        (queued + cx.busy()) as u64
     }
 }
 
@@ -306,6 +322,20 @@ impl Scheduler for Mach {
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         let second = cx.machine.ms(1000.0).max(1);
         let now_seconds = cx.now / second;
+        if now_seconds.saturating_sub(self.seconds) > STEPPED_SECONDS {
+            // A tick many seconds long (a clock slowed to a few cycles a second): only the last
+            // seconds are stepped through. The load average has reached its fixed point within
+            // them (each second halves its distance to the sample), and one starvation scan, if
+            // the seconds passed over hold a scan's time, ages every queued thread by all the
+            // seconds since it last aged.
+            let skip_to = now_seconds - STEPPED_SECONDS;
+            let scan = u64::from(self.params.scan_seconds);
+            let passed_a_scan = skip_to / scan > self.seconds / scan;
+            self.seconds = skip_to;
+            if passed_a_scan {
+                self.starvation_scan(cx);
+            }
+        }
         while self.seconds < now_seconds {
             self.seconds += 1;
             self.load = average_load(
@@ -313,15 +343,7 @@ impl Scheduler for Mach {
                 overload(self.runnable(cx), u64::from(cx.machine.processors)),
             );
             if self.seconds % u64::from(self.params.scan_seconds) == 0 {
-                // The starvation scan: age every queued thread and re-queue it at its level.
-                let mut all = Vec::new();
-                for q in self.global.iter_mut().chain(&mut self.local) {
-                    all.extend(q.drain());
-                }
-                for (t, _) in all {
-                    self.catch_up(t);
-                    let _ = self.queue(t, cx);
-                }
+                self.starvation_scan(cx);
             }
         }
         let quantum = self.quantum_ticks(&cx.machine);

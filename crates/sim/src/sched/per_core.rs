@@ -80,6 +80,11 @@ pub struct PerCore {
     pull_due: Vec<bool>,
     /// When the next periodic balancing pass is due.
     next_balance: Cycles,
+    /// Threads queued over every queue: an idle processor finds nothing to pull without
+    /// scanning the queues when it is 0 (on a large machine with little work, each idle
+    /// processor's scan of every queue, at every event, made the run's cost grow with the
+    /// square of the processors).
+    queued: usize,
 }
 
 impl PerCore {
@@ -92,7 +97,21 @@ impl PerCore {
             looked: Vec::new(),
             pull_due: Vec::new(),
             next_balance: 0,
+            queued: 0,
         }
+    }
+
+    /// Appends `t` to queue `q`.
+    fn push(&mut self, q: usize, t: ThreadId) {
+        self.queues[q].push_back(t);
+        self.queued += 1;
+    }
+
+    /// Takes the thread at `i` out of queue `q`.
+    fn take(&mut self, q: usize, i: usize) -> Option<ThreadId> {
+        let t = self.queues[q].remove(i)?;
+        self.queued -= 1;
+        Some(t)
     }
 
     fn size(&mut self, cx: &SchedCtx) {
@@ -115,17 +134,20 @@ impl PerCore {
 
     /// The first thread of queue `q` that processor `p` may run, taken out.
     fn take_head(&mut self, q: usize, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
-        if !cx.any_masked() {
-            return self.queues[q].pop_front();
-        }
-        let i = self.queues[q]
-            .iter()
-            .position(|&t| cx.allowed(t, ProcId(p as u32)))?;
-        self.queues[q].remove(i)
+        let i = if cx.any_masked() {
+            self.queues[q]
+                .iter()
+                .position(|&t| cx.allowed(t, ProcId(p as u32)))?
+        } else {
+            0
+        };
+        self.take(q, i)
     }
 
     fn lengths(&self) -> Vec<usize> {
-        self.queues.iter().map(VecDeque::len).collect()
+        let lengths: Vec<usize> = self.queues.iter().map(VecDeque::len).collect();
+        debug_assert_eq!(lengths.iter().sum::<usize>(), self.queued, "the count of queued");
+        lengths
     }
 
     /// The allowed processor with the shortest queue (lowest number on ties).
@@ -146,7 +168,7 @@ impl PerCore {
         let i = self.queues[q]
             .iter()
             .rposition(|&t| cx.allowed(t, ProcId(p as u32)))?;
-        self.queues[q].remove(i)
+        self.take(q, i)
     }
 
     fn has_for(&self, q: usize, p: usize, cx: &SchedCtx) -> bool {
@@ -160,6 +182,9 @@ impl PerCore {
 
     /// Processor `p` pulls one thread from the busiest queue holding one it may run.
     fn pull(&mut self, p: usize, cx: &SchedCtx) -> Option<ThreadId> {
+        if self.queued == 0 {
+            return None;
+        }
         let lengths = self.lengths();
         let victim = pull_victim_where(&lengths, |q| self.has_for(q, p, cx), p)?;
         if !self.looked[p].contains(&victim) {
@@ -194,7 +219,7 @@ impl Scheduler for PerCore {
             .map(ProcId::index)
             .filter(|&p| p < self.queues.len() && cx.allowed(t, ProcId(p as u32)));
         if self.params.global {
-            self.queues[0].push_back(t);
+            self.push(0, t);
             return Target::Any;
         }
         let p = match (why, last) {
@@ -211,7 +236,7 @@ impl Scheduler for PerCore {
             (Enqueue::New, _) | (_, None) => self.shortest(t, cx),
             (_, Some(home)) => home,
         };
-        self.queues[p].push_back(t);
+        self.push(p, t);
         Target::Processor(ProcId(p as u32))
     }
 
@@ -295,16 +320,16 @@ impl Scheduler for PerCore {
             };
             if load(self, v) >= mine + 2 {
                 if let Some(t) = self.take_tail(v, p, cx) {
-                    self.queues[p].push_back(t);
+                    self.push(p, t);
                 }
             }
         }
     }
 
     fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
-        for q in &mut self.queues {
-            if let Some(i) = q.iter().position(|&x| x == t) {
-                q.remove(i);
+        for q in 0..self.queues.len() {
+            if let Some(i) = self.queues[q].iter().position(|&x| x == t) {
+                self.take(q, i);
                 return Handoff::Taken;
             }
         }
