@@ -27,6 +27,12 @@ fn the_probes_findings_are_refused_naming_the_field() {
         ),
         (mach(4, psets).replace("\"mach\"", "\"round-robin\""), "processor sets"),
         (
+            "name = \"g\"\n[machine]\npreset = \"bbn-gp1000\"\nprocessors = 1\n[scheduler]\n\
+             policy = \"batch\"\n[[workload]]\nkind = \"george-pc\"\nstructure = \"ddq\"\nitems = 10\n"
+                .to_string(),
+            "`george-pc` needs at least 2 processors",
+        ),
+        (
             mach(4, "[[workload]]\nkind = \"gang-server\"\nclients = 1\nprocessors = 2\nhold_ms = 1\n")
                 .replace("\"mach\"", "\"round-robin\""),
             "processor sets",

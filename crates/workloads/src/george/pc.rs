@@ -162,6 +162,14 @@ impl Workload for ProducerConsumer {
         self.queue.memory_bytes(256)
     }
 
+    fn needs(&self) -> crate::Needs {
+        // One producer and one consumer, each pinned to a processor of its own.
+        crate::Needs {
+            processors: 2,
+            ..crate::Needs::default()
+        }
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let procs = processors(sim, "george-pc")?;
         let mhz = sim.machine().clock_mhz;
