@@ -306,5 +306,37 @@ fn extreme_machines_run_within_their_bounds() {
         err.contains("short-tick.toml:7: field `scheduler.decay_interval`"),
         "{err}"
     );
+    // Memory the estimate missed, now refused before anything runs: each thread's kernel
+    // memory (`kernel.thread_bytes`), and the results' text (100,000 runs took 1.05 GB where
+    // 154 MiB was estimated; a million aborted after every run was made).
+    let tb = "name = \"tb\"\n[machine]\npreset = \"rpi3\"\nprocessors = 4\n[machine.kernel]\n\
+              thread_bytes = 1048576\n[scheduler]\npolicy = \"per-core\"\n[[workload]]\n\
+              kind = \"weibel-pool\"\nname = \"w\"\nitems = 100000\nworkers = 0\nmatrices = 4\nmatrix_bytes = 1024\npasses = 2\n";
+    std::fs::write(dir.join("tb.toml"), tb).unwrap();
+    let reps = format!(
+        "repetitions = 10000\n{}",
+        std::fs::read_to_string(dir.join("short-tick.toml"))
+            .unwrap()
+            .replace("decay_interval = 1\n", "")
+            .replace("policy = \"priority\"", "policy = \"round-robin\"")
+    );
+    std::fs::write(
+        dir.join("reps.toml"),
+        reps + "[sweep]\n\"workload.0.compute.value\" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+    )
+    .unwrap();
+    for (name, field) in [
+        ("tb", "field `workload.0`"),
+        ("reps", "field `repetitions`"),
+    ] {
+        let file = format!("{name}.toml");
+        let o = common::smpsched_with_memory(&["run", &file, "--quiet"], &dir, Some("300M"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(field) && err.contains("300.0 MiB"),
+            "{name}: {err}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,7 +15,7 @@ use crate::plan::point::Point;
 use crate::plan::record::RunRecord;
 
 pub use table::MEASURES;
-pub use value::{check, is_known, is_metric, value, SD_PREFIX};
+pub use value::{check, is_known, is_metric, runs_of, value, SD_PREFIX};
 
 /// The Raspberry Pi 3's core timer, in MHz (Weibel, section 2): runtimes are counted in its
 /// ticks.

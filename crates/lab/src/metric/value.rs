@@ -1,6 +1,8 @@
 //! Measures read by name: whether a name is a measure, whether it is defined for a point, and
 //! its mean (or standard deviation) over the point's runs, computed as the table says.
 
+use std::collections::HashMap;
+
 use smpsched_sim::RunReport;
 
 use super::{Args, Compute, Measure, MEASURES};
@@ -62,6 +64,38 @@ pub fn value(name: &str, point: &Point, runs: &[RunRecord]) -> Option<f64> {
     }
     let vals = values(name, point, runs)?;
     Some(vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// The runs of each point, by label, for a loop over many points: the contiguous slice of
+/// `runs` holding a point's runs when they lie together (as an experiment's runs do, in plan
+/// order), else all of `runs`, which [`value`] filters by label. Without it such a loop reads
+/// every run for every point: 20,000 points took 30 s to chart after 4 s of simulation.
+pub fn runs_of<'a>(runs: &'a [RunRecord]) -> impl Fn(&str) -> &'a [RunRecord] + 'a {
+    let spans = spans(&runs.iter().map(|r| r.point.as_str()).collect::<Vec<_>>());
+    move |label: &str| match spans.get(label) {
+        Some(Some((a, b))) => &runs[*a..*b],
+        _ => runs,
+    }
+}
+
+/// Each label's span `[a, b)` in `labels` when its entries lie together; `None` for a label
+/// met in two places (its entries are then found by filtering).
+fn spans<'a>(labels: &[&'a str]) -> HashMap<&'a str, Option<(usize, usize)>> {
+    let mut spans: HashMap<&str, Option<(usize, usize)>> = HashMap::new();
+    let mut i = 0;
+    while i < labels.len() {
+        let label = labels[i];
+        let end = labels[i..]
+            .iter()
+            .position(|l| *l != label)
+            .map_or(labels.len(), |n| i + n);
+        spans
+            .entry(label)
+            .and_modify(|s| *s = None)
+            .or_insert(Some((i, end)));
+        i = end;
+    }
+    spans
 }
 
 /// Measure `name` of each run of `point`; `None` if unknown, not applicable or no run.
@@ -154,6 +188,19 @@ pub fn is_metric(name: &str, point: &Point) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_points_runs_are_found_together_or_filtered() {
+        let s = spans(&["a", "a", "b", "c", "c", "c", "b"]);
+        assert_eq!(s["a"], Some((0, 2)));
+        assert_eq!(s["c"], Some((3, 6)));
+        assert_eq!(
+            s["b"], None,
+            "a label in two places is filtered, not sliced"
+        );
+        assert!(!s.contains_key("d"));
+        assert!(spans(&[]).is_empty());
+    }
 
     #[test]
     fn application_and_recorded_measures_are_named_in_full() {

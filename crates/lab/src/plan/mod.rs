@@ -6,3 +6,4 @@ pub mod point;
 pub(crate) mod progress;
 pub mod record;
 pub(crate) mod resolve;
+pub(crate) mod threads;

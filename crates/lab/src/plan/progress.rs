@@ -86,7 +86,12 @@ pub(crate) fn check_slice(
     let (slice, tick) = (shape.nominal_slice, shape.tick);
     // What is too short, and the policy's fields that set it (else the machine's).
     let (what, cycles, own, default_field) = match tick {
-        Some(t) if t < slice => ("tick", t, &["decay_interval"][..], "machine.tick_cycles"),
+        Some(t) if t < slice => (
+            "tick",
+            t,
+            &["decay_interval", "pull_ms", "balance_ms"][..],
+            "machine.tick_cycles",
+        ),
         _ => (
             "slice",
             slice,

@@ -135,7 +135,7 @@ pub(crate) fn resolve(
         )?,
     };
     let until = resolve_until(src, &mut doc, &apps, overrides)?;
-    let threads = thread_limit(&machine, &apps, memory);
+    let threads = crate::plan::threads::thread_limit(&machine, &apps, memory);
     if let Some((k, _)) = doc.iter().next() {
         return Err(located(
             src,
@@ -162,31 +162,6 @@ pub(crate) fn resolve(
         threads,
         key,
     })
-}
-
-/// The most threads one run of a point may create: those its applications start with, and as
-/// many more as the memory left after its estimate allows, shared among as many runs as the
-/// host has cores (each may run at once), at most [`MAX_THREADS`]; the engine's bound when
-/// the memory is not known. A program that spawns without end (an rt-app task forking in a
-/// loop) then stops with "too many threads" where the memory runs out, not after.
-fn thread_limit(machine: &MachineConfig, apps: &[App], memory: Option<u64>) -> u64 {
-    let Some(avail) = memory else {
-        return MAX_THREADS;
-    };
-    let start = apps
-        .iter()
-        .fold(0u64, |n, a| n.saturating_add(a.workload.threads()));
-    let touched = apps
-        .iter()
-        .fold(0u64, |n, a| n.saturating_add(a.workload.memory_bytes()));
-    let need = budget::run_bytes(start, machine.processors).saturating_add(
-        smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched),
-    );
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let spare = avail.saturating_sub(need) / cores;
-    start
-        .saturating_add(spare / smpsched_sim::engine::THREAD_FOOTPRINT_BYTES)
-        .min(MAX_THREADS)
 }
 
 /// The `[machine]` table: a preset, then the file's overrides, validated.
@@ -432,16 +407,16 @@ fn resolve_apps(
                 overrides,
             ));
         }
-        touched = touched.saturating_add(workload.memory_bytes());
+        // Each thread's creation also writes `kernel.thread_bytes` of fresh memory.
+        let own = workload
+            .memory_bytes()
+            .saturating_add(crate::plan::threads::kernel_bytes(
+                machine,
+                workload.threads(),
+            ));
+        touched = touched.saturating_add(own);
         check_memory(
-            src,
-            machine,
-            &root,
-            workload.memory_bytes(),
-            threads,
-            touched,
-            memory,
-            overrides,
+            src, machine, &root, own, threads, touched, memory, overrides,
         )?;
         apps.push(App {
             name,

@@ -25,6 +25,7 @@ pub fn time_split_chart(
     exp: &Experiment,
     runs: &[RunRecord],
 ) -> Result<String, LabError> {
+    let runs_of = metric::runs_of(runs);
     let bars = exp
         .points
         .iter()
@@ -32,7 +33,7 @@ pub fn time_split_chart(
             label: p.label.clone(),
             values: TIME_SPLIT
                 .iter()
-                .map(|(_, m)| metric::value(m, p, runs).map_or(0.0, |v| v.max(0.0)))
+                .map(|(_, m)| metric::value(m, p, runs_of(&p.label)).map_or(0.0, |v| v.max(0.0)))
                 .collect(),
             style: SeriesStyle::Ours,
         })
@@ -72,7 +73,9 @@ pub fn app_split_chart(
             .map(|(_, _, v)| *v)
     };
     let mut bars = Vec::new();
+    let runs_of = metric::runs_of(runs);
     for p in &exp.points {
+        let runs = runs_of(&p.label);
         for a in &p.apps {
             let v = |m: &str| metric::value(&format!("{m}:{}", a.name), p, runs);
             let (useful, stall, sync) = (v("app_util"), v("app_stall"), v("app_sync"));

@@ -23,8 +23,12 @@ pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
     };
     let mut rows = vec![header(&["point"], &machine)];
     let mut app_rows = vec![header(&["point", "app"], &apps)];
+    let runs_of = crate::metric::runs_of(runs);
     for point in &exp.points {
-        let rs: Vec<&RunRecord> = runs.iter().filter(|r| r.point == point.label).collect();
+        let rs: Vec<&RunRecord> = runs_of(&point.label)
+            .iter()
+            .filter(|r| r.point == point.label)
+            .collect();
         if rs.is_empty() {
             continue;
         }

@@ -70,8 +70,12 @@ pub fn terminal_section(exp: &Experiment, runs: &[RunRecord]) -> String {
     ]
     .map(String::from)
     .to_vec()];
+    let runs_of = crate::metric::runs_of(runs);
     for point in &exp.points {
-        let rs: Vec<&RunRecord> = runs.iter().filter(|r| r.point == point.label).collect();
+        let rs: Vec<&RunRecord> = runs_of(&point.label)
+            .iter()
+            .filter(|r| r.point == point.label)
+            .collect();
         let apps = rs.first().map_or(0, |r| r.report.apps.len());
         for k in 0..apps {
             let threads: Vec<_> = rs
