@@ -402,7 +402,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
             ("spacing_ms", w.spacing_ms),
             ("max_minutes", w.max_minutes),
         ] {
-            if !(v >= 0.0 && v.is_finite() && v < 1e9) {
+            if !(v >= 0.0 && v.is_finite() && v <= 1e9) {
                 return bad(field, format!("must be from 0 to 1e9, got {v}"));
             }
         }

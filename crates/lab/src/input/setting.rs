@@ -22,7 +22,10 @@ const NOT_SETTABLE: [(&str, &str); 7] = [
     ("name", "the file's name"),
     ("description", "the file's description"),
     ("seed", "the seed: use --seed or --seeds"),
-    ("repetitions", "the repetitions: use --scale"),
+    (
+        "repetitions",
+        "the repetitions: edit the file (reproduce --scale scales them)",
+    ),
     ("sweep", "the file's sweep"),
     ("point", "the file's points"),
     ("reproduce", "the paper's values and claims"),
