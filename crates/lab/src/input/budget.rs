@@ -36,7 +36,7 @@ const RESULTS_OVER_RECORDS: u64 = 7;
 
 /// Estimated bytes the results of `runs` runs take until they are written: each run's report
 /// (a time split per processor and measures per application) and its record, and their text
-/// ([`RESULTS_OVER_RECORDS`]).
+/// (`RESULTS_OVER_RECORDS`).
 pub fn records_bytes(runs: u64, processors: u32, apps: usize) -> u64 {
     const RECORD_BYTES: u64 = 1024;
     const PER_PROCESSOR: u64 = std::mem::size_of::<smpsched_sim::TimeSplit>() as u64;

@@ -41,7 +41,7 @@ pub struct Point {
     /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.
     pub until: Option<String>,
     /// The most threads one run may create, those it starts with and those its programs spawn
-    /// ([`Simulation::set_thread_limit`]): see [`crate::plan::resolve`]'s `thread_limit`.
+    /// ([`Simulation::set_thread_limit`]): see `plan::threads::thread_limit`.
     pub threads: u64,
     /// Everything the point's runs depend on, as canonical text (the file's folder and the
     /// resolved document, keys sorted): two points with equal keys simulate identically under
