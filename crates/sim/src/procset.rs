@@ -6,6 +6,7 @@
 //! reads 64 at a time instead of scanning every processor.
 
 /// A set of processor indices: membership, count, and the lowest member at or after an index.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ProcSet {
     words: Vec<u64>,
     count: usize,
@@ -19,6 +20,14 @@ impl ProcSet {
             words[p / 64] |= 1 << (p % 64);
         }
         ProcSet { words, count: n }
+    }
+
+    /// None of `n` processors in the set.
+    pub(crate) fn none(n: usize) -> Self {
+        ProcSet {
+            words: vec![0u64; n.div_ceil(64)],
+            count: 0,
+        }
     }
 
     /// Whether `p` is in the set.
@@ -72,6 +81,21 @@ impl ProcSet {
             bits = *self.words.get(w)?;
         }
     }
+
+    /// The lowest-numbered processor of the set at or after `from` that `other` lacks, 64 at a
+    /// time (`other` may be smaller: past its end it holds nothing).
+    pub(crate) fn next_from_outside(&self, other: &ProcSet, from: usize) -> Option<usize> {
+        let mut w = from / 64;
+        let mut mask = !0u64 << (from % 64);
+        loop {
+            let bits = *self.words.get(w)? & !other.words.get(w).copied().unwrap_or(0) & mask;
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+            w += 1;
+            mask = !0;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -98,5 +122,23 @@ mod tests {
         s.remove(64);
         s.remove(129);
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn the_scan_outside_another_set_skips_its_members() {
+        let all = ProcSet::all(200);
+        let mut taken = ProcSet::none(200);
+        for p in (0..70).chain([130, 131]) {
+            taken.insert(p);
+        }
+        assert_eq!(all.next_from_outside(&taken, 0), Some(70));
+        assert_eq!(all.next_from_outside(&taken, 129), Some(129));
+        assert_eq!(all.next_from_outside(&taken, 130), Some(132));
+        assert_eq!(all.next_from_outside(&taken, 200), None);
+        // A smaller set holds nothing past its end.
+        assert_eq!(all.next_from_outside(&ProcSet::none(10), 150), Some(150));
+        let mut full = ProcSet::none(200);
+        (0..200).for_each(|p| full.insert(p));
+        assert_eq!(all.next_from_outside(&full, 0), None);
     }
 }

@@ -2,7 +2,9 @@
 //! to preempt, idle processors to offer work, notices to applications), interrupts of a
 //! running processor, placement of a thread made ready, the processors a policy kicked, and the
 //! offering of idle processors (those the policy placed threads on or kicked first, then the
-//! others lowest number first).
+//! others lowest number first: all of them, or only the ranges a `Target::Within` named, so
+//! that a wake-up under a gang, a partition or a kicking sched_ext policy costs the same on
+//! 16 processors as on 16,384).
 //!
 //! Invariant: an interrupted processor notices `need_resched` at its next event, never inside
 //! another processor's step; only the event loop's tick preempts at once.
@@ -28,7 +30,7 @@ impl Simulation {
             self.request_preempt(p.index())?;
         }
         if out.offer_idle {
-            self.poll_idle = true;
+            self.offer_all_idle();
         }
         self.post_notices(&mut out);
         self.tick_actions = out;
@@ -84,13 +86,32 @@ impl Simulation {
     }
 
     /// Notes where the policy placed a thread that became runnable: that processor is offered
-    /// work first.
+    /// work first, then every idle one, or only those of the range a [`Target::Within`] names.
     pub(super) fn place(&mut self, target: Target) {
-        if let Target::Processor(p) = target {
-            if p.index() < self.procs.len() {
-                self.offer_first.push(p.index());
+        let n = self.procs.len();
+        match target {
+            Target::Any => self.offer_all_idle(),
+            Target::Processor(p) => {
+                if p.index() < n {
+                    self.offer_first.push(p.index());
+                }
+                self.offer_all_idle();
+            }
+            Target::Within { first, count } => {
+                let start = first.index().min(n);
+                let end = start.saturating_add(count as usize).min(n);
+                if start < end {
+                    self.offer_first.push(start);
+                    self.offer_within.push((start, end));
+                    self.poll_idle = true;
+                }
             }
         }
+    }
+
+    /// Every idle processor is to be offered work after this event.
+    pub(super) fn offer_all_idle(&mut self) {
+        self.offer_all = true;
         self.poll_idle = true;
     }
 
@@ -119,6 +140,7 @@ impl Simulation {
                 continue;
             }
             if self.idle.contains(p) {
+                // A kick asks that processor alone, as sched_ext's `scx_bpf_kick_cpu` does.
                 self.offer_first.push(p);
                 self.poll_idle = true;
             } else if k.preempt {
@@ -128,36 +150,69 @@ impl Simulation {
         self.sched.kicks = kicks;
     }
 
-    /// Offers work to idle processors — those the policy placed threads on first, then the
-    /// others lowest number first — until the policy has none left.
+    /// Offers work to idle processors — those the policy placed threads on or kicked first,
+    /// then the others lowest number first (all of them, or only the ranges placements named)
+    /// — until the policy has none left.
     pub(super) fn poll_idle_processors(&mut self) -> Result<(), SimError> {
         self.apply_kicks_if_any();
         while self.poll_idle {
             self.poll_idle = false;
+            let all = std::mem::take(&mut self.offer_all);
+            let mut within = std::mem::take(&mut self.offer_within);
             let mut first = std::mem::take(&mut self.offer_first);
             for &p in &first {
                 if self.idle.contains(p) {
-                    self.settle(p);
-                    if let Dispatch::Immediate = self.dispatch(p, None, None) {
-                        self.advance(p)?;
-                    }
-                    self.apply_kicks_if_any();
+                    self.offer(p)?;
                 }
             }
+            // Processors placed or kicked during these offers wait for the next round.
             first.clear();
+            first.append(&mut self.offer_first);
             self.offer_first = first;
-            let single = self.sched.single_queue();
-            let mut from = 0;
-            while let Some(p) = self.next_idle(from) {
-                from = p + 1;
-                self.settle(p);
-                match self.dispatch(p, None, None) {
-                    // One shared queue: if it is empty for one processor it is for all.
-                    Dispatch::Idle if single => break,
-                    Dispatch::Idle | Dispatch::Overhead => {}
-                    Dispatch::Immediate => self.advance(p)?,
+            if all {
+                self.offer_range(0, usize::MAX, self.sched.single_queue())?;
+            } else if !within.is_empty() {
+                // In processor order, each processor once, as the whole scan would have asked
+                // them; each range alone may stop at its first processor finding nothing.
+                within.sort_unstable();
+                within.dedup();
+                let one_queue = self.sched.unmasked();
+                let mut covered = 0;
+                for &(start, end) in &within {
+                    self.offer_range(start.max(covered), end, one_queue)?;
+                    covered = covered.max(end);
                 }
-                self.apply_kicks_if_any();
+            }
+            within.clear();
+            within.append(&mut self.offer_within);
+            self.offer_within = within;
+        }
+        Ok(())
+    }
+
+    /// Offers work to idle processor `p`; `true` if it found none.
+    fn offer(&mut self, p: usize) -> Result<bool, SimError> {
+        self.settle(p);
+        let idle = match self.dispatch(p, None, None) {
+            Dispatch::Idle => true,
+            Dispatch::Overhead => false,
+            Dispatch::Immediate => {
+                self.advance(p)?;
+                false
+            }
+        };
+        self.apply_kicks_if_any();
+        Ok(idle)
+    }
+
+    /// Offers work to the idle processors of `start..end`, lowest number first; with `single`
+    /// (one shared queue) it stops at the first that finds none, as then all would.
+    fn offer_range(&mut self, start: usize, end: usize, single: bool) -> Result<(), SimError> {
+        let mut from = start;
+        while let Some(p) = self.next_idle(from).filter(|&p| p < end) {
+            from = p + 1;
+            if self.offer(p)? && single {
+                break;
             }
         }
         Ok(())

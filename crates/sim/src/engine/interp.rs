@@ -356,7 +356,12 @@ impl Simulation {
         }
         self.live -= 1;
         self.sched.stopped(t, Stop::Exited, &self.cx);
-        self.poll_idle = true;
+        if self.cx.tasks[task].live == 0 || self.sched.shape.exit_offers_all {
+            // An application finished: a policy may now divide or rotate the processors (a
+            // partition, a gang), so every idle one is asked (for some policies after every
+            // exit: an idle processor that pulls may find work now).
+            self.offer_all_idle();
+        }
         left(t, self.cx.machine.kernel.exit, None)
     }
 

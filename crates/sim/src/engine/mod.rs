@@ -154,7 +154,11 @@ pub struct Simulation {
     memory: MemorySystem,
     idle_handoff: bool,
     idle: ProcSet,
+    /// Whether some idle processor is to be offered work after this event.
     poll_idle: bool,
+    /// Whether every idle processor is (a thread placed anywhere, a policy's `offer_idle`, an
+    /// exit); else only those in `offer_first` and `offer_within`.
+    offer_all: bool,
     live: u64,
     events: u64,
     limits: Limits,
@@ -162,6 +166,9 @@ pub struct Simulation {
     tick_actions: Actions,
     /// Processors the policy placed threads on, offered work first.
     offer_first: Vec<usize>,
+    /// Ranges of processors (`start..end`) that alone could take the threads placed with
+    /// [`Target::Within`](crate::sched::Target::Within), offered after `offer_first`.
+    offer_within: Vec<(usize, usize)>,
     /// Whether some task keeps per-thread measures ([`Simulation::measure_threads`]).
     measured: bool,
     /// The words programs operate on ([`Op::Word`](crate::Op::Word)), by address; absent
@@ -265,11 +272,13 @@ impl Simulation {
             idle_handoff,
             idle,
             poll_idle: false,
+            offer_all: false,
             live: 0,
             events: 0,
             limits: Limits::NONE,
             tick_actions: Actions::default(),
             offer_first: Vec::new(),
+            offer_within: Vec::new(),
             measured: false,
             words: Default::default(),
             notices: Vec::new(),
@@ -394,6 +403,12 @@ impl Simulation {
         }
         // One comparison per event covers the event bound, a policy's fault and the observer.
         self.next_check = every.min(self.limits.events);
+        // Every processor starts idle and, once threads are placed, is asked for work. A policy
+        // that kicks hears from each at least once, as sched_ext's CPUs each pass through
+        // `dispatch` when they go idle.
+        if self.poll_idle || self.sched.shape.kicks {
+            self.offer_all_idle();
+        }
         self.poll_idle_processors()?;
         let time_bound = self.limits.cycles.min(MAX_TIME);
         // One comparison an event covers both time bounds (the end of the run, fixed by now).
@@ -512,6 +527,8 @@ impl Simulation {
             if self.idle.is_empty() {
                 // Every processor is busy: nobody to offer the change to.
                 self.poll_idle = false;
+                self.offer_all = false;
+                self.offer_within.clear();
             } else {
                 self.poll_idle_processors()?;
             }

@@ -69,7 +69,7 @@ impl Simulation {
             self.interrupt(q.index());
         }
         if out.offer_idle {
-            self.poll_idle = true;
+            self.offer_all_idle();
         }
         self.post_notices(&mut out);
         self.tick_actions = out;

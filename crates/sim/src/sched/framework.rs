@@ -60,6 +60,12 @@ impl Policy {
         self.shape.shared_queue && !self.masked
     }
 
+    /// Whether no thread with an affinity mask was ever queued: then `pick_next` returning
+    /// `None` on one processor of a [`Target::Within`] range means it would on all of them.
+    pub(crate) fn unmasked(&self) -> bool {
+        !self.masked
+    }
+
     /// Queues `t` (or parks it, if depressed).
     #[inline]
     pub(crate) fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {

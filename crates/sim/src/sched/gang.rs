@@ -91,14 +91,18 @@ impl Gang {
 impl Scheduler for Gang {
     fn shape(&self, machine: &MachineConfig) -> Shape {
         let slice = machine.ms(self.params.slice_ms).max(1);
-        Shape::new(machine).unsliced(slice).tick(Some(slice))
+        Shape::new(machine)
+            .unsliced(slice)
+            .tick(Some(slice))
+            .quiet_exits()
     }
 
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         let n = cx.machine.processors as usize;
         let (task, p) = (cx.thread(t).task.index(), Self::home(t, cx));
         self.slot(task, n)[p].push_back(t);
-        Target::Processor(ProcId(p as u32))
+        // Only its home processor takes a thread from its slot.
+        Target::only(ProcId(p as u32))
     }
 
     fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {

@@ -148,6 +148,28 @@ pub enum Target {
     /// This processor is offered work first, if it is idle (a per-processor queue the policy
     /// put the thread on).
     Processor(ProcId),
+    /// Only processors `first .. first + count` could take the thread (a gang's home processor,
+    /// an application's block, the CPU a sched_ext wake-up names), and they draw on one queue:
+    /// `first` is offered work first, then the other idle ones of the range lowest-numbered
+    /// first, until one finds nothing (while no thread has an affinity mask, then all would;
+    /// with masks every idle one of the range is asked); no processor outside it is asked.
+    /// The engine's cost per wake-up then stays flat in the machine's size (with
+    /// [`Target::Processor`] every idle processor is asked, and each declines in its own
+    /// `pick_next`). A policy must not return it when another idle processor could now take
+    /// work it could not before (a redivision of processors): then [`Target::Any`].
+    Within {
+        /// The first processor of the range, offered first.
+        first: ProcId,
+        /// How many processors the range has (0: none may take the thread now).
+        count: u32,
+    },
+}
+
+impl Target {
+    /// Only processor `p` could take the thread.
+    pub fn only(p: ProcId) -> Self {
+        Target::Within { first: p, count: 1 }
+    }
 }
 
 /// A reference a policy's dispatch makes to its own structures in the simulated memory (a
@@ -274,6 +296,11 @@ pub struct Shape {
     pub depression: Depression,
     /// Whether the policy kicks processors ([`Kick`], [`Scheduler::take_kicks`]).
     pub kicks: bool,
+    /// Whether every idle processor is asked for work after any thread's exit (an idle
+    /// processor of a pull policy may then take a waiting thread); else only after an
+    /// application's last thread exits (when a gang rotates or a partition is redivided), a
+    /// thread's exit freeing only its own processor, which picks at once.
+    pub exit_offers_all: bool,
 }
 
 impl Shape {
@@ -289,6 +316,7 @@ impl Shape {
             shared_queue: false,
             depression: Depression::Ignored,
             kicks: false,
+            exit_offers_all: true,
         }
     }
 
@@ -341,6 +369,15 @@ impl Shape {
     pub fn kicking(self) -> Self {
         Shape {
             kicks: true,
+            ..self
+        }
+    }
+
+    /// A thread's exit offers nothing to other idle processors; an application's last exit
+    /// still asks them all ([`Shape::exit_offers_all`] false).
+    pub fn quiet_exits(self) -> Self {
+        Shape {
+            exit_offers_all: false,
             ..self
         }
     }

@@ -56,6 +56,9 @@ pub struct Partition {
     owner: Vec<Option<usize>>,
     /// Processors per application in the current division.
     share: Vec<u32>,
+    /// Each application's first processor in the current division (its block is
+    /// `first .. first + share`).
+    first: Vec<u32>,
     /// The task of each thread seen (usage is charged without a context).
     task_of: Vec<u32>,
     /// The live applications the division was made for.
@@ -74,6 +77,7 @@ impl Partition {
             apps: Vec::new(),
             owner: Vec::new(),
             share: Vec::new(),
+            first: Vec::new(),
             task_of: Vec::new(),
             divided_for: Vec::new(),
             next_decay: 0,
@@ -125,11 +129,13 @@ impl Partition {
         let n = cx.machine.processors as usize;
         self.owner = vec![None; n];
         self.share = vec![0; cx.tasks.len()];
+        self.first = vec![0; cx.tasks.len()];
         for (&task, (first, count)) in live.iter().zip(blocks(n, live.len())) {
             for p in first..first + count {
                 self.owner[p] = Some(task);
             }
             self.share[task] = count as u32;
+            self.first[task] = first as u32;
         }
         self.divided_for = live;
         true
@@ -166,6 +172,7 @@ impl Scheduler for Partition {
         Shape::new(machine)
             .tick(Some(machine.slice_cycles.max(1)))
             .charging()
+            .quiet_exits()
     }
 
     fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
@@ -174,13 +181,21 @@ impl Scheduler for Partition {
             self.task_of.resize(t.index() + 1, 0);
         }
         self.task_of[t.index()] = task as u32;
-        if why == Enqueue::New {
-            self.redivide(cx);
-        }
+        let redivided = why == Enqueue::New && self.redivide(cx);
         let _ = self.app(task).enqueue(t, why, cx);
-        match self.owner.iter().position(|&o| o == Some(task)) {
-            Some(p) => Target::Processor(ProcId(p as u32)),
-            None => Target::Any,
+        let share = self.share.get(task).copied().unwrap_or(0);
+        let first = ProcId(self.first.get(task).copied().unwrap_or(0));
+        if redivided {
+            // Processors changed hands: every idle one may now find work of its new owner.
+            return match share {
+                0 => Target::Any,
+                _ => Target::Processor(first),
+            };
+        }
+        // Only the application's block runs its threads.
+        Target::Within {
+            first,
+            count: share,
         }
     }
 

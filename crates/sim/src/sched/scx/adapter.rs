@@ -94,14 +94,28 @@ impl<O: ScxOps> Scx<O> {
         let direct = k.direct.take().flatten();
         k.cpu = cpu;
         match direct {
-            Some(d) if cx.allowed(d, cpu) => k.dsqs.local[cpu.index()].push(d),
+            Some(d) if cx.allowed(d, cpu) => {
+                k.dsqs.local[cpu.index()].push(d);
+                k.dsqs.settle_claim(cpu.index());
+            }
             Some(d) => k.dsqs.global.push(d),
             None => ops.enqueue(t, why, &mut k),
         }
         if cx.allowed(t, cpu) {
-            Target::Processor(cpu)
+            self.target(cpu)
         } else {
             Target::Any
+        }
+    }
+
+    /// Where a thread queued on `cpu`'s behalf is offered: a policy that kicks wakes idle CPUs
+    /// itself, so only `cpu` is asked, as a sched_ext wake-up reschedules its target CPU alone;
+    /// for one that does not, `cpu` first and then every idle processor.
+    fn target(&self, cpu: ProcId) -> Target {
+        if self.ops.kicks() {
+            Target::only(cpu)
+        } else {
+            Target::Processor(cpu)
         }
     }
 
@@ -110,6 +124,7 @@ impl<O: ScxOps> Scx<O> {
         let local = &mut self.dsqs.local[p.index()];
         if !local.is_empty() {
             if let Some(t) = local.pop_for(p, cx) {
+                self.dsqs.settle_claim(p.index());
                 return Some(t);
             }
         }
@@ -143,7 +158,7 @@ impl<O: ScxOps> Scheduler for Scx<O> {
         };
         let shape = shape.tick(self.ops.timer_interval(machine).map(|c| c.max(1)));
         if self.ops.kicks() {
-            shape.kicking()
+            shape.kicking().quiet_exits()
         } else {
             shape
         }
@@ -164,7 +179,7 @@ impl<O: ScxOps> Scheduler for Scx<O> {
                 let (ops, mut k) = self.split(cx, prev);
                 ops.stopping(t, true, &mut k);
                 ops.enqueue(t, why, &mut k);
-                Target::Processor(prev)
+                self.target(prev)
             }
         }
     }

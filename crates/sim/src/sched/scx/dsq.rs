@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::ids::{ProcId, ThreadId};
+use crate::procset::ProcSet;
 use crate::sched::SchedCtx;
 
 use super::vtime::VtimeQueue;
@@ -115,10 +116,14 @@ impl Dsq {
 pub struct Dsqs {
     /// `SCX_DSQ_GLOBAL`.
     pub global: Dsq,
-    /// One local queue per processor, indexed by `ProcId`.
-    pub local: Vec<Dsq>,
+    /// One local queue per processor, indexed by `ProcId`. Whoever changes one settles its
+    /// claim ([`Dsqs::settle_claim`]).
+    pub(crate) local: Vec<Dsq>,
     /// The policy's own queues by id (`scx_bpf_create_dsq`), in id order.
     pub custom: BTreeMap<u64, Dsq>,
+    /// The processors whose local queue holds a thread (claimed: not idle for `select_cpu`
+    /// even while nothing runs there), so that the idle-CPU pick skips them 64 at a time.
+    pub(crate) claimed: ProcSet,
 }
 
 impl Dsqs {
@@ -126,7 +131,41 @@ impl Dsqs {
     pub fn size(&mut self, processors: usize) {
         if self.local.len() < processors {
             self.local.resize_with(processors, Dsq::default);
+            let mut claimed = ProcSet::none(processors);
+            for (p, q) in self.local.iter().enumerate() {
+                if !q.is_empty() {
+                    claimed.insert(p);
+                }
+            }
+            self.claimed = claimed;
         }
+    }
+
+    /// Brings processor `p`'s claim in step with its local queue, after a change to it.
+    #[inline]
+    pub(crate) fn settle_claim(&mut self, p: usize) {
+        match self.local.get(p) {
+            Some(q) if !q.is_empty() => self.claimed.insert(p),
+            Some(_) => self.claimed.remove(p),
+            None => {}
+        }
+    }
+
+    /// Settles the claim of the local queue `id` names seen from `here`, if it names one.
+    pub(crate) fn settle_claim_of(&mut self, id: DsqId, here: ProcId) {
+        match id {
+            DsqId::Local => self.settle_claim(here.index()),
+            DsqId::LocalOn(p) => self.settle_claim(p.index()),
+            DsqId::Global | DsqId::Custom(_) => {}
+        }
+    }
+
+    /// Whether every claim matches its local queue (checked in debug builds).
+    pub(crate) fn claims_in_step(&self) -> bool {
+        self.local
+            .iter()
+            .enumerate()
+            .all(|(p, q)| q.is_empty() != self.claimed.contains(p))
     }
 
     /// The queue `id` names, seen from processor `here` (`None`: a custom id never created).
@@ -151,9 +190,14 @@ impl Dsqs {
 
     /// Takes `t` off whichever queue holds it; `true` if one did.
     pub fn remove(&mut self, t: ThreadId) -> bool {
-        self.global.remove(t)
-            || self.local.iter_mut().any(|q| q.remove(t))
-            || self.custom.values_mut().any(|q| q.remove(t))
+        if self.global.remove(t) {
+            return true;
+        }
+        if let Some(p) = self.local.iter_mut().position(|q| q.remove(t)) {
+            self.settle_claim(p);
+            return true;
+        }
+        self.custom.values_mut().any(|q| q.remove(t))
     }
 }
 

@@ -99,19 +99,30 @@ impl Kfuncs<'_> {
     /// `t` may not run on, or a custom queue never created, sends it to the global queue (the
     /// kernel would fall back or abort the scheduler).
     pub fn insert(&mut self, t: ThreadId, dsq: DsqId) {
-        if let Some((q, _)) = self.resolve(t, dsq) {
+        let landed = self.resolve(t, dsq).map(|(q, id)| {
             q.push(t);
+            id
+        });
+        if let Some(id) = landed {
+            self.dsqs.settle_claim_of(id, self.cpu);
         }
     }
 
     /// Inserts `t` into `dsq` ordered by `vtime` (`scx_bpf_dsq_insert_vtime`); a local or the
     /// global queue, which are FIFO, take it at the tail.
     pub fn insert_vtime(&mut self, t: ThreadId, dsq: DsqId, vtime: u64) {
-        match self.resolve(t, dsq) {
-            Some((q, DsqId::Custom(_))) => q.push_vtime(t, vtime),
-            Some((q, _)) => q.push(t),
-            None => {}
-        }
+        let landed = match self.resolve(t, dsq) {
+            Some((q, id @ DsqId::Custom(_))) => {
+                q.push_vtime(t, vtime);
+                id
+            }
+            Some((q, id)) => {
+                q.push(t);
+                id
+            }
+            None => return,
+        };
+        self.dsqs.settle_claim_of(landed, self.cpu);
     }
 
     /// The queue an insertion of `t` into `dsq` lands in, with the id it lands under (`None`:
@@ -145,7 +156,9 @@ impl Kfuncs<'_> {
         else {
             return false;
         };
+        self.dsqs.settle_claim_of(dsq, here);
         self.dsqs.local[here.index()].push(t);
+        self.dsqs.settle_claim(here.index());
         true
     }
 
@@ -185,11 +198,18 @@ impl Kfuncs<'_> {
         if self.cx.allowed(t, prev) && self.is_idle(prev) {
             return (prev, true);
         }
-        // A vacant processor with an empty local queue is idle (`is_idle`).
-        let idle = self
-            .cx
-            .vacant()
-            .find(|&p| self.local_empty(p) && self.cx.allowed(t, p));
+        // A vacant processor with an empty local queue is idle (`is_idle`): one not claimed.
+        debug_assert!(self.dsqs.claims_in_step(), "a local queue's claim is stale");
+        let mut from = 0;
+        let idle = loop {
+            let Some(p) = self.cx.vacant.next_from_outside(&self.dsqs.claimed, from) else {
+                break None;
+            };
+            if self.cx.allowed(t, ProcId(p as u32)) {
+                break Some(ProcId(p as u32));
+            }
+            from = p + 1;
+        };
         match idle {
             Some(p) => (p, true),
             None if self.cx.allowed(t, prev) => (prev, false),

@@ -94,6 +94,11 @@ pub trait ScxOps {
     /// Whether the policy ever kicks a processor ([`Kfuncs::kick_cpu`]). True, the default,
     /// has the engine collect kicks after every event; a policy that never kicks says false
     /// and spares it that call (checked in debug builds: a kick from such a policy panics).
+    ///
+    /// A policy that kicks wakes idle processors itself, as in sched_ext: a thread it queues
+    /// is offered only to the CPU `select_cpu` returned (or the one it was preempted on), and
+    /// other idle processors are asked only when kicked (and each once at the run's start).
+    /// One that does not kick has every idle processor asked after that CPU.
     fn kicks(&self) -> bool {
         true
     }
