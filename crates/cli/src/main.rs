@@ -2,6 +2,10 @@
 //!
 //! Exit codes: 0 success, 2 bad input (file, line and field are named), 1 internal error.
 
+// The options' doc comments are their `--help` text, which names the file's `[sweep]` table
+// as written; rustdoc would read it as a link.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;

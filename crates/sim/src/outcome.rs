@@ -5,10 +5,10 @@
 //! processors, set my mask, my priority), and notices the kernel sends an application
 //! (process control: "you now have N processors", Tucker & Gupta).
 //!
-//! The outcome of an operation is handed to the program in [`ThreadCtx::outcome`] when it is
+//! The outcome of an operation is handed to the program through [`ThreadCtx::take_outcome`] when it is
 //! next asked for an operation, that is when the operation has completed.
 //!
-//! [`ThreadCtx::outcome`]: crate::ThreadCtx::outcome
+//! [`ThreadCtx::take_outcome`]: crate::ThreadCtx::take_outcome
 
 use crate::mask::CpuMask;
 

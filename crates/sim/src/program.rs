@@ -38,7 +38,7 @@ pub enum Op {
     /// allocated with [`Simulation::memory`](crate::Simulation::memory).
     Mem(BulkAccess),
     /// An operation on the word at `addr` whose outcome (the old value, success) the program
-    /// sees in [`ThreadCtx::outcome`] at its next operation.
+    /// sees through [`ThreadCtx::take_outcome`] at its next operation.
     Word {
         /// The address, in an allocated region.
         addr: u64,
@@ -47,7 +47,7 @@ pub enum Op {
     },
     /// Poll the word at `addr` until it reads 0, as a test-and-test-and-set waiter does: pause
     /// (`pause.nth(pauses)` cycles of computation, then the next), load the word, and again
-    /// while it reads non-zero. The outcome is [`Outcome::Polled`](crate::Outcome::Polled).
+    /// while it reads non-zero. The outcome is [`Outcome::Polled`].
     /// Each load goes through the memory model as an [`Op::Word`] load would; while the line
     /// stays in the poller's cache every load is a hit of fixed cost, so the engine waits for
     /// the line's invalidation without an event per poll and resumes at the first poll after
@@ -60,7 +60,7 @@ pub enum Op {
         /// Pauses already made in this acquisition (the index of the next).
         pauses: u32,
     },
-    /// A request to the kernel; the reply is in [`ThreadCtx::outcome`] at the next operation.
+    /// A request to the kernel; the reply is [`ThreadCtx::take_outcome`]'s at the next operation.
     Kernel(Request),
     /// One atomic read-modify-write at `addr` (serializes with other atomics on its line).
     Atomic {

@@ -80,6 +80,10 @@ impl Workload for Arrivals {
         self.jobs.unwrap_or(self.jobs_from_trace.len() as u64)
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some(if self.jobs.is_some() { "jobs" } else { "trace" })
+    }
+
     fn operations(&self) -> Option<u64> {
         Some(self.threads())
     }

@@ -93,6 +93,10 @@ impl Workload for GangServer {
         u64::from(self.clients) + 1
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("clients")
+    }
+
     fn operations(&self) -> Option<u64> {
         Some(u64::from(self.clients))
     }

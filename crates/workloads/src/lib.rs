@@ -34,6 +34,12 @@ pub trait Workload: Send + Sync {
     /// Threads the workload will create (checked against limits before anything is built).
     fn threads(&self) -> u64;
 
+    /// The field of its `[[workload]]` table that sets [`Workload::threads`], for an error
+    /// that refuses too many (`None`: no single field does; the table itself is named).
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("threads")
+    }
+
     /// Unit operations the workload performs (synchronizations, exchanges, requests), so the lab
     /// can report time per operation; `None` if it has no such unit.
     fn operations(&self) -> Option<u64> {

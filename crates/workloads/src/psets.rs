@@ -28,6 +28,10 @@ impl Workload for Psets {
         2
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        None
+    }
+
     fn operations(&self) -> Option<u64> {
         Some(self.rounds)
     }

@@ -45,6 +45,10 @@ impl Workload for Rpc {
         2
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        None
+    }
+
     fn operations(&self) -> Option<u64> {
         Some(self.exchanges)
     }

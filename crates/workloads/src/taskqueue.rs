@@ -1,7 +1,7 @@
 //! A task-queue application (Gupta, Tucker and Urushibara 1991, section 7.2; Tucker and Gupta
 //! 1989): `workers` server processes take tasks from one shared queue guarded by a lock
 //! (spin 500 cycles, then block) and run them. The application obeys process control: when the
-//! kernel says it has N processors (a [`Notice::Processors`]), a worker of rank N or more
+//! kernel says it has N processors (a [`Notice::Processors`](smpsched_sim::Notice::Processors)), a worker of rank N or more
 //! suspends itself at its next task boundary (it blocks on an event of its own), and when N
 //! grows an active worker resumes the suspended ones below N, so that runnable workers match
 //! processors. Under a policy that sends no notices every worker stays active.
@@ -46,6 +46,10 @@ struct Shared {
 impl Workload for TaskQueue {
     fn threads(&self) -> u64 {
         u64::from(self.workers)
+    }
+
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("workers")
     }
 
     fn operations(&self) -> Option<u64> {

@@ -306,6 +306,62 @@ fn extreme_machines_run_within_their_bounds() {
         err.contains("short-tick.toml:7: field `scheduler.decay_interval`"),
         "{err}"
     );
+    // Too many jobs for the memory of an open load: the error names `jobs`, the field that sets
+    // its thread count (it named `workload.0.threads`, a field `arrivals` does not have).
+    std::fs::write(
+        dir.join("many-jobs.toml"),
+        "name = \"many-jobs\"\n[machine]\npreset = \"tango-12\"\nprocessors = 4\n\
+         [scheduler]\npolicy = \"batch\"\n[[workload]]\nkind = \"arrivals\"\nname = \"jobs\"\n\
+         jobs = 9000000\ninterarrival = { dist = \"fixed\", value = 1000 }\n\
+         service = { dist = \"fixed\", value = 1000 }\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_smpsched"))
+        .args(["run", "many-jobs.toml", "--quiet"])
+        .current_dir(&dir)
+        .env("SMPSCHED_MEMORY", "64M")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("many-jobs.toml:10: field `workload.0.jobs`: a run of this point"),
+        "{err}"
+    );
+    // weibel-scalar's parts too small for one sweep point: refused at load, before the other
+    // points run (it was found only when that point's run installed the workload).
+    std::fs::write(
+        dir.join("scalar-parts.toml"),
+        "name = \"scalar-parts\"\n[machine]\npreset = \"tango-12\"\nprocessors = 4\n\
+         [scheduler]\npolicy = \"round-robin\"\n[[workload]]\nkind = \"weibel-scalar\"\n\
+         name = \"w\"\nprocesses = 4\ndata_bytes = 16384\npasses = 1\n\
+         [sweep]\n\"workload.0.processes\" = [4, 300]\n",
+    )
+    .unwrap();
+    let o = common::smpsched(&["run", "scalar-parts.toml", "--quiet"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("field `workload.0.data_bytes`: 16384 bytes split among 300 processes"),
+        "{err}"
+    );
+    assert!(!dir.join("results/scalar-parts").exists(), "a point ran");
+    // A slow clock shortens a policy's own default slice (gang's 10 ms), which the file does
+    // not name: the error names the policy's field and says it was left at its default.
+    file(
+        "slow-gang",
+        "processors = 4\nclock_mhz = 0.001",
+        "policy = \"gang\"",
+        &fixed(4, 100_000),
+    );
+    let o = common::smpsched(&["run", "slow-gang.toml", "--quiet"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("field `scheduler.slice_ms`")
+            && err.contains("left at its default, 10 ms at clock_mhz = 0.001"),
+        "{err}"
+    );
     // Memory the estimate missed, now refused before anything runs: each thread's kernel
     // memory (`kernel.thread_bytes`), and the results' text (100,000 runs took 1.05 GB where
     // 154 MiB was estimated; a million aborted after every run was made).

@@ -71,12 +71,14 @@ pub(crate) fn check_needs(
 
 /// Checks that the policy's slice and tick are each longer than one dispatch (a context switch
 /// and the scheduler's own work): shorter, the machine would do nothing but switch. `Err` names
-/// the policy's field that sets the slice (`fields` is its parameter table), else the
+/// the policy's field that sets the slice (`fields` is its parameter table; `params`, the
+/// fields the policy has, whose default applies when the table leaves one out), else the
 /// machine's.
 pub(crate) fn check_slice(
     machine: &MachineConfig,
     sched: &dyn Scheduler,
     fields: &toml::Table,
+    params: &[smpsched_sim::sched::ParamInfo],
 ) -> Result<(), Fault> {
     let dispatch = machine
         .context_switch_cycles
@@ -102,16 +104,37 @@ pub(crate) fn check_slice(
     if cycles > dispatch {
         return Ok(());
     }
-    let field = own
-        .iter()
-        .find(|f| fields.contains_key(**f))
-        .map_or_else(|| default_field.to_string(), |f| format!("scheduler.{f}"));
+    // A field the file sets, else one the policy has at its default (at this clock), else the
+    // machine's. A default that is not a positive number ("the machine's slice", "0": off)
+    // does not set it.
+    let defaulted = || {
+        own.iter()
+            .find_map(|f| params.iter().find(|p| p.name == *f))
+            .filter(|p| p.default.parse::<f64>().is_ok_and(|d| d > 0.0))
+            .map(|p| {
+                let clock = match p.name.ends_with("_ms") {
+                    true => format!(" ms at clock_mhz = {}", machine.clock_mhz),
+                    false => String::new(),
+                };
+                (
+                    format!("scheduler.{}", p.name),
+                    format!(
+                        " (`{}` is left at its default, {}{clock})",
+                        p.name, p.default
+                    ),
+                )
+            })
+    };
+    let (field, why) = match own.iter().find(|f| fields.contains_key(**f)) {
+        Some(f) => (format!("scheduler.{f}"), String::new()),
+        None => defaulted().unwrap_or_else(|| (default_field.to_string(), String::new())),
+    };
     Err((
         field,
         format!(
             "the policy's {what} ({cycles} cycles) is no longer than one dispatch \
              (context_switch_cycles + sched_op_cycles = {dispatch} cycles): the machine would \
-             do nothing but switch"
+             do nothing but switch{why}"
         ),
     ))
 }

@@ -302,7 +302,7 @@ fn resolve_scheduler(
         };
         located(src, &field, e.message, overrides)
     })?;
-    crate::plan::progress::check_slice(machine, settings.build().as_ref(), &s)
+    crate::plan::progress::check_slice(machine, settings.build().as_ref(), &s, policy.params)
         .map_err(|(field, message)| located(src, &field, message, overrides))?;
 
     Ok((policy, settings, idle_handoff))
@@ -398,11 +398,15 @@ fn resolve_apps(
             }
         }
         let workload = (kind.build)(t).map_err(|e| de_error(src, &root, &e, overrides))?;
+        // The field that sets the workload's thread count, named when there are too many.
+        let count_field = workload
+            .threads_field()
+            .map_or_else(|| root.clone(), |f| format!("{root}.{f}"));
         threads = threads.saturating_add(workload.threads());
         if threads > MAX_THREADS {
             return Err(located(
                 src,
-                &format!("{root}.threads"),
+                &count_field,
                 format!("the experiment would create more than {MAX_THREADS} threads"),
                 overrides,
             ));
@@ -416,7 +420,14 @@ fn resolve_apps(
             ));
         touched = touched.saturating_add(own);
         check_memory(
-            src, machine, &root, own, threads, touched, memory, overrides,
+            src,
+            machine,
+            (&root, &count_field),
+            own,
+            threads,
+            touched,
+            memory,
+            overrides,
         )?;
         apps.push(App {
             name,
@@ -428,12 +439,13 @@ fn resolve_apps(
 }
 
 /// A run of the point so far (`threads` threads, `touched` bytes of regions) must fit in the
-/// memory available; `own` is what the workload at `root` touches itself.
+/// memory available; `own` is what the workload at `root` touches itself, `count_field` the
+/// field that sets its thread count.
 #[allow(clippy::too_many_arguments)]
 fn check_memory(
     src: &Source,
     machine: &MachineConfig,
-    root: &str,
+    (root, count_field): (&str, &str),
     own: u64,
     threads: u64,
     touched: u64,
@@ -447,7 +459,7 @@ fn check_memory(
         let field = if model > engine && own > 0 {
             root.to_string()
         } else {
-            format!("{root}.threads")
+            count_field.to_string()
         };
         return Err(located(
             src,

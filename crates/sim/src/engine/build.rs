@@ -92,7 +92,7 @@ impl Simulation {
     }
 
     /// Creates a thread of `task` running `program` at cycle `at` (a job of an open workload
-    /// arriving; [`ThreadInfo::arrived`] is `at`). Until then the job counts as live, so the
+    /// arriving; [`SchedCtx::arrived`](crate::sched::SchedCtx::arrived) is `at`). Until then the job counts as live, so the
     /// run does not end before it arrives.
     pub fn spawn_at(
         &mut self,

@@ -61,7 +61,7 @@ pub enum SimError {
         /// Its application.
         app: String,
     },
-    /// The run reached one of its [`Limits`] before every thread exited. What was measured up
+    /// The run reached one of its [`Limits`](crate::Limits) before every thread exited. What was measured up
     /// to the stop is in `partial` (its `elapsed_cycles` is the stop time).
     #[error("stopped at {bound} (cycle {at}, {events} events) with {live} thread(s) still live")]
     Limit {

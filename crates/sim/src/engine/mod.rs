@@ -11,7 +11,7 @@
 //! (decisions are pure functions in `crate::sync`).
 //! Thread and task records live below both engine and policies, in `crate::thread`. The engine
 //! knows no policy and no workload by name: it reaches them only through
-//! [`Scheduler`](crate::sched::Scheduler) and [`Program`].
+//! [`Scheduler`] and [`Program`].
 //!
 //! # Invariants
 //!
@@ -27,7 +27,7 @@
 //!   was interrupted, its wake-up was cancelled) is dropped when it pops.
 //! * A thread's operation is charged in one step: the engine asks a [`Program`] for its next
 //!   operation only when the previous one is done.
-//! * The exception is a bulk memory access ([`Op::Mem`]): it is walked through the memory model
+//! * The exception is a bulk memory access ([`Op::Mem`](crate::Op::Mem)): it is walked through the memory model
 //!   in chunks of at most `memory.chunk_cycles` (and never past the quantum), each charged as a
 //!   fixed segment of useful (hit) then stall (miss) cycles; preemption and quantum expiry are
 //!   checked between chunks, so processors interleave in virtual-time order.

@@ -5,7 +5,7 @@
 //! A queue is a ring of `capacity` request words with a head and a tail counter, all guarded by
 //! the queue's one test-and-test-and-set lock: only one process at a time may post to or take
 //! from it (single access), and requests leave in the order they were posted. Every access is
-//! an [`Op::Word`](crate::Op::Word) on the [`FcfsLayout`]'s addresses, so lock contention comes from the memory
+//! an [`Op::Word`] on the [`FcfsLayout`]'s addresses, so lock contention comes from the memory
 //! model.
 //!
 //! Invariants: `head <= tail <= head + capacity`; head and tail change only under the lock;
@@ -45,7 +45,7 @@ impl FcfsLayout {
 
     /// The same layout with requests of `words` words beyond the slot word, each slot's body in
     /// whole lines after every queue: the poster stores them and the taker loads them under the
-    /// queue lock ([`Copy`]).
+    /// queue lock ([`Copy`](struct@Copy)).
     pub fn with_request_words(self, words: u32) -> Self {
         FcfsLayout { words, ..self }
     }

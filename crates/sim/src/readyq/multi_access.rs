@@ -76,7 +76,7 @@ impl Layout {
 
     /// The same layout with requests of `words` words beyond the IN-box word, each mailbox's
     /// body in whole lines after every queue's blocks: the poster stores them and the taker
-    /// loads them under the IN-box lock ([`Copy`]).
+    /// loads them under the IN-box lock ([`Copy`](struct@Copy)).
     pub fn with_request_words(self, words: u32) -> Self {
         Layout { words, ..self }
     }

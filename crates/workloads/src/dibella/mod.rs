@@ -327,6 +327,10 @@ impl Workload for DiBella {
         u64::from(self.schedulers + self.clients)
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("clients")
+    }
+
     fn needs(&self) -> crate::Needs {
         // Clients and schedulers run on disjoint processors (section 3.2).
         crate::Needs {

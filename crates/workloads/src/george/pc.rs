@@ -154,6 +154,10 @@ impl Workload for ProducerConsumer {
         256
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        None
+    }
+
     fn operations(&self) -> Option<u64> {
         None
     }

@@ -290,6 +290,10 @@ impl Workload for Sieve {
         256
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        None
+    }
+
     fn memory_bytes(&self) -> u64 {
         self.queue.memory_bytes(256)
     }

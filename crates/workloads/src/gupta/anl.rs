@@ -1,6 +1,6 @@
 //! The barrier of the Argonne National Laboratory macro package (Gupta, Tucker and Urushibara
 //! 1991, section 3: the applications "use the synchronization and sharing primitives provided
-//! by the Argonne National Laboratory parallel macro package [14]").
+//! by the Argonne National Laboratory parallel macro package \[14\]").
 //!
 //! The macro builds a barrier from two locks and a counter, all in one record. An arriving
 //! process takes the entry lock and counts itself; all but the last release the entry lock and

@@ -9,7 +9,7 @@
 //! owner normalizes and publishes column k+1 as soon as it has applied pivot k to it, before its
 //! other columns (lookahead), as the fine-grained producer/consumer pattern of the paper needs.
 //!
-//! References per (pivot k, column j): the pivot below the diagonal is read, col_j[k] is read
+//! References per (pivot k, column j): the pivot below the diagonal is read, `col_j[k]` is read
 //! and col_j below the diagonal is read-modified-written, so the whole decomposition makes about
 //! n^3 references (17 M at n = 256: Table 1's figure). With 12 processes each one's columns fit
 //! its 64 KB cache; with one they do not (the superlinear speedup of Table 1).
@@ -91,6 +91,10 @@ impl Lu {
 impl Workload for Lu {
     fn threads(&self) -> u64 {
         u64::from(self.processes)
+    }
+
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("processes")
     }
 
     fn memory_bytes(&self) -> u64 {

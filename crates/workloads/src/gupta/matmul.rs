@@ -4,7 +4,7 @@
 //! The block columns of C are the tasks: a process takes the next one from a shared counter (a
 //! fetch-and-add), so the processes never wait for each other, and the application obeys process
 //! control at task boundaries ([`Control`]). For block column jb and each block row kb, a
-//! process first copies block B[kb][jb] into contiguous local memory (footnote 2: so that its rows
+//! process first copies block `B[kb][jb]` into contiguous local memory (footnote 2: so that its rows
 //! do not interfere in the cache), then, `reuse` rows of A at a time, reads those rows' segment of
 //! A, reads the local block once (each element is used for `reuse` rows from registers) and
 //! updates those rows' segment of C. The local block stays in the cache while a process keeps
@@ -64,6 +64,10 @@ impl Default for Matmul {
 impl Workload for Matmul {
     fn threads(&self) -> u64 {
         u64::from(self.processes)
+    }
+
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("processes")
     }
 
     fn memory_bytes(&self) -> u64 {

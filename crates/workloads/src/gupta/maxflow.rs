@@ -110,6 +110,10 @@ impl Workload for Maxflow {
         u64::from(self.processes)
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("processes")
+    }
+
     fn memory_bytes(&self) -> u64 {
         let nodes = u64::from(self.side).pow(2) * u64::from(self.frames) + 2;
         let arcs = 12 * nodes;

@@ -109,6 +109,10 @@ impl Workload for Mp3d {
         u64::from(self.processes)
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("processes")
+    }
+
     fn memory_bytes(&self) -> u64 {
         self.particles * self.particle_bytes
             + self.cells() * self.cell_bytes

@@ -73,6 +73,10 @@ impl Workload for RtApp {
         self.spec().threads
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("file")
+    }
+
     fn memory_bytes(&self) -> u64 {
         let s = self.spec();
         s.tasks

@@ -72,6 +72,10 @@ impl Workload for Mix {
         u64::from(self.tasks) + 1
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("tasks")
+    }
+
     fn memory_bytes(&self) -> u64 {
         self.data_bytes * u64::from(self.tasks)
     }

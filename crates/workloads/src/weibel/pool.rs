@@ -56,6 +56,14 @@ impl Workload for Pool {
         u64::from(n) + 1
     }
 
+    fn threads_field(&self) -> Option<&'static str> {
+        Some(if self.workers == 0 {
+            "items"
+        } else {
+            "workers"
+        })
+    }
+
     fn memory_bytes(&self) -> u64 {
         self.matrix_bytes * u64::from(self.matrices)
     }

@@ -39,9 +39,30 @@ fn one() -> u32 {
     1
 }
 
+impl Scalar {
+    /// Why each process's equal part of the data is unusable (under 64 bytes, or not whole
+    /// elements), if it is.
+    fn part_error(&self) -> Option<String> {
+        let part = self.data_bytes / u64::from(self.processes.max(1));
+        (part < 64 || part % super::ELEMENT_BYTES != 0).then(|| {
+            format!(
+                "data_bytes: {} bytes split among {} processes leaves {part} bytes each; use a \
+                 multiple of {} bytes of at least 64 per process",
+                self.data_bytes,
+                self.processes,
+                4 * self.processes
+            )
+        })
+    }
+}
+
 impl Workload for Scalar {
     fn threads(&self) -> u64 {
         u64::from(self.processes) + 1
+    }
+
+    fn threads_field(&self) -> Option<&'static str> {
+        Some("processes")
     }
 
     fn memory_bytes(&self) -> u64 {
@@ -49,16 +70,11 @@ impl Workload for Scalar {
     }
 
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
-        let part = self.data_bytes / u64::from(self.processes);
-        if part < 64 || part % super::ELEMENT_BYTES != 0 {
-            return Err(SimError::Workload(format!(
-                "weibel-scalar: data_bytes ({}) split among {} processes leaves {part} bytes \
-                 each; use a multiple of {} bytes of at least 64 per process",
-                self.data_bytes,
-                self.processes,
-                4 * self.processes
-            )));
+        // Refused at load (`INFO.build`); checked again for a workload built in code.
+        if let Some(e) = self.part_error() {
+            return Err(SimError::Workload(format!("weibel-scalar: {e}")));
         }
+        let part = self.data_bytes / u64::from(self.processes);
         let procs = sim.machine().processors;
         let done = Join::new(sim);
         let children = (0..self.processes)
@@ -117,6 +133,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         check_bytes("data_bytes", w.data_bytes)?;
         check_range("passes", w.passes, 1, 100_000_000)?;
         check_alu(w.alu)?;
+        if let Some(e) = w.part_error() {
+            return Err(serde::de::Error::custom(e));
+        }
         Ok(Box::new(w))
     },
 };

@@ -2,7 +2,7 @@
 //! insertion number), smallest first. Short queues, the common case (`scx-simple`'s shared
 //! queue holds about thirty threads on an 80%-loaded machine), are a sorted ring: an insertion
 //! is a binary search and a short shift, a pop takes the front. Long ones are a binary heap,
-//! O(log n) either way, so that no insertion shifts more than [`SORTED_MAX`] entries. Keys are
+//! O(log n) either way, so that no insertion shifts more than `SORTED_MAX` entries. Keys are
 //! distinct (the insertion number), so both forms give the same order.
 
 use std::cmp::Reverse;
