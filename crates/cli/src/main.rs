@@ -38,8 +38,9 @@ enum Command {
     /// time-split.svg (where the machine's time went, per point) into a fresh folder
     /// results/NAME/seedS-HASH/, with results/NAME/latest pointing at it: earlier results are
     /// kept. Files are written whole and renamed into place, so an interrupted run leaves no
-    /// partial file. Every run is bounded (`time_limit_cycles`, `event_limit` in the file); a
-    /// run that reaches a bound is kept in the results, marked, and the command exits with 2.
+    /// partial file. Every run is bounded (`time_limit_cycles`, `event_limit`,
+    /// `reference_limit` in the file); a run that reaches a bound is kept in the results,
+    /// marked, and the command exits with 2.
     Run {
         /// The experiment file (TOML), e.g. experiments/quickstart.toml.
         file: PathBuf,

@@ -177,6 +177,7 @@ fn load_and_run(dir: &Path, name: &str, text: &str) -> Result<(), TestCaseError>
                 point.limits = smpsched_sim::Limits {
                     cycles: point.limits.cycles.min(2_000_000),
                     events: point.limits.events.min(200_000),
+                    references: point.limits.references.min(20_000_000),
                 };
             }
             let out = dir.join("out");

@@ -56,6 +56,7 @@ fn an_event_limit_stops_a_run_that_would_never_end() {
     sim.set_limits(Limits {
         cycles: Cycles::MAX,
         events: 10_000,
+        ..Limits::NONE
     });
     let t = sim.add_task("forever");
     sim.spawn(t, Box::new(Repeat::new(vec![Op::Compute(1)], u64::MAX)))
@@ -134,4 +135,40 @@ fn the_observer_sees_progress_every_so_many_events() {
     assert!(seen.iter().all(|(e, _)| e % 500 == 0), "{seen:?}");
     assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1));
     assert_eq!(seen.len() as u64, (r.events - 1) / 500);
+}
+
+#[test]
+fn a_reference_limit_stops_a_memory_heavy_run_that_the_event_limit_would_let_go_on() {
+    // A thread sweeping 64 KB thousands of times: few events (each chunk of a bulk access is
+    // one), many references. The reference bound stops it a check period past the limit.
+    use smpsched_sim::memory::{AccessKind, BulkAccess, MemoryConfig, Placement};
+    let run = |memory: MemoryConfig, references: u64| {
+        let mut m = machine(1);
+        m.memory = memory;
+        let mut sim = Simulation::new(m, sched("batch"), 1).unwrap();
+        sim.set_limits(Limits {
+            references,
+            ..Limits::NONE
+        });
+        let r = sim.memory().alloc(64 * 1024, Placement::Uma, None);
+        let t = sim.add_task("sweeps");
+        let sweep = Op::Mem(BulkAccess::over(r, 4, AccessKind::Read, 100_000));
+        sim.spawn(t, Box::new(Script::new([sweep]))).unwrap();
+        sim.run()
+    };
+    let (bound, events, partial) = stopped(run(MemoryConfig::tango(), 20_000_000));
+    assert_eq!(bound, Bound::References(20_000_000));
+    let refs = partial.apps[0].refs;
+    assert!(refs >= 20_000_000, "{refs} references");
+    // Checked every 256 events: no more past the bound than that many chunks make.
+    let per_event = refs / events;
+    assert!(
+        refs - 20_000_000 <= Limits::REFERENCE_CHECK_EVENTS * per_event,
+        "{refs} references in {events} events"
+    );
+    partial.check_conservation().unwrap();
+    // With the memory model off, references are not walked (a sweep is one charge), so the
+    // bound does not apply: the same run finishes.
+    let done = run(MemoryConfig::none(), 20_000_000).unwrap();
+    assert_eq!(done.apps[0].refs, 100_000 * 16 * 1024);
 }

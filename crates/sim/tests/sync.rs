@@ -128,6 +128,7 @@ const POLICIES: [WaitPolicy; 4] = [
 const BOUND: Limits = Limits {
     cycles: Cycles::MAX,
     events: 5_000_000,
+    ..Limits::NONE
 };
 
 proptest! {

@@ -34,8 +34,8 @@ pub struct Point {
     pub settings: std::sync::Arc<dyn smpsched_sim::sched::Settings>,
     /// The applications, in task order.
     pub apps: Vec<App>,
-    /// Bounds on simulated time and events (`time_limit_cycles`, `event_limit`), defaults
-    /// applied.
+    /// Bounds on simulated time, events and memory references (`time_limit_cycles`,
+    /// `event_limit`, `reference_limit`), defaults applied.
     pub limits: Limits,
     /// The application whose completion ends the run (`until = "LU"`): the others are measured
     /// up to that moment (Gupta et al. 1991, footnote 3); `None` runs until every thread exits.

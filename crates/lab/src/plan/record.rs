@@ -28,7 +28,8 @@ pub struct RunRecord {
 pub struct Stopped {
     /// The bound reached.
     pub bound: Bound,
-    /// The experiment-file field that sets it (`time_limit_cycles` or `event_limit`).
+    /// The experiment-file field that sets it (`time_limit_cycles`, `event_limit` or
+    /// `reference_limit`).
     pub field: &'static str,
     /// Simulated time at the stop.
     pub at_cycle: Cycles,
@@ -45,6 +46,7 @@ impl Stopped {
         let field = match bound {
             Bound::Cycles(_) => "time_limit_cycles",
             Bound::Events(_) => "event_limit",
+            Bound::References(_) => "reference_limit",
         };
         Stopped {
             bound,

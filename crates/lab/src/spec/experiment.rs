@@ -70,6 +70,8 @@ struct RawFile {
     #[serde(default)]
     event_limit: Option<u64>,
     #[serde(default)]
+    reference_limit: Option<u64>,
+    #[serde(default)]
     until: Option<String>,
     #[serde(default)]
     machine: toml::Table,

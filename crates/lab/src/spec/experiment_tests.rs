@@ -127,22 +127,25 @@ fn runs_are_bounded_by_default_and_bounds_are_checked() {
         Limits {
             cycles: Limits::DEFAULT_CYCLES,
             events: Limits::DEFAULT_EVENTS,
+            references: Limits::DEFAULT_REFERENCES,
         }
     );
     let e = parse(&GOOD.replace(
         "seed = 3",
-        "seed = 3\nevent_limit = 5000\ntime_limit_cycles = 7",
+        "seed = 3\nevent_limit = 5000\ntime_limit_cycles = 7\nreference_limit = 9",
     ))
     .unwrap();
     assert_eq!(
         e.points[0].limits,
         Limits {
             cycles: 7,
-            events: 5000
+            events: 5000,
+            references: 9,
         }
     );
     for bad in [
         "event_limit = 0",
+        "reference_limit = 0",
         "time_limit_cycles = -1",
         "time_limit_cycles = 9223372036854775807",
         "event_limit = \"lots\"",

@@ -190,6 +190,13 @@ pub struct Simulation {
     fault: Option<SimError>,
     /// Events handled at which the run loop next checks its bounds, faults and observer.
     next_check: u64,
+    /// The event count at which the observer is next shown the run's progress.
+    next_observe: u64,
+    /// Events between two comparisons of the memory references made with
+    /// `limits.references` (`u64::MAX`: that bound is off, or nothing is walked).
+    refs_every: u64,
+    /// The memory references counted at the last comparison.
+    refs_seen: u64,
     /// Run-queue lock traffic of the policy's dispatches.
     runq_lock: crate::metrics::RunQueueLock,
     /// The kernel's own memory charges (run-queue touches, thread creation), for the user /
@@ -288,6 +295,9 @@ impl Simulation {
             policy_touches: laid_out,
             fault: None,
             next_check: 0,
+            next_observe: 0,
+            refs_every: u64::MAX,
+            refs_seen: 0,
             arrivals: Vec::new(),
             end_task: None,
             end_time: None,
@@ -401,8 +411,14 @@ impl Simulation {
         if let Some(iv) = self.sched.shape.tick {
             self.push(iv.max(1), EventKind::Tick);
         }
-        // One comparison per event covers the event bound, a policy's fault and the observer.
-        self.next_check = every.min(self.limits.events);
+        // One comparison per event covers the event bound, a policy's fault, the reference
+        // bound and the observer. The references are summed over the processors, so at most
+        // once every `processors` events.
+        if self.limits.references < u64::MAX && self.memory.enabled() {
+            self.refs_every = Limits::REFERENCE_CHECK_EVENTS.max(self.procs.len() as u64);
+        }
+        self.next_observe = every;
+        self.next_check = every.min(self.refs_every).min(self.limits.events);
         // Every processor starts idle and, once threads are placed, is asked for work. A policy
         // that kicks hears from each at least once, as sched_ext's CPUs each pass through
         // `dispatch` when they go idle.
@@ -470,13 +486,26 @@ impl Simulation {
         if self.events >= self.limits.events {
             return Checked::Bound(Bound::Events(self.limits.events));
         }
-        observe(Progress {
-            now: self.cx.now,
-            events: self.events,
-            live: self.live,
-            limits: self.limits,
-        });
-        self.next_check = self.events.saturating_add(every).min(self.limits.events);
+        if self.refs_every < u64::MAX {
+            self.refs_seen = self.memory.total_refs();
+            if self.refs_seen >= self.limits.references {
+                return Checked::Bound(Bound::References(self.limits.references));
+            }
+        }
+        if self.events >= self.next_observe {
+            observe(Progress {
+                now: self.cx.now,
+                events: self.events,
+                live: self.live,
+                references: self.refs_seen,
+                limits: self.limits,
+            });
+            self.next_observe = self.events.saturating_add(every);
+        }
+        self.next_check = self
+            .next_observe
+            .min(self.events.saturating_add(self.refs_every))
+            .min(self.limits.events);
         Checked::Go
     }
 

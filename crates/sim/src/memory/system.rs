@@ -339,6 +339,18 @@ impl MemorySystem {
         total
     }
 
+    /// References made by all processors (since construction or the last reset), summed
+    /// without the other counters: what the engine compares with its reference bound.
+    pub fn total_refs(&self) -> u64 {
+        self.stats.iter().map(|s| s.refs).sum()
+    }
+
+    /// Whether references are walked through caches (else every one is a hit, charged in one
+    /// step however many there are).
+    pub fn enabled(&self) -> bool {
+        self.cfg.enabled
+    }
+
     /// Zeroes the statistics (cache and directory contents are kept).
     pub fn reset_stats(&mut self) {
         self.stats.fill(MemoryStats::default());

@@ -35,6 +35,7 @@ fn run(w: &DiBella, seed: u64) -> (Rc<RefCell<Shared>>, RunReport) {
     sim.set_limits(Limits {
         cycles: Cycles::MAX,
         events: 20_000_000,
+        ..Limits::NONE
     });
     let report = sim.run().unwrap();
     report.check_conservation().unwrap();

@@ -22,6 +22,7 @@ fn run(w: &dyn Workload, processors: u32, seed: u64) -> RunReport {
     sim.set_limits(Limits {
         cycles: Cycles::MAX,
         events: 20_000_000,
+        ..Limits::NONE
     });
     let report = sim.run().unwrap();
     report.check_conservation().unwrap();

@@ -37,6 +37,7 @@ fn simulate(text: &str, sched: &str) -> Result<RunReport, SimError> {
     sim.set_limits(Limits {
         cycles: u64::MAX,
         events: 2_000_000,
+        ..Limits::NONE
     });
     let r = sim.run()?;
     r.check_conservation().unwrap();
@@ -330,7 +331,7 @@ proptest! {
             let mut sim = Simulation::new(machine(), s, 1).unwrap();
             let task = sim.add_task("rt");
             if w.install(&mut sim, task).is_ok() {
-                sim.set_limits(Limits { cycles: u64::MAX, events: 200_000 });
+                sim.set_limits(Limits { cycles: u64::MAX, events: 200_000, ..Limits::NONE });
                 let _ = sim.run();
             }
         }

@@ -22,6 +22,7 @@ fn run(kind: &str, params: &str, sched: &str, seed: u64) -> RunReport {
     sim.set_limits(Limits {
         cycles: u64::MAX,
         events: 5_000_000,
+        ..Limits::NONE
     });
     let report = sim.run().unwrap();
     report.check_conservation().unwrap();
