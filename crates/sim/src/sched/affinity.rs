@@ -6,12 +6,14 @@
 //! `decay` every `decay_interval` cycles, as in `priority`), l the time since the thread last
 //! ran on this processor (capped at 20 slices), ldfactor the runnable threads per processor.
 //! At a quantum's end the runner (l = 0 on its own processor) yields to a cheaper waiting
-//! thread. The formula is `smpsched_policy::affinity`.
+//! thread. The formula is `smpsched_policy::affinity`; the ready threads are kept so that the
+//! cheapest is found without costing each (`affinity_queue`).
 
 use serde::Deserialize;
-use smpsched_policy::affinity::{cost, load_factor};
+use smpsched_policy::affinity::{cost, load_factor, CAP_SLICES};
 use smpsched_policy::priority::{decay_usage, DEFAULT_DECAY, DEFAULT_DECAY_INTERVAL};
 
+use super::affinity_queue::{AffinityQueue, Costs};
 use super::{
     Actions, Enqueue, Handoff, ParamInfo, PolicyInfo, QuantumEnd, SchedCtx, Scheduler, Shape,
     Target,
@@ -45,8 +47,8 @@ impl Default for Params {
 #[derive(Debug)]
 pub struct Affinity {
     params: Params,
-    /// Ready threads, in the order they became ready (ties go to the earliest).
-    ready: Vec<ThreadId>,
+    /// Ready threads, by usage and in the order they became ready (ties go to the earliest).
+    ready: AffinityQueue,
     /// Recent usage per thread.
     usage: Vec<u64>,
     /// When each thread last left each processor it ran on, as (processor, cycle) in the order
@@ -56,17 +58,24 @@ pub struct Affinity {
     left: Vec<Vec<(u32, Cycles)>>,
     /// The thread each processor runs and since when.
     on: Vec<Option<ThreadId>>,
+    /// The processor each thread runs on, by thread (`NOWHERE`: none), the inverse of `on`:
+    /// found by a scan of `on`, every enqueue and exit cost a pass over the processors.
+    at: Vec<u32>,
 }
+
+/// A thread on no processor, in [`Affinity::at`].
+const NOWHERE: u32 = u32::MAX;
 
 impl Affinity {
     /// An affinity scheduler with these parameters.
     pub fn new(params: Params) -> Self {
         Affinity {
             params,
-            ready: Vec::new(),
+            ready: AffinityQueue::default(),
             usage: Vec::new(),
             left: Vec::new(),
             on: Vec::new(),
+            at: Vec::new(),
         }
     }
 
@@ -75,6 +84,7 @@ impl Affinity {
         if self.usage.len() <= t.index() {
             self.usage.resize(t.index() + 1, 0);
             self.left.resize(t.index() + 1, Vec::new());
+            self.at.resize(t.index() + 1, NOWHERE);
         }
         if self.on.len() < n {
             self.on.resize(n, None);
@@ -86,13 +96,18 @@ impl Affinity {
         let since = if self.on[p] == Some(t) {
             Some(0)
         } else {
-            self.left[t.index()]
-                .iter()
-                .find(|&&(q, _)| q as usize == p)
-                .map(|&(_, left)| cx.now.saturating_sub(left))
+            self.left_at(t, p).map(|left| cx.now.saturating_sub(left))
         };
         let slice = cx.machine.slice_cycles;
         cost(self.usage[t.index()], since, slice, self.params.c, load)
+    }
+
+    /// When `t` last left processor `p`.
+    fn left_at(&self, t: ThreadId, p: usize) -> Option<Cycles> {
+        self.left[t.index()]
+            .iter()
+            .find(|&&(q, _)| q as usize == p)
+            .map(|&(_, left)| left)
     }
 
     fn load(&self, cx: &SchedCtx) -> f64 {
@@ -100,47 +115,69 @@ impl Affinity {
         load_factor(self.ready.len() + running, cx.machine.processors as usize)
     }
 
-    /// The index in `ready` of the cheapest thread allowed on `p`.
-    fn cheapest(&self, p: usize, cx: &SchedCtx) -> Option<(usize, f64)> {
-        let load = self.load(cx);
-        let mut best: Option<(usize, f64)> = None;
-        for (i, &t) in self.ready.iter().enumerate() {
-            if !cx.allowed(t, ProcId(p as u32)) {
-                continue;
-            }
-            let c = self.cost_on(t, p, load, cx);
-            if best.is_none_or(|(_, b)| c < b) {
-                best = Some((i, c));
-            }
+    /// The cheapest ready thread allowed on `p`, with its cost.
+    fn cheapest(&mut self, p: usize, cx: &SchedCtx) -> Option<(ThreadId, f64)> {
+        if self.ready.is_empty() {
+            return None;
         }
+        let load = self.load(cx);
+        let (slice, c) = (cx.machine.slice_cycles, self.params.c);
+        let mut ready = std::mem::take(&mut self.ready);
+        let costs = Costs {
+            cost: &|usage, since| cost(usage, since, slice, c, load),
+            allowed: &|t| cx.allowed(t, ProcId(p as u32)),
+            left: &|t| self.left_at(t, p),
+            now: cx.now,
+            cap: CAP_SLICES.saturating_mul(slice),
+        };
+        let best = ready.cheapest(p as u32, &costs);
+        // Checked against the definition while the scan is cheap (the queue's proptest covers
+        // the rest).
+        debug_assert!(
+            ready.len() > 256 || best == ready.cheapest_by_scan(&costs),
+            "processor {p}: {best:?} against {:?}",
+            ready.cheapest_by_scan(&costs)
+        );
+        self.ready = ready;
         best
+    }
+
+    /// The processor `t` runs on, if any.
+    fn running_on(&self, t: ThreadId) -> Option<usize> {
+        let p = *self.at.get(t.index())?;
+        (p != NOWHERE && self.on.get(p as usize) == Some(&Some(t))).then_some(p as usize)
     }
 
     /// Notes that the thread on `p`, if any, left it now.
     fn vacate(&mut self, p: usize, cx: &SchedCtx) {
         if let Some(t) = self.on[p].take() {
+            self.at[t.index()] = NOWHERE;
             let left = &mut self.left[t.index()];
             match left.iter_mut().find(|(q, _)| *q as usize == p) {
                 Some(entry) => entry.1 = cx.now,
                 None => left.push((p as u32, cx.now)),
             }
+            self.ready.left(p as u32, t, cx.now);
         }
     }
 }
 
 impl Scheduler for Affinity {
     fn shape(&self, machine: &MachineConfig) -> Shape {
+        // Every processor draws on the one set of ready threads: an idle one finding none
+        // means all would (the engine stops offering there).
         Shape::new(machine)
             .tick(Some(self.params.decay_interval))
             .charging()
+            .shared_queue()
     }
 
     fn enqueue(&mut self, t: ThreadId, _why: Enqueue, cx: &SchedCtx) -> Target {
         self.grow(t, cx);
-        if let Some(p) = self.on.iter().position(|&r| r == Some(t)) {
+        if let Some(p) = self.running_on(t) {
             self.vacate(p, cx);
         }
-        self.ready.push(t);
+        self.ready.push(t, self.usage[t.index()]);
         Target::Any
     }
 
@@ -150,9 +187,10 @@ impl Scheduler for Affinity {
             self.on.resize(pi + 1, None);
         }
         self.vacate(pi, cx);
-        let (i, _) = self.cheapest(pi, cx)?;
-        let t = self.ready.remove(i);
+        let (t, _) = self.cheapest(pi, cx)?;
+        self.ready.remove(t);
         self.on[pi] = Some(t);
+        self.at[t.index()] = pi as u32;
         Some(t)
     }
 
@@ -166,11 +204,12 @@ impl Scheduler for Affinity {
     fn charge(&mut self, t: ThreadId, cycles: Cycles) {
         if let Some(u) = self.usage.get_mut(t.index()) {
             *u = u.saturating_add(cycles);
+            self.ready.set_usage(t, *u);
         }
     }
 
     fn stopped(&mut self, t: ThreadId, _why: super::Stop, cx: &SchedCtx) {
-        if let Some(p) = self.on.iter().position(|&r| r == Some(t)) {
+        if let Some(p) = self.running_on(t) {
             self.vacate(p, cx);
         }
     }
@@ -180,16 +219,11 @@ impl Scheduler for Affinity {
         for u in &mut self.usage {
             *u = decay_usage(*u, f);
         }
+        self.ready.set_all_usage(&self.usage);
     }
 
     fn dequeue(&mut self, t: ThreadId, _cx: &SchedCtx) -> Handoff {
-        match self.ready.iter().position(|&x| x == t) {
-            Some(i) => {
-                self.ready.remove(i);
-                Handoff::Taken
-            }
-            None => Handoff::Refused,
-        }
+        Handoff::taken_if(self.ready.remove(t))
     }
 }
 

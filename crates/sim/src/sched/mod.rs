@@ -11,6 +11,7 @@ use crate::config::MachineConfig;
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 use crate::outcome::{Notice, Reply, Request};
 
+mod affinity_queue;
 pub mod depress;
 pub mod framework;
 pub mod params;
