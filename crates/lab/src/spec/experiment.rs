@@ -35,7 +35,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use smpsched_sim::Cycles;
 
 use crate::input::budget;
 pub use crate::plan::point::{App, Point};
@@ -65,12 +64,13 @@ struct RawFile {
     seed: u64,
     #[serde(default = "one_u32")]
     repetitions: u32,
+    // The bounds are checked per point, where a wrong value's message gives their range.
     #[serde(default)]
-    time_limit_cycles: Option<Cycles>,
+    time_limit_cycles: Option<toml::Value>,
     #[serde(default)]
-    event_limit: Option<u64>,
+    event_limit: Option<toml::Value>,
     #[serde(default)]
-    reference_limit: Option<u64>,
+    reference_limit: Option<toml::Value>,
     #[serde(default)]
     until: Option<String>,
     #[serde(default)]
