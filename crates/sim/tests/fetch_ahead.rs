@@ -5,12 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use smpsched_sim::outcome::{Reply, Request};
-use smpsched_sim::sched::{
-    policy, Actions, Enqueue, Handoff, Kick, QuantumEnd, SchedCtx, Scheduler, Shape, Stop, Target,
-    Touch,
-};
-use smpsched_sim::{Cycles, MachineConfig, Op, ProcId, Program, Simulation, ThreadCtx, ThreadId};
+use smpsched_sim::sched::{policy, Scheduler};
+use smpsched_sim::{MachineConfig, Op, ProcId, Program, Simulation, ThreadCtx, ThreadId};
+
+mod common;
+use common::Wrapped;
 
 /// Above the engine's threshold for fetching ahead (32,768 threads).
 const THREADS: u64 = 40_000;
@@ -35,96 +34,40 @@ impl Program for Bursty {
     }
 }
 
-/// A policy wrapped to check its hints: `hide` answers no hint at all (the engine then fetches
+/// `inner` wrapped to check its hints: `hide` answers no hint at all (the engine then fetches
 /// nothing ahead); otherwise each pick is compared with the first hint given after the pick
-/// before it on the same queue (`shared`: one queue for every processor).
-struct Watched {
+/// before it on the same queue (`shared`: one queue for every processor), counted in `right`
+/// and `wrong`.
+fn watched(
     inner: Box<dyn Scheduler>,
     hide: bool,
     shared: bool,
-    hints: RefCell<Vec<Option<ThreadId>>>,
     right: Rc<Cell<u64>>,
     wrong: Rc<Cell<u64>>,
-}
-
-impl Watched {
-    fn queue(&self, p: ProcId) -> usize {
-        if self.shared {
-            0
-        } else {
-            p.index()
-        }
-    }
-}
-
-impl Scheduler for Watched {
-    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
-        self.inner.enqueue(t, why, cx)
-    }
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        let t = self.inner.pick_next(p, cx);
-        let q = self.queue(p);
-        if let (Some(t), Some(Some(hint))) = (t, self.hints.borrow().get(q)) {
-            let count = if *hint == t { &self.right } else { &self.wrong };
+) -> Wrapped {
+    let queue = move |p: ProcId| if shared { 0 } else { p.index() };
+    let hints: Rc<RefCell<Vec<Option<ThreadId>>>> = Rc::default();
+    let seen = hints.clone();
+    let mut w = Wrapped::new(inner);
+    w.on_pick = Box::new(move |p, t| {
+        if let (Some(t), Some(Some(hint))) = (t, seen.borrow().get(queue(p))) {
+            let count = if *hint == t { &right } else { &wrong };
             count.set(count.get() + 1);
         }
-        t
-    }
-    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
-        self.inner.dequeue(t, cx)
-    }
-    fn shape(&self, machine: &MachineConfig) -> Shape {
-        self.inner.shape(machine)
-    }
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
-        self.inner.quantum_expired(t, p, cx)
-    }
-    fn charge(&mut self, t: ThreadId, cycles: Cycles) {
-        self.inner.charge(t, cycles)
-    }
-    fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
-        self.inner.stopped(t, why, cx)
-    }
-    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
-        self.inner.tick(cx, out)
-    }
-    fn request(
-        &mut self,
-        t: ThreadId,
-        req: &Request,
-        cx: &SchedCtx,
-        out: &mut Actions,
-    ) -> (Reply, Cycles) {
-        self.inner.request(t, req, cx, out)
-    }
-    fn preempt_for(&mut self, t: ThreadId, cx: &SchedCtx) -> Option<ProcId> {
-        self.inner.preempt_for(t, cx)
-    }
-    fn depress(&mut self, t: ThreadId, until: Option<Cycles>, cx: &SchedCtx) {
-        self.inner.depress(t, until, cx)
-    }
-    fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
-        self.inner.layout(alloc)
-    }
-    fn dispatch_touches(&self, p: ProcId, cx: &SchedCtx, out: &mut Vec<Touch>) {
-        self.inner.dispatch_touches(p, cx, out)
-    }
-    fn take_kicks(&mut self, out: &mut Vec<Kick>) {
-        self.inner.take_kicks(out)
-    }
-    fn next_picks(&self, p: ProcId, cx: &SchedCtx) -> [Option<ThreadId>; 2] {
-        if self.hide {
+    });
+    w.on_hints = Box::new(move |p, picks| {
+        if hide {
             return [None, None];
         }
-        let picks = self.inner.next_picks(p, cx);
-        let q = self.queue(p);
-        let mut hints = self.hints.borrow_mut();
+        let q = queue(p);
+        let mut hints = hints.borrow_mut();
         if hints.len() <= q {
             hints.resize(q + 1, None);
         }
         hints[q] = picks[0];
         picks
-    }
+    });
+    w
 }
 
 /// Runs the load under `name`, its hints hidden or watched: the report's text, and how many
@@ -134,14 +77,13 @@ fn run(name: &str, hide: bool) -> (String, u64, u64) {
     m.processors = 64;
     m.slice_cycles = 50_000;
     let (right, wrong) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
-    let watched = Watched {
-        inner: policy(name).unwrap().make(&toml::Table::new()).unwrap(),
+    let watched = watched(
+        policy(name).unwrap().make(&toml::Table::new()).unwrap(),
         hide,
-        shared: name != "per-core",
-        hints: RefCell::new(Vec::new()),
-        right: right.clone(),
-        wrong: wrong.clone(),
-    };
+        name != "per-core",
+        right.clone(),
+        wrong.clone(),
+    );
     let mut sim = Simulation::new(m, Box::new(watched), 5).unwrap();
     let task = sim.add_task("many");
     for _ in 0..THREADS {

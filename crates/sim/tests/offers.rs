@@ -8,80 +8,17 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use smpsched_sim::sched::{
-    policy, Actions, Depression, Enqueue, Handoff, Kick, QuantumEnd, SchedCtx, Scheduler, Shape,
-    Stop, Target, Touch,
-};
-use smpsched_sim::{
-    Cycles, MachineConfig, Op, ProcId, Reply, Request, Script, Simulation, ThreadId,
-};
+use smpsched_sim::sched::{policy, Depression, Enqueue, Handoff, SchedCtx, Scheduler, Target};
+use smpsched_sim::{MachineConfig, Op, ProcId, Script, Simulation, ThreadId};
+
+mod common;
+use common::Wrapped;
 
 fn machine(p: u32) -> MachineConfig {
     let mut m = MachineConfig::tango_12();
     m.processors = p;
     m.memory = smpsched_sim::memory::MemoryConfig::none();
     m
-}
-
-/// A registered policy, every call forwarded, its `pick_next` calls counted.
-struct Counted {
-    inner: Box<dyn Scheduler>,
-    picks: Rc<Cell<u64>>,
-}
-
-impl Scheduler for Counted {
-    fn enqueue(&mut self, t: ThreadId, why: Enqueue, cx: &SchedCtx) -> Target {
-        self.inner.enqueue(t, why, cx)
-    }
-    fn pick_next(&mut self, p: ProcId, cx: &SchedCtx) -> Option<ThreadId> {
-        self.picks.set(self.picks.get() + 1);
-        self.inner.pick_next(p, cx)
-    }
-    fn dequeue(&mut self, t: ThreadId, cx: &SchedCtx) -> Handoff {
-        self.inner.dequeue(t, cx)
-    }
-    fn shape(&self, machine: &MachineConfig) -> Shape {
-        self.inner.shape(machine)
-    }
-    fn quantum_expired(&mut self, t: ThreadId, p: ProcId, cx: &SchedCtx) -> QuantumEnd {
-        self.inner.quantum_expired(t, p, cx)
-    }
-    fn charge(&mut self, t: ThreadId, cycles: Cycles) {
-        self.inner.charge(t, cycles)
-    }
-    fn stopped(&mut self, t: ThreadId, why: Stop, cx: &SchedCtx) {
-        self.inner.stopped(t, why, cx)
-    }
-    fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
-        self.inner.tick(cx, out)
-    }
-    fn request(
-        &mut self,
-        t: ThreadId,
-        req: &Request,
-        cx: &SchedCtx,
-        out: &mut Actions,
-    ) -> (Reply, Cycles) {
-        self.inner.request(t, req, cx, out)
-    }
-    fn preempt_for(&mut self, t: ThreadId, cx: &SchedCtx) -> Option<ProcId> {
-        self.inner.preempt_for(t, cx)
-    }
-    fn depress(&mut self, t: ThreadId, until: Option<Cycles>, cx: &SchedCtx) {
-        self.inner.depress(t, until, cx)
-    }
-    fn layout(&mut self, alloc: &mut dyn FnMut(u64) -> u64) {
-        self.inner.layout(alloc)
-    }
-    fn dispatch_touches(&self, p: ProcId, cx: &SchedCtx, out: &mut Vec<Touch>) {
-        self.inner.dispatch_touches(p, cx, out)
-    }
-    fn take_kicks(&mut self, out: &mut Vec<Kick>) {
-        self.inner.take_kicks(out)
-    }
-    fn next_picks(&self, p: ProcId, cx: &SchedCtx) -> [Option<ThreadId>; 2] {
-        self.inner.next_picks(p, cx)
-    }
 }
 
 /// Runs `name` on `processors` with two applications of `processors` threads each, every
@@ -94,10 +31,9 @@ fn picks_per_event(name: &str, processors: u32) -> f64 {
         Depression::Parked,
         "{name}: the framework's parking would hide picks"
     );
-    let sched = Box::new(Counted {
-        inner,
-        picks: picks.clone(),
-    });
+    let mut sched = Box::new(Wrapped::new(inner));
+    let counted = picks.clone();
+    sched.on_pick = Box::new(move |_, _| counted.set(counted.get() + 1));
     let m = machine(processors);
     let mut s = Simulation::new(m.clone(), sched, 1).unwrap();
     for app in ["a", "b"] {

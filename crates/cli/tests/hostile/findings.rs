@@ -299,12 +299,20 @@ fn extreme_machines_run_within_their_bounds() {
         "policy = \"priority\"\ndecay_interval = 1",
         &fixed(4, 100_000),
     );
-    let o = common::smpsched(&["run", "short-tick.toml", "--quiet"], &dir);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("short-tick.toml:7: field `scheduler.decay_interval`"),
-        "{err}"
+    // `NAME.toml` is refused (exit 2) with `expected` in the message, under `memory` if given.
+    let refused = |name: &str, memory: Option<&str>, expected: &[&str]| {
+        let file = format!("{name}.toml");
+        let o = common::smpsched_with_memory(&["run", &file, "--quiet"], &dir, memory);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        for e in expected {
+            assert!(err.contains(e), "{name}: {err}");
+        }
+    };
+    refused(
+        "short-tick",
+        None,
+        &["short-tick.toml:7: field `scheduler.decay_interval`"],
     );
     // Too many jobs for the memory of an open load: the error names `jobs`, the field that sets
     // its thread count (it named `workload.0.threads`, a field `arrivals` does not have).
@@ -316,17 +324,10 @@ fn extreme_machines_run_within_their_bounds() {
          service = { dist = \"fixed\", value = 1000 }\n",
     )
     .unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_smpsched"))
-        .args(["run", "many-jobs.toml", "--quiet"])
-        .current_dir(&dir)
-        .env("SMPSCHED_MEMORY", "64M")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("many-jobs.toml:10: field `workload.0.jobs`: a run of this point"),
-        "{err}"
+    refused(
+        "many-jobs",
+        Some("64M"),
+        &["many-jobs.toml:10: field `workload.0.jobs`: a run of this point"],
     );
     // weibel-scalar's parts too small for one sweep point: refused at load, before the other
     // points run (it was found only when that point's run installed the workload).
@@ -338,12 +339,10 @@ fn extreme_machines_run_within_their_bounds() {
          [sweep]\n\"workload.0.processes\" = [4, 300]\n",
     )
     .unwrap();
-    let o = common::smpsched(&["run", "scalar-parts.toml", "--quiet"], &dir);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("field `workload.0.data_bytes`: 16384 bytes split among 300 processes"),
-        "{err}"
+    refused(
+        "scalar-parts",
+        None,
+        &["field `workload.0.data_bytes`: 16384 bytes split among 300 processes"],
     );
     assert!(!dir.join("results/scalar-parts").exists(), "a point ran");
     // A slow clock shortens a policy's own default slice (gang's 10 ms), which the file does
@@ -354,13 +353,13 @@ fn extreme_machines_run_within_their_bounds() {
         "policy = \"gang\"",
         &fixed(4, 100_000),
     );
-    let o = common::smpsched(&["run", "slow-gang.toml", "--quiet"], &dir);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("field `scheduler.slice_ms`")
-            && err.contains("left at its default, 10 ms at clock_mhz = 0.001"),
-        "{err}"
+    refused(
+        "slow-gang",
+        None,
+        &[
+            "field `scheduler.slice_ms`",
+            "left at its default, 10 ms at clock_mhz = 0.001",
+        ],
     );
     // Memory the estimate missed, now refused before anything runs: each thread's kernel
     // memory (`kernel.thread_bytes`), and the results' text (100,000 runs took 1.05 GB where
