@@ -24,6 +24,11 @@ fn machine(p: u32) -> MachineConfig {
 /// Runs `name` on `processors` with two applications of `processors` threads each, every
 /// thread computing five 1 ms bursts apart by 1 ms sleeps; `pick_next` calls per event.
 fn picks_per_event(name: &str, processors: u32) -> f64 {
+    picks_per_event_with(name, processors, processors)
+}
+
+/// [`picks_per_event`] with `threads` threads in each application.
+fn picks_per_event_with(name: &str, processors: u32, threads: u32) -> f64 {
     let picks = Rc::new(Cell::new(0));
     let inner = policy(name).unwrap().make(&toml::Table::new()).unwrap();
     assert_ne!(
@@ -38,7 +43,7 @@ fn picks_per_event(name: &str, processors: u32) -> f64 {
     let mut s = Simulation::new(m.clone(), sched, 1).unwrap();
     for app in ["a", "b"] {
         let task = s.add_task(app);
-        for _ in 0..processors {
+        for _ in 0..threads {
             let mut ops = Vec::new();
             for _ in 0..5 {
                 ops.push(Op::Compute(m.ms(1.0)));
@@ -70,6 +75,15 @@ fn idle_processors_asked_per_event_stay_flat_in_the_machines_size() {
             "{name}: {small:.2} picks an event at 16 processors, {big:.2} at 1,024"
         );
     }
+}
+
+#[test]
+fn a_policy_with_nothing_waiting_stops_the_offers() {
+    // Per-core queues on a mostly idle machine (1,024 processors, 32 threads): each wake-up
+    // places its thread and then asks every idle processor, since an idle one may pull; once
+    // no thread is queued anywhere (`nothing_waiting`) the engine stops asking.
+    let picks = picks_per_event_with("per-core", 1024, 16);
+    assert!(picks < 2.0, "{picks:.2} picks an event");
 }
 
 #[test]

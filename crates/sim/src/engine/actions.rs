@@ -206,12 +206,13 @@ impl Simulation {
     }
 
     /// Offers work to the idle processors of `start..end`, lowest number first; with `single`
-    /// (one shared queue) it stops at the first that finds none, as then all would.
+    /// (one shared queue) it stops at the first that finds none, as then all would, and it
+    /// stops once the policy says that no thread waits for any of them.
     fn offer_range(&mut self, start: usize, end: usize, single: bool) -> Result<(), SimError> {
         let mut from = start;
         while let Some(p) = self.next_idle(from).filter(|&p| p < end) {
             from = p + 1;
-            if self.offer(p)? && single {
+            if (self.offer(p)? && single) || self.sched.nothing_waiting() {
                 break;
             }
         }

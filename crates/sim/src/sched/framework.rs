@@ -108,6 +108,12 @@ impl Policy {
         self.parked.pop_where(|t| cx.allowed(t, p))
     }
 
+    /// [`Scheduler::nothing_waiting`], no thread parked either.
+    #[inline]
+    pub(crate) fn nothing_waiting(&self) -> bool {
+        self.parked.is_empty() && self.inner.nothing_waiting()
+    }
+
     /// [`Scheduler::next_picks`].
     #[inline]
     pub(crate) fn next_picks(&self, p: ProcId, cx: &SchedCtx) -> [Option<ThreadId>; 2] {

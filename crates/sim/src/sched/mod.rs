@@ -485,6 +485,16 @@ pub trait Scheduler {
     /// each event and each offer of work, only when the shape says [`Shape::kicks`]).
     fn take_kicks(&mut self, _out: &mut Vec<Kick>) {}
 
+    /// Whether no idle processor's `pick_next` could find a thread now, and asking one would
+    /// change nothing (no pass it would use up, no look charged through `dispatch_touches`):
+    /// the engine then stops offering work to idle processors for this round. `false`, the
+    /// default, when the policy cannot tell cheaply. `per-core` tells from its count of queued
+    /// threads, so that a wake-up on a large machine does not ask thousands of idle
+    /// processors in turn.
+    fn nothing_waiting(&self) -> bool {
+        false
+    }
+
     /// The threads this policy would most likely pick next on `p`, after the pick it just
     /// made, the likelier first: the head of its run queue and the thread behind it, when it
     /// knows them cheaply. A hint only: the engine has the host fetch their records ahead of

@@ -240,6 +240,12 @@ impl Scheduler for PerCore {
         Target::Processor(ProcId(p as u32))
     }
 
+    fn nothing_waiting(&self) -> bool {
+        // A timed pull pass (`pull_ms`) is used up, and its scan charged, when its processor is
+        // asked, queued threads or not.
+        self.queued == 0 && !(self.params.pull && self.params.pull_ms > 0.0)
+    }
+
     fn next_picks(&self, p: ProcId, _cx: &SchedCtx) -> [Option<ThreadId>; 2] {
         match self.queues.get(self.home(p.index())) {
             Some(q) => [q.front().copied(), q.get(1).copied()],

@@ -81,6 +81,9 @@ impl Scheduler for Wrapped {
     fn take_kicks(&mut self, out: &mut Vec<Kick>) {
         self.inner.take_kicks(out)
     }
+    fn nothing_waiting(&self) -> bool {
+        self.inner.nothing_waiting()
+    }
     fn next_picks(&self, p: ProcId, cx: &SchedCtx) -> [Option<ThreadId>; 2] {
         (self.on_hints)(p, self.inner.next_picks(p, cx))
     }
