@@ -67,6 +67,9 @@ fn idle_processors_asked_per_event_stay_flat_in_the_machines_size() {
         "process-control",
         "scx-central",
         "scx-simple",
+        "affinity",
+        "per-core",
+        "mach",
     ] {
         let small = picks_per_event(name, 16);
         let big = picks_per_event(name, 1024);
@@ -79,11 +82,14 @@ fn idle_processors_asked_per_event_stay_flat_in_the_machines_size() {
 
 #[test]
 fn a_policy_with_nothing_waiting_stops_the_offers() {
-    // Per-core queues on a mostly idle machine (1,024 processors, 32 threads): each wake-up
-    // places its thread and then asks every idle processor, since an idle one may pull; once
-    // no thread is queued anywhere (`nothing_waiting`) the engine stops asking.
-    let picks = picks_per_event_with("per-core", 1024, 16);
-    assert!(picks < 2.0, "{picks:.2} picks an event");
+    // Per-core queues, and Mach's per-set and per-processor queues, on a mostly idle machine
+    // (1,024 processors, 32 threads): each wake-up asks every idle processor (one may pull, or
+    // serve another processor set); once no thread is queued anywhere (`nothing_waiting`) the
+    // engine stops asking.
+    for name in ["per-core", "mach"] {
+        let picks = picks_per_event_with(name, 1024, 16);
+        assert!(picks < 2.0, "{name}: {picks:.2} picks an event");
+    }
 }
 
 #[test]

@@ -124,6 +124,8 @@ pub struct Mach {
     stamp: Vec<u64>,
     queued: Vec<Option<Queued>>,
     depressed_until: Vec<Cycles>,
+    /// Threads in the run queues, global and local (`Scheduler::nothing_waiting`).
+    waiting: usize,
     /// The global seconds counter, and the exponentially averaged overload factor.
     seconds: u64,
     load: u64,
@@ -144,6 +146,7 @@ impl Mach {
             stamp: Vec::new(),
             queued: Vec::new(),
             depressed_until: Vec::new(),
+            waiting: 0,
             seconds: 0,
             load: LOAD_ONE,
         }
@@ -184,6 +187,7 @@ impl Mach {
         for q in self.global.iter_mut().chain(&mut self.local) {
             all.extend(q.drain());
         }
+        self.waiting -= all.len();
         for (t, _) in all {
             self.catch_up(t);
             let _ = self.queue(t, cx);
@@ -240,6 +244,7 @@ impl Mach {
             None => self.global[set].push(t, level),
         }
         self.queued[t.index()] = Some(Queued { local, set, level });
+        self.waiting += 1;
         match local {
             Some(p) => Target::Processor(ProcId(p as u32)),
             None => Target::Any,
@@ -305,6 +310,7 @@ impl Scheduler for Mach {
             None => global.pop()?,
         };
         self.queued[t.index()] = None;
+        self.waiting -= 1;
         self.cpus[pi] = Cpu {
             ticks_left: self.quantum_ticks(&cx.machine),
             first_quantum: true,
@@ -407,7 +413,17 @@ impl Scheduler for Mach {
             Some(p) => &mut self.local[p],
             None => &mut self.global[q.set],
         };
-        Handoff::taken_if(rq.remove(&t, q.level))
+        let taken = rq.remove(&t, q.level);
+        self.waiting -= usize::from(taken);
+        Handoff::taken_if(taken)
+    }
+
+    fn nothing_waiting(&self) -> bool {
+        debug_assert!(
+            self.local.len() > 64 || self.waiting == self.global.iter().chain(&self.local).map(RunQueue::len).sum::<usize>(),
+            "the count of waiting threads"
+        );
+        self.waiting == 0
     }
 
     fn depress(&mut self, t: ThreadId, until: Option<Cycles>, cx: &SchedCtx) {

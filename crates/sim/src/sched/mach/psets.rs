@@ -25,6 +25,7 @@ impl Mach {
             ThreadState::Ready => {
                 if let Some(q) = self.queued[u.index()].filter(|q| q.local.is_none()) {
                     if self.global[q.set].remove(&u, q.level) {
+                        self.waiting -= 1;
                         let _ = self.queue(u, cx);
                     }
                 }
