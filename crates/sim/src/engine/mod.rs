@@ -27,8 +27,8 @@
 //!   was interrupted, its wake-up was cancelled) is dropped when it pops.
 //! * A thread's operation is charged in one step: the engine asks a [`Program`] for its next
 //!   operation only when the previous one is done.
-//! * The exception is a bulk memory access ([`Op::Mem`](crate::Op::Mem)): it is walked through the memory model
-//!   in chunks of at most `memory.chunk_cycles` (and never past the quantum), each charged as a
+//! * The exception is a bulk memory access ([`Op::Mem`](crate::Op::Mem)): it is walked
+//!   through the memory model in chunks of at most `memory.chunk_cycles` (and never past the quantum), each charged as a
 //!   fixed segment of useful (hit) then stall (miss) cycles; preemption and quantum expiry are
 //!   checked between chunks, so processors interleave in virtual-time order.
 
@@ -48,6 +48,7 @@ use crate::sched::{Actions, Enqueue, SchedCtx, Scheduler, ThreadState, Touch};
 use crate::sync::SyncObject;
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadSlot};
 use crate::trace::{Trace, TraceConfig};
+use bounds::Checked;
 
 /// Simulated time never goes past 2^63 cycles, whatever the run's bound: a time that saturated
 /// near `u64::MAX` stops the run there.
@@ -104,14 +105,6 @@ impl EventKind {
             _ => EventKind::Arrive { i: id },
         }
     }
-}
-/// What the engine's periodic check found: go on, end the run (its application is done),
-/// or stop it with a fault or at a bound.
-enum Checked {
-    Go,
-    End,
-    Fault(SimError),
-    Bound(Bound),
 }
 
 #[derive(Default)]
@@ -230,6 +223,7 @@ pub struct Simulation {
 
 mod actions;
 mod ahead;
+mod bounds;
 mod build;
 mod error;
 mod finish;
@@ -411,14 +405,7 @@ impl Simulation {
         if let Some(iv) = self.sched.shape.tick {
             self.push(iv.max(1), EventKind::Tick);
         }
-        // One comparison per event covers the event bound, a policy's fault, the reference
-        // bound and the observer. The references are summed over the processors, so at most
-        // once every `processors` events.
-        if self.limits.references < u64::MAX && self.memory.enabled() {
-            self.refs_every = Limits::REFERENCE_CHECK_EVENTS.max(self.procs.len() as u64);
-        }
-        self.next_observe = every;
-        self.next_check = every.min(self.refs_every).min(self.limits.events);
+        self.start_checks(every);
         // Every processor starts idle and, once threads are placed, is asked for work. A policy
         // that kicks hears from each at least once, as sched_ext's CPUs each pass through
         // `dispatch` when they go idle.
@@ -471,42 +458,6 @@ impl Simulation {
             Some(fault) => Err(fault),
             None => Ok(self.finish()),
         }
-    }
-
-    /// The check made every `every` events and at the event bound: a policy's fault, the end
-    /// of the application the run waits for, the bound, or the observer's turn. Off the hot path.
-    #[cold]
-    fn check(&mut self, every: u64, observe: &mut dyn FnMut(Progress)) -> Checked {
-        if let Some(fault) = self.fault.take() {
-            return Checked::Fault(fault);
-        }
-        if self.ending {
-            return Checked::End;
-        }
-        if self.events >= self.limits.events {
-            return Checked::Bound(Bound::Events(self.limits.events));
-        }
-        if self.refs_every < u64::MAX {
-            self.refs_seen = self.memory.total_refs();
-            if self.refs_seen >= self.limits.references {
-                return Checked::Bound(Bound::References(self.limits.references));
-            }
-        }
-        if self.events >= self.next_observe {
-            observe(Progress {
-                now: self.cx.now,
-                events: self.events,
-                live: self.live,
-                references: self.refs_seen,
-                limits: self.limits,
-            });
-            self.next_observe = self.events.saturating_add(every);
-        }
-        self.next_check = self
-            .next_observe
-            .min(self.events.saturating_add(self.refs_every))
-            .min(self.limits.events);
-        Checked::Go
     }
 
     /// Handles one event at the current time; true when it was the clock's tick.

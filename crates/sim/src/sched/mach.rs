@@ -269,13 +269,7 @@ impl Mach {
     }
 
     fn runnable(&self, cx: &SchedCtx) -> u64 {
-        let queued = self
-            .global
-            .iter()
-            .chain(&self.local)
-            .map(RunQueue::len)
-            .sum::<usize>();
-        (queued + cx.busy()) as u64
+        (self.waiting + cx.busy()) as u64
     }
 }
 
