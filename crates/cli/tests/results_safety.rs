@@ -184,10 +184,35 @@ fn a_run_that_would_never_end_stops_at_its_event_limit() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("exp.toml: field `event_limit`") && err.contains("raise"),
+        // The line the file writes the bound on.
+        err.contains("exp.toml:2: field `event_limit`") && err.contains("raise"),
         "{err}"
     );
     assert_eq!(check_files_well_formed(&dir.join("results")), 3);
+}
+
+#[test]
+fn runs_stopped_at_different_bounds_are_counted_by_bound() {
+    let dir = tempdir("bounds");
+    // Point `a` reaches the file's event limit; point `b` its own, earlier, time limit.
+    let text = "name = \"bounds\"\nseed = 1\nevent_limit = 1000\n[machine]\n\
+                preset = \"tango-12\"\n[scheduler]\npolicy = \"round-robin\"\n\
+                [[workload]]\nkind = \"synthetic\"\nthreads = 20\nbursts = 200\n\
+                compute = { dist = \"fixed\", value = 20000 }\n[[point]]\nname = \"a\"\n\
+                [[point]]\nname = \"b\"\nset = { time_limit_cycles = 50000 }\n";
+    std::fs::write(dir.join("exp.toml"), text).unwrap();
+    let o = smpsched(&["run", "exp.toml", "--quiet", "--out", "r"], &dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("exp.toml:3: field `event_limit`: 2 of 2 run(s) did not finish")
+            && err.contains("(1 at `event_limit`, 1 at `time_limit_cycles`)")
+            && err.contains("point `a`"),
+        "{err}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("r/results.json")).unwrap()).unwrap();
+    assert_eq!(json["runs"][1]["stopped"]["field"], "time_limit_cycles");
 }
 
 #[test]

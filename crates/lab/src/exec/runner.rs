@@ -241,26 +241,47 @@ pub(crate) fn run_one(
     Ok(record(outcome))
 }
 
-/// The error for runs that stopped at a bound: bad input (exit code 2) naming the file and the
-/// field to raise, after the results were written. `None` when every run finished.
+/// The error for runs that stopped at a bound: bad input (exit code 2) naming the file, the
+/// field to raise and its line when the file writes it, after the results were written. With
+/// runs stopped at different bounds, it counts those at each and names the first run's field.
+/// `None` when every run finished.
 pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
     let stopped: Vec<(&RunRecord, &Stopped)> = runs
         .iter()
         .filter_map(|r| Some((r, r.stopped.as_ref()?)))
         .collect();
     let (first, why) = stopped.first()?;
+    // How many stopped at each bound, in the order first met.
+    let mut at: Vec<(&str, usize)> = Vec::new();
+    for (_, s) in &stopped {
+        match at.iter_mut().find(|(f, _)| *f == s.field) {
+            Some((_, n)) => *n += 1,
+            None => at.push((s.field, 1)),
+        }
+    }
+    let mut message = format!("{} of {} run(s) did not finish", stopped.len(), runs.len());
+    if at.len() > 1 {
+        let counts: Vec<String> = at.iter().map(|(f, n)| format!("{n} at `{f}`")).collect();
+        message.push_str(&format!(" ({}); the first,", counts.join(", ")));
+    } else {
+        message.push(';');
+    }
+    message.push_str(&format!(
+        " point `{}` (repetition {}), {}",
+        first.point,
+        first.repetition,
+        why.describe()
+    ));
+    let line = exp
+        .limit_lines
+        .iter()
+        .find(|(f, _)| *f == why.field)
+        .map(|&(_, l)| l);
     Some(LabError::Input(Box::new(crate::input::error::InputError {
         file: exp.path.clone(),
-        line: None,
+        line,
         field: why.field.to_string(),
-        message: format!(
-            "{} of {} run(s) did not finish; point `{}` (repetition {}) {}",
-            stopped.len(),
-            runs.len(),
-            first.point,
-            first.repetition,
-            why.describe()
-        ),
+        message,
     })))
 }
 

@@ -22,6 +22,10 @@ pub struct RunRecord {
     pub stopped: Option<Stopped>,
 }
 
+/// The experiment-file fields that bound a run: simulated time, engine events, memory
+/// references (in the order of [`Bound`]'s kinds).
+pub const LIMIT_FIELDS: [&str; 3] = ["time_limit_cycles", "event_limit", "reference_limit"];
+
 /// A run that reached one of its bounds before every thread exited: its measures cover the run
 /// up to the stop only.
 #[derive(Clone, Debug, Serialize)]
@@ -44,9 +48,9 @@ impl Stopped {
     /// threads left; the field to raise follows from the bound.
     pub fn at(bound: Bound, at_cycle: Cycles, events: u64, live: u64) -> Stopped {
         let field = match bound {
-            Bound::Cycles(_) => "time_limit_cycles",
-            Bound::Events(_) => "event_limit",
-            Bound::References(_) => "reference_limit",
+            Bound::Cycles(_) => LIMIT_FIELDS[0],
+            Bound::Events(_) => LIMIT_FIELDS[1],
+            Bound::References(_) => LIMIT_FIELDS[2],
         };
         Stopped {
             bound,

@@ -120,6 +120,10 @@ pub struct Experiment {
     pub notes: Vec<String>,
     /// Values set over the file from the command line (`--set`), which its results record.
     pub settings: Vec<Setting>,
+    /// The line of each run bound the file writes at its top (`time_limit_cycles`,
+    /// `event_limit`, `reference_limit`), so that a run stopped at one is told where to raise
+    /// it ([`crate::stopped_error`]).
+    pub limit_lines: Vec<(&'static str, usize)>,
 }
 
 impl Experiment {
@@ -188,7 +192,12 @@ impl Experiment {
             None => None,
         };
         check_records(&src, &points, repetitions, memory)?;
+        let limit_lines = crate::plan::record::LIMIT_FIELDS
+            .iter()
+            .filter_map(|&f| Some((f, src.line_of_key(f)?)))
+            .collect();
         Ok(Experiment {
+            limit_lines,
             reproduce,
             name: raw.name,
             description: raw.description,
