@@ -41,7 +41,9 @@ impl Limits {
     pub const DEFAULT_EVENTS: u64 = 1_000_000_000;
 
     /// The lab's default bound on memory references: ten billion, about a minute of one core
-    /// when every reference misses (150-190 M a second, docs/performance.md).
+    /// when every reference misses in a bulk access (150-190 M a second, docs/performance.md);
+    /// references charged one by one (a policy's lock traffic on thousands of processors)
+    /// reach it in five to eight minutes.
     pub const DEFAULT_REFERENCES: u64 = 10_000_000_000;
 
     /// How often, in events, the engine compares the references made with

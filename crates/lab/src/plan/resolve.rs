@@ -461,8 +461,7 @@ fn check_memory(
     memory: Option<u64>,
     overrides: &[Override],
 ) -> Result<(), InputError> {
-    let engine = budget::run_bytes(threads, machine.processors);
-    let model = smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched);
+    let (engine, model) = crate::plan::threads::run_need(machine, threads, touched);
     let need = engine.saturating_add(model);
     if let Some(avail) = memory.filter(|&a| need > a) {
         let field = if model > engine && own > 0 {

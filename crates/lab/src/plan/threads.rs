@@ -26,13 +26,24 @@ pub(crate) fn thread_limit(machine: &MachineConfig, apps: &[App], memory: Option
     });
     let model =
         |bytes| smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, bytes);
-    let need = budget::run_bytes(start, machine.processors).saturating_add(model(touched));
+    let (engine, caches) = run_need(machine, start, touched);
+    let need = engine.saturating_add(caches);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     let spare = avail.saturating_sub(need) / cores;
     // A thread more: its records, and the memory model's share of its kernel memory.
     let one = smpsched_sim::engine::THREAD_FOOTPRINT_BYTES
         .saturating_add(model(kernel_bytes(machine, 1)).saturating_sub(model(0)));
     start.saturating_add(spare / one.max(1)).min(MAX_THREADS)
+}
+
+/// The host memory a run of `threads` threads needs, as (the engine's records, the memory
+/// model's caches and directory for `touched` bytes of regions): what a point is checked
+/// against at load, and what [`thread_limit`] leaves room for.
+pub(crate) fn run_need(machine: &MachineConfig, threads: u64, touched: u64) -> (u64, u64) {
+    (
+        budget::run_bytes(threads, machine.processors),
+        smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched),
+    )
 }
 
 /// The kernel memory the creation of `threads` threads writes through the memory model
