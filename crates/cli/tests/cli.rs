@@ -332,6 +332,56 @@ fn list_and_explain() {
 }
 
 #[test]
+fn list_skips_malformed_files_and_a_papers_own_folder_is_named_as_such() {
+    let dir = repro_dir("list-skips", REPRO);
+    std::fs::write(dir.join("exp/tiny/bad.toml"), "name = \n").unwrap();
+    let o = smpsched(&["list", "--dir", "exp"], &dir);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    let skipped = text
+        .split("Skipped")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        skipped.contains("bad.toml: malformed TOML (line 1)"),
+        "{text}"
+    );
+    // The paper's own folder given as the folder of papers: no paper `tiny` inside it.
+    let o = smpsched(&["list", "--dir", "exp/tiny"], &dir);
+    assert!(!String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("Reproductions"));
+    let o = smpsched(
+        &[
+            "reproduce",
+            "tiny",
+            "--experiments",
+            "exp/tiny",
+            "--reports",
+            "rep",
+        ],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("exp/tiny is the paper's own folder") && err.contains("--experiments exp"),
+        "{err}"
+    );
+    // An --out folder holding the user's own files is not called a results folder.
+    std::fs::create_dir_all(dir.join("mine")).unwrap();
+    std::fs::write(dir.join("mine/notes.txt"), "mine").unwrap();
+    let o = smpsched(&["run", "exp/tiny/t.toml", "--out", "mine"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("files smpsched did not write"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mine/notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
 fn reproduce_writes_a_report_and_keeps_each_run() {
     let dir = repro_dir("repro", REPRO);
     let o = reproduce(&dir, &["--strict"]);

@@ -311,3 +311,98 @@ fn run_with_a_setting_records_it_and_gives_the_files_results_with_it_written() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("itself"));
 }
+
+/// The reports in `dir/rep` (their file names).
+fn reports(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("rep"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.ends_with(".md") && n != "index.md")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_bad_value_of_vary_is_refused_before_any_runs() {
+    // The last of the values is no number: found when the files are loaded with it, before the
+    // first value's reproduction runs (found after it once, with its report written).
+    let dir = tiny_dir("vary-late");
+    let o = reproduce(&dir, &["--vary", "workload.0.syncs=50,80,abc"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("workload.0.syncs") && err.contains("set by the command line"),
+        "{err}"
+    );
+    assert_eq!(reports(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn report_names_stay_apart_and_short() {
+    let dir = tiny_dir("names");
+    // Two settings, and one setting whose value spells the two: two reports, not one.
+    let two = ["--set", "workload.0.name=a", "--set", "workload.0.syncs=80"];
+    let one = ["--set", "workload.0.name=a-set-workload.0.syncs-80"];
+    for args in [&two[..], &one[..]] {
+        let o = reproduce(&dir, args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(reports(&dir).len(), 2, "{:?}", reports(&dir));
+    // Seeds with gaps are listed in the name only while it stays short: thirteen of twenty
+    // digits made a name the file system refused, after every seed had run.
+    let seeds: Vec<String> = (0..13)
+        .map(|i| (10_000_000_000_000_000_000u64 + 2 * i).to_string())
+        .collect();
+    let o = reproduce(&dir, &["--seeds", &seeds.join(",")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let across: Vec<String> = reports(&dir)
+        .into_iter()
+        .filter(|n| n.starts_with("tiny-seeds-"))
+        .collect();
+    assert_eq!(across.len(), 1, "{:?}", reports(&dir));
+    assert!(across[0].len() < 200, "{}", across[0]);
+}
+
+#[test]
+fn run_refuses_what_the_file_would_refuse_and_a_trace_in_the_out_folder() {
+    let dir = tiny_dir("run-refusals");
+    // The tiny file without its points and reproduction.
+    let plain = TINY.split("[[point]]").next().unwrap().to_string();
+    std::fs::write(dir.join("plain.toml"), &plain).unwrap();
+    let file = "plain.toml";
+    let refused = |args: &[&str], says: &str| {
+        let o = smpsched(args, &dir);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    // No workload, set from the command line as in the file.
+    refused(
+        &["run", file, "--set", "workload=[]", "--out", "o1"],
+        "at least one [[workload]]",
+    );
+    // The trace folder is the results folder: refused before the runs, nothing written.
+    refused(
+        &["run", file, "--out", "o2", "--trace", "o2"],
+        "it is the --out folder",
+    );
+    refused(
+        &["run", file, "--out", "o3", "--trace", file],
+        "it exists and is not a folder",
+    );
+    for o in ["o1", "o2", "o3"] {
+        assert!(!dir.join(o).exists(), "{o} was written");
+    }
+    // A file's own field swept: said so, not called unknown.
+    std::fs::write(
+        dir.join("swept.toml"),
+        format!("{plain}[sweep]\n\"seed\" = [1, 2]\n"),
+    )
+    .unwrap();
+    refused(
+        &["run", "swept.toml", "--out", "o4"],
+        "`seed` is the file's own",
+    );
+}

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::across_plot::agreement_charts;
-use crate::app::papers::{report_stem, PaperOutcome, Variant};
+use crate::app::papers::{bounded_stem, report_stem, PaperOutcome, Variant};
 use crate::input::error::LabError;
 use crate::input::setting::{file_safe, grid, run_label, Setting};
 pub use crate::reproduce::across::AcrossReport;
@@ -39,7 +39,12 @@ pub fn write_seeds_report(
         set.args()
     );
     let report = across(seeds, &each, &links, generated_by).map_err(LabError::Internal)?;
-    let stem = format!("{}-seeds-{label}", report_stem(paper, scale, &set));
+    // A list of seeds with gaps is written out whole: past 60 characters it is hashed.
+    let stem = bounded_stem(format!(
+        "{}-seeds-{}",
+        report_stem(paper, scale, &set),
+        file_safe(&label)
+    ));
     write(reports, &stem, report)
 }
 
@@ -101,7 +106,7 @@ pub fn write_vary_report(
             file_safe(&parts.join("-"))
         }
     };
-    let stem = format!("{}-vary-{named}", report_stem(paper, scale, base));
+    let stem = bounded_stem(format!("{}-vary-{named}", report_stem(paper, scale, base)));
     let report = across_values(&runs, &each, &links, generated_by).map_err(LabError::Internal)?;
     write(reports, &stem, report)
 }

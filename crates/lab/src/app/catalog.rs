@@ -52,7 +52,15 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
                     .to_string(),
                 headlines(&t),
             ),
-            Err(_) => ("(malformed TOML)".into(), String::new(), Vec::new()),
+            Err(e) => {
+                // Not an experiment file until it parses: told under "Skipped", with where.
+                let line = e
+                    .span()
+                    .map(|r| bytecount_lines(&text.as_bytes()[..r.start.min(text.len())]));
+                let at = line.map_or_else(String::new, |l| format!(" (line {l})"));
+                skipped.push((path, format!("malformed TOML{at}: {}", e.message().trim())));
+                continue;
+            }
         };
         out.push(ExperimentEntry {
             path,
@@ -63,6 +71,11 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
     }
     skipped.sort();
     Ok((out, skipped))
+}
+
+/// The 1-based line at the end of `before`.
+fn bytecount_lines(before: &[u8]) -> usize {
+    before.iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 /// The text of `smpsched list`: reproductions and experiments under `dir`, policies, workloads,

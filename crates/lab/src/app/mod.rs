@@ -142,6 +142,19 @@ pub fn run(
     let (mut bundle, exp) = load_run(args, console)?;
     bundle.per_job = args.per_job;
     bundle.per_thread = args.per_thread;
+    if let (Some(out), Some((trace, _))) = (&args.out, &args.trace) {
+        use crate::store::outdir::resolved;
+        if resolved(trace) == resolved(out) {
+            return Err(LabError::Input(Box::new(InputError {
+                file: trace.clone(),
+                line: None,
+                field: "--trace".into(),
+                message: "it is the --out folder: traces go to a folder of their own \
+                          (a new one inside it, e.g. --trace OUT/traces, will do)"
+                    .into(),
+            })));
+        }
+    }
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match &args.out {
         Some(dir) => Destination::Exactly {
@@ -352,6 +365,15 @@ pub fn reproduce(
     }
     let list = paper_list(&args.paper, &args.experiments, console)?;
     let runs = variants(args)?;
+    // Each combination `--vary` asks for is loaded before anything runs, so that a bad value
+    // (the last of a hundred, say) is refused at once, not after the runs before it.
+    if !args.vary.is_empty() {
+        for p in &list {
+            for (variant, _) in runs.iter().skip(1) {
+                crate::app::papers::check_loads(&args.experiments, p, scale, variant)?;
+            }
+        }
+    }
     let mut failed = 0;
     for p in &list {
         let mut outcomes = Vec::new();

@@ -111,8 +111,16 @@ pub fn papers(dir: &Path) -> Result<Vec<String>, LabError> {
         let is_repro = toml::from_str::<toml::Table>(&text)
             .map(|t| t.contains_key("reproduce"))
             .unwrap_or(false);
-        if let (true, Some(parent)) = (is_repro, f.parent().and_then(|p| p.file_name())) {
-            let name = parent.to_string_lossy().to_string();
+        // The paper is the folder directly under `dir` that holds the file (in a subfolder
+        // of it or not); a file directly in `dir` belongs to no paper (`dir` is then a
+        // paper's own folder, not the folder of papers).
+        let mut parts = f
+            .strip_prefix(dir)
+            .map(Path::components)
+            .into_iter()
+            .flatten();
+        if let (true, Some(first), Some(_)) = (is_repro, parts.next(), parts.next()) {
+            let name = first.as_os_str().to_string_lossy().to_string();
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -228,16 +236,42 @@ fn check_paper(exp_dir: &Path, paper: &str) -> Result<PathBuf, LabError> {
     }
     let dir = exp_dir.join(paper);
     if !dir.is_dir() {
-        return Err(bad(format!(
-            "no reproduction folder for `{paper}`; reproductions: {}",
-            known()?
-        )));
+        let known = known()?;
+        let mut message = format!(
+            "no reproduction folder for `{paper}` under {}",
+            exp_dir.display()
+        );
+        if exp_dir.file_name().is_some_and(|n| n == paper) {
+            // `--experiments experiments/weibel`: the paper's own folder, not the folder of papers.
+            let parent = exp_dir.parent().filter(|p| !p.as_os_str().is_empty());
+            message.push_str(&format!(
+                "; {} is the paper's own folder: name the folder that holds it, --experiments {}",
+                exp_dir.display(),
+                parent.map_or_else(|| ".".into(), |p| p.display().to_string())
+            ));
+        } else if known.is_empty() {
+            message.push_str(" (it holds no reproduction)");
+        } else {
+            message.push_str(&format!("; reproductions: {known}"));
+        }
+        return Err(bad(message));
     }
     Ok(dir)
 }
 
 /// The reproduction files of `paper` (loaded and validated at `scale`, with their bundles for
 /// a remote run) and the files skipped as unreadable; a paper with none is bad input.
+/// Loads every file of `paper` as `variant` sets it, and runs nothing: a bad value among the
+/// many reproductions `--vary` asks for is refused before the first runs.
+pub fn check_loads(
+    exp_dir: &Path,
+    paper: &str,
+    scale: f64,
+    variant: &Variant,
+) -> Result<(), LabError> {
+    load_paper(exp_dir, paper, scale, variant).map(|_| ())
+}
+
 fn load_paper(
     exp_dir: &Path,
     paper: &str,
@@ -464,7 +498,22 @@ pub(crate) fn report_stem(paper: &str, scale: f64, variant: &Variant) -> String 
         stem.push('-');
         stem.push_str(&s.file_part());
     }
-    stem
+    bounded_stem(stem)
+}
+
+/// The longest report name kept whole: with `.md`, `.json` or a temporary file's suffix it
+/// stays well under the 255 bytes a file system takes.
+const LONGEST_STEM: usize = 160;
+
+/// `stem` whole when it is at most [`LONGEST_STEM`] bytes, else its start and a hash of the
+/// whole (many `--set` values, a long list of seeds).
+pub(crate) fn bounded_stem(stem: String) -> String {
+    if stem.len() <= LONGEST_STEM {
+        return stem;
+    }
+    let start: String = stem.chars().take(LONGEST_STEM - 17).collect();
+    let hash = crate::input::hash::fnv(crate::input::hash::FNV_START, stem.as_bytes());
+    format!("{start}-{hash:016x}")
 }
 
 /// Rewrites `reports/index.md`: every report in `reports/` (one per paper and scale).

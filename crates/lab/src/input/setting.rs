@@ -105,9 +105,14 @@ impl Setting {
 /// The longest part of a file name [`file_safe`] gives whole.
 const LONGEST_PART: usize = 60;
 
+/// The words that join the parts of a report's name (`dibella92-only-table4-scale-0.1-seed-2-
+/// set-...`): a text holding one could be read as two parts, so it is hashed.
+const NAME_JOINS: [&str; 6] = ["-only-", "-scale-", "-seed-", "-seeds-", "-set-", "-vary-"];
+
 /// `text` for a file name: every character but letters, digits, `.`, `,`, `_` and `-` as `_`;
-/// past `LONGEST_PART` (60) characters, its start and a hash of the whole, so that two texts
-/// never share a name and no name outgrows what a file system takes.
+/// past `LONGEST_PART` (60) characters, or holding a word that joins a report name's parts
+/// (`-set-`), its start and a hash of the whole, so that two texts never share a name (nor two
+/// lists of settings one report) and no name outgrows what a file system takes.
 pub fn file_safe(text: &str) -> String {
     let safe: String = text
         .chars()
@@ -119,7 +124,7 @@ pub fn file_safe(text: &str) -> String {
             }
         })
         .collect();
-    if safe.len() <= LONGEST_PART && safe == text {
+    if safe.len() <= LONGEST_PART && safe == text && !NAME_JOINS.iter().any(|j| text.contains(j)) {
         return safe;
     }
     // Characters replaced or cut: two texts could meet in one name; the hash keeps them apart.

@@ -146,15 +146,21 @@ pub(crate) fn resolve(
     let until = resolve_until(src, &mut doc, &apps, overrides)?;
     let threads = crate::plan::threads::thread_limit(&machine, &apps, memory);
     if let Some((k, _)) = doc.iter().next() {
-        return Err(located(
-            src,
-            k,
+        // A known field left over here is one of the file's own, which a sweep or a point
+        // set (the file's own copy was taken out before the points were made).
+        let message = if FIELDS.contains(&k.as_str()) {
+            format!(
+                "`{k}` is the file's own (as are name, description, seed, repetitions, sweep, \
+                 point and reproduce): a sweep or a point cannot set it; they set machine.*, \
+                 scheduler.*, workload.N.*, until and the limits"
+            )
+        } else {
             format!(
                 "unknown field; valid top-level fields: {}",
                 FIELDS.join(", ")
-            ),
-            overrides,
-        ));
+            )
+        };
+        return Err(located(src, k, message, overrides));
     }
     Ok(Point {
         label,
@@ -388,6 +394,15 @@ fn resolve_apps(
         Some(toml::Value::Array(a)) => a,
         _ => return Err(src.error("workload", "must be a list of [[workload]] tables")),
     };
+    // The file is checked for one at load; a value set over it (`--set`, a sweep) is too.
+    if list.is_empty() {
+        return Err(located(
+            src,
+            "workload",
+            "an experiment needs at least one [[workload]] table".into(),
+            overrides,
+        ));
+    }
     let mut apps: Vec<App> = Vec::with_capacity(list.len());
     let mut threads: u64 = 0;
     let mut touched: u64 = 0;

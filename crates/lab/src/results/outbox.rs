@@ -82,13 +82,18 @@ impl Outbox {
                     ));
                 }
                 if !replace && !output::is_absent_or_empty(dir) {
-                    return Err(output::unusable(
-                        dir,
-                        "--out",
+                    // Results folders carry smpsched's marker; any other folder holds files
+                    // of the user's, which --force never replaces.
+                    let held = if crate::store::outdir::is_marked(dir) {
                         "it holds earlier results; name a new folder, leave out --out (each \
                          run then gets a folder of its own under results/), or add --force to \
-                         replace them",
-                    ));
+                         replace them"
+                    } else {
+                        "it holds files smpsched did not write; name a new or empty folder, or \
+                         leave out --out (each run then gets a folder of its own under \
+                         results/)"
+                    };
+                    return Err(output::unusable(dir, "--out", held));
                 }
                 if *replace {
                     crate::store::outdir::check_replaceable(dir, experiment, "--out")?;

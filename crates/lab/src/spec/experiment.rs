@@ -259,8 +259,13 @@ fn apply_settings(
 
 /// An error about a value the command line set says so: the file does not hold it.
 fn from_settings(mut e: InputError, settings: &[Setting]) -> InputError {
-    let about =
-        |s: &&Setting| e.field.ends_with(&s.path) || s.path.starts_with(&format!("{}.", e.field));
+    // The field is the setting's, or holds it; or the message names its path (a size that
+    // `[reproduce] scale` lists, set to a value that is no integer).
+    let about = |s: &&Setting| {
+        e.field.ends_with(&s.path)
+            || s.path.starts_with(&format!("{}.", e.field))
+            || e.message.contains(&format!("`{}`", s.path))
+    };
     if let Some(s) = settings.iter().find(about) {
         e.message.push_str(&format!(
             " (the value is set by the command line: {})",

@@ -32,7 +32,7 @@ pub fn is_link(path: &Path) -> bool {
 
 /// The absolute, link-free form of `path`, or of its nearest existing ancestor joined with the
 /// rest (for a folder that does not exist yet).
-fn resolved(path: &Path) -> PathBuf {
+pub(crate) fn resolved(path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {

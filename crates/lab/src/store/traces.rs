@@ -163,6 +163,9 @@ pub fn file_name(label: &str, taken: &[String]) -> String {
 /// Checks before a run that `dir` can take the traces: absent or an empty folder.
 pub fn check_destination(dir: &Path) -> Result<(), LabError> {
     crate::store::outdir::check_place(dir, "--trace")?;
+    if dir.exists() && !dir.is_dir() {
+        return Err(unusable(dir, "--trace", "it exists and is not a folder"));
+    }
     if !is_absent_or_empty(dir) {
         return Err(unusable(
             dir,

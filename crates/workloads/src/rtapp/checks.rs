@@ -225,9 +225,9 @@ fn count_threads(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
     spec.threads = created.iter().fold(0u64, |a, &c| a.saturating_add(c));
     if spec.threads > MAX_THREADS {
         let (y, x, made) = largest;
-        // A count that passed what 64 bits hold reads as "more than" that.
+        // A count that passed what 64 bits hold (a long chain of forks) reads as such.
         let count = |n: u64| match n {
-            u64::MAX => format!("more than {}", u64::MAX),
+            u64::MAX => "more than 2^64 (a number past what the count holds)".to_string(),
             n => n.to_string(),
         };
         let message = format!(

@@ -291,6 +291,33 @@ fn the_threads_a_file_creates_are_counted_before_it_runs_forks_included() {
 }
 
 #[test]
+fn a_count_past_64_bits_and_a_number_past_a_double_are_told_as_such() {
+    // Forty tasks, each forking the next five times: 5^40 threads of the last, past 2^64.
+    let chain: Vec<String> = (0..40)
+        .map(|i| format!(r#""t{i}": {{ "loop": 5, "run": 1, "fork": "t{}" }}"#, i + 1))
+        .chain(std::iter::once(
+            r#""t40": { "loop": 1, "run": 1 }"#.to_string(),
+        ))
+        .collect();
+    let e = read(
+        "t.json",
+        &format!(r#"{{ "tasks": {{ {} }} }}"#, chain.join(", ")),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("more than 2^64") && !e.contains("18446744073709551615"),
+        "{e}"
+    );
+    // A loop of 2^64: the double it reads as is shown as one, not as digits never written.
+    let e = read(
+        "t.json",
+        r#"{ "tasks": { "t": { "loop": 18446744073709551616, "run": 1 } } }"#,
+    )
+    .unwrap_err();
+    assert!(e.contains("got 1.8446744073709552e19"), "{e}");
+}
+
+#[test]
 fn the_same_file_and_seed_give_the_same_run() {
     let text = r#"{ "tasks": { "w": { "instance": 6, "loop": 4, "run": 300, "sleep": 200,
                   "lock": "m", "run1": 50, "unlock": "m", "yield": "" } } }"#;

@@ -24,10 +24,24 @@ pub(super) fn micros(at: &At, key: &str, v: &Json) -> Result<f64, RtAppError> {
         return Err(at.error(
             key,
             v.line,
-            format!("must be from 0 to {MAX_US:e} microseconds, got {n}"),
+            format!(
+                "must be from 0 to {MAX_US:e} microseconds, got {}",
+                shown(n)
+            ),
         ));
     }
     Ok(n)
+}
+
+/// A number as an error shows it: past 2^53, where a JSON number read as a double no longer
+/// holds every digit written, in exponent form (`9.223372036854776e18`), not as digits the file
+/// did not write.
+fn shown(n: f64) -> String {
+    if n.abs() >= 9_007_199_254_740_992.0 {
+        format!("{n:e}")
+    } else {
+        n.to_string()
+    }
 }
 
 /// A whole number from `lo` to `hi`.
@@ -37,7 +51,7 @@ pub(super) fn whole(at: &At, key: &str, v: &Json, lo: f64, hi: f64) -> Result<f6
         return Err(at.error(
             key,
             v.line,
-            format!("must be a whole number from {lo} to {hi}, got {n}"),
+            format!("must be a whole number from {lo} to {hi}, got {}", shown(n)),
         ));
     }
     Ok(n)
