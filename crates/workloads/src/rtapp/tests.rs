@@ -272,17 +272,7 @@ fn the_threads_a_file_creates_are_counted_before_it_runs_forks_included() {
         assert_eq!(u64::from(run(text).apps[0].threads), threads, "{text}");
     }
     // A chain of forks whose threads multiply: refused when the file is read.
-    let chain: Vec<String> = (0..5000)
-        .map(|i| format!(r#""t{i}": {{ "loop": 1, "run": 1, "fork": "t{}" }}"#, i + 1))
-        .chain(std::iter::once(
-            r#""t5000": { "loop": 1, "run": 1 }"#.to_string(),
-        ))
-        .collect();
-    let e = read(
-        "t.json",
-        &format!(r#"{{ "tasks": {{ {} }} }}"#, chain.join(", ")),
-    )
-    .unwrap_err();
+    let e = read("t.json", &fork_chain(5000, 1)).unwrap_err();
     assert!(
         e.contains("task `t4999`, event `fork`: its forks would make 5000 threads of `t5000`")
             && e.contains("12507501 threads in all"),
@@ -290,20 +280,26 @@ fn the_threads_a_file_creates_are_counted_before_it_runs_forks_included() {
     );
 }
 
+/// A file of `n + 1` tasks, each of the first `n` looping `loops` times and forking the next.
+fn fork_chain(n: usize, loops: u32) -> String {
+    let chain: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#""t{i}": {{ "loop": {loops}, "run": 1, "fork": "t{}" }}"#,
+                i + 1
+            )
+        })
+        .chain(std::iter::once(format!(
+            r#""t{n}": {{ "loop": 1, "run": 1 }}"#
+        )))
+        .collect();
+    format!(r#"{{ "tasks": {{ {} }} }}"#, chain.join(", "))
+}
+
 #[test]
 fn a_count_past_64_bits_and_a_number_past_a_double_are_told_as_such() {
     // Forty tasks, each forking the next five times: 5^40 threads of the last, past 2^64.
-    let chain: Vec<String> = (0..40)
-        .map(|i| format!(r#""t{i}": {{ "loop": 5, "run": 1, "fork": "t{}" }}"#, i + 1))
-        .chain(std::iter::once(
-            r#""t40": { "loop": 1, "run": 1 }"#.to_string(),
-        ))
-        .collect();
-    let e = read(
-        "t.json",
-        &format!(r#"{{ "tasks": {{ {} }} }}"#, chain.join(", ")),
-    )
-    .unwrap_err();
+    let e = read("t.json", &fork_chain(40, 5)).unwrap_err();
     assert!(
         e.contains("more than 2^64") && !e.contains("18446744073709551615"),
         "{e}"
