@@ -153,8 +153,8 @@ pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
     let (path, values) = text.split_once('=').ok_or_else(|| {
         format!("expected PATH=V1,V2,... (e.g. workload.0.random_ms=0.02,0.05,0.09), got `{text}`")
     })?;
-    let settings: Vec<Setting> = values
-        .split(',')
+    let settings: Vec<Setting> = top_level_items(values)
+        .into_iter()
         .map(|v| Setting::new(path, v))
         .collect::<Result<_, _>>()?;
     if settings.len() < 2 {
@@ -175,6 +175,28 @@ pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
         }
     }
     Ok(settings)
+}
+
+/// `values` split at its commas outside brackets, braces and quotes, so that a value may be a
+/// TOML array or inline table (`[1, 2],[3, 4]` is two values).
+fn top_level_items(values: &str) -> Vec<&str> {
+    let (mut items, mut start, mut depth, mut quote) = (Vec::new(), 0, 0i32, None);
+    for (i, c) in values.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                items.push(&values[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&values[start..]);
+    items
 }
 
 /// The runs `--vary` asks for, given once per path (each axis from [`parse_vary`]): every
@@ -272,6 +294,15 @@ mod tests {
             let e = Setting::parse(text).unwrap_err();
             assert!(e.contains(says), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn values_to_vary_may_be_arrays_and_tables() {
+        let v = parse_vary("workload.0.sizes=[1, 2],[3,4],{ a = \"x,y\" },'p,q'").unwrap();
+        let values: Vec<&str> = v.iter().map(|s| s.value.as_str()).collect();
+        assert_eq!(values, ["[1, 2]", "[3,4]", "{ a = \"x,y\" }", "'p,q'"]);
+        assert!(matches!(v[0].toml_value(), toml::Value::Array(_)));
+        assert_eq!(parse_vary("a.b=1,2").unwrap().len(), 2);
     }
 
     #[test]
