@@ -382,6 +382,36 @@ fn list_skips_malformed_files_and_a_papers_own_folder_is_named_as_such() {
 }
 
 #[test]
+fn an_application_still_running_at_the_end_has_no_completion_or_response() {
+    // `until` ends the run when `short` is done; `long` has run a tenth of its work.
+    let dir = tempdir("until-unfinished");
+    let text = "name = \"u\"\nuntil = \"short\"\n[machine]\npreset = \"tango-12\"\n\
+                processors = 2\n[machine.memory]\nenabled = false\n[scheduler]\n\
+                policy = \"round-robin\"\n[[workload]]\nkind = \"synthetic\"\nname = \"short\"\n\
+                threads = 1\nbursts = 1\ncompute = { dist = \"fixed\", value = 100000 }\n\
+                [[workload]]\nkind = \"synthetic\"\nname = \"long\"\nthreads = 1\nbursts = 1\n\
+                compute = { dist = \"fixed\", value = 1000000 }\n";
+    std::fs::write(dir.join("u.toml"), text).unwrap();
+    let o = smpsched(&["run", "u.toml", "--out", "r"], &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("r/results.json")).unwrap()).unwrap();
+    let apps = &json["runs"][0]["apps"];
+    assert_eq!(apps[0]["name"], "short");
+    assert!(apps[0].get("unfinished").is_none(), "{apps}");
+    assert_eq!(apps[1]["unfinished"], true, "{apps}");
+    // Its completion and response cells are empty, not 0; the finished one's are filled.
+    let (header, rows) = read_csv_strict(&dir.join("r/results.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let long = rows.iter().find(|r| &r[col("app")] == "long").unwrap();
+    let short = rows.iter().find(|r| &r[col("app")] == "short").unwrap();
+    for c in ["completion_cycles", "mean_response", "p95_response"] {
+        assert_eq!(&long[col(c)], "", "{c}");
+        assert!(short[col(c)].parse::<f64>().is_ok_and(|x| x > 0.0), "{c}");
+    }
+}
+
+#[test]
 fn reproduce_writes_a_report_and_keeps_each_run() {
     let dir = repro_dir("repro", REPRO);
     let o = reproduce(&dir, &["--strict"]);

@@ -281,6 +281,10 @@ impl Measure {
 impl Format {
     /// The mean `x` as the terminal's table prints it.
     pub fn show(self, x: f64) -> String {
+        if x.is_nan() {
+            // No value (an application that did not finish has no completion time).
+            return "-".into();
+        }
         match self {
             Format::Pct1 => format!("{:.1}", 100.0 * x),
             Format::Mega3 => format!("{:.3}", x / 1e6),

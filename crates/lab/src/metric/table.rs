@@ -382,55 +382,64 @@ pub const MEASURES: &[Measure] = &[
     Measure::app(
         "app_done_ms",
         Unit::Milliseconds,
-        "milliseconds until the application's last thread exits",
-        |m, a| Some(m.to_us(a.completion_cycles) / 1000.0),
+        "milliseconds until the application's last thread exits (none for an application \
+         still running at the run's end: `until`, a bound)",
+        |m, a| (!a.unfinished).then(|| m.to_us(a.completion_cycles) / 1000.0),
     )
-    .csv("completion_cycles", 1, Unit::Cycles, |r, a| {
-        a.map_or(r.report.elapsed_cycles, |a| a.completion_cycles)
-            .to_string()
+    .csv("completion_cycles", 1, Unit::Cycles, |r, a| match a {
+        Some(a) if a.unfinished => String::new(),
+        a => a
+            .map_or(r.report.elapsed_cycles, |a| a.completion_cycles)
+            .to_string(),
     })
     .terminal("done Mcyc", 2, Format::Mega3, |_, a| {
-        a.map_or(0.0, |a| a.completion_cycles as f64)
+        a.map_or(0.0, |a| {
+            if a.unfinished {
+                f64::NAN
+            } else {
+                a.completion_cycles as f64
+            }
+        })
     }),
     Measure::app(
         "app_response_ms",
         Unit::Milliseconds,
         "mean response time of the application's jobs (each thread a \
          job, from arrival to exit), ms",
-        |m, a| Some(m.to_us(1) * a.jobs.mean_response / 1000.0),
+        |m, a| (a.jobs.jobs > 0).then(|| m.to_us(1) * a.jobs.mean_response / 1000.0),
     )
     .csv("mean_response", 16, Unit::Cycles, |_, a| {
-        app_cell(a, |a| a.jobs.mean_response.to_string())
+        job_cell(a, |a| a.jobs.mean_response.to_string())
     })
     .terminal("resp Mcyc", 4, Format::Mega3, |_, a| {
-        a.map_or(0.0, |a| a.jobs.mean_response)
+        a.map_or(0.0, |a| job_value(a, a.jobs.mean_response))
     }),
     Measure::app(
         "app_p95_ms",
         Unit::Milliseconds,
         "95th percentile of the jobs' response times, ms",
-        |m, a| Some(m.to_us(a.jobs.p95_response) / 1000.0),
+        |m, a| (a.jobs.jobs > 0).then(|| m.to_us(a.jobs.p95_response) / 1000.0),
     )
     .csv("p95_response", 17, Unit::Cycles, |_, a| {
-        app_cell(a, |a| a.jobs.p95_response.to_string())
+        job_cell(a, |a| a.jobs.p95_response.to_string())
     })
     .terminal("p95 Mcyc", 5, Format::Mega3, |_, a| {
-        a.map_or(0.0, |a| a.jobs.p95_response as f64)
+        a.map_or(0.0, |a| job_value(a, a.jobs.p95_response as f64))
     }),
     Measure::app(
         "app_p99_ms",
         Unit::Milliseconds,
         "99th percentile of the jobs' response times, ms",
-        |m, a| Some(m.to_us(a.jobs.p99_response) / 1000.0),
+        |m, a| (a.jobs.jobs > 0).then(|| m.to_us(a.jobs.p99_response) / 1000.0),
     )
     .csv("p99_response", 18, Unit::Cycles, |_, a| {
-        app_cell(a, |a| a.jobs.p99_response.to_string())
+        job_cell(a, |a| a.jobs.p99_response.to_string())
     }),
     Measure::app(
         "app_wait_ms",
         Unit::Milliseconds,
         "mean time the jobs waited before their first dispatch, ms",
-        |m, a| Some(m.to_us(1) * a.jobs.mean_wait / 1000.0),
+        |m, a| (a.jobs.jobs > 0).then(|| m.to_us(1) * a.jobs.mean_wait / 1000.0),
     ),
     Measure::recorded(
         "recorded_mean",
@@ -526,6 +535,24 @@ fn split<'a>(r: &'a crate::plan::record::RunRecord, a: Option<&'a AppReport>) ->
 /// An application row's cell; empty on the machine row.
 fn app_cell(a: Option<&AppReport>, f: fn(&AppReport) -> String) -> String {
     a.map_or_else(String::new, f)
+}
+
+/// A job measure's cell: empty on the machine row and for an application none of whose jobs
+/// exited (a run stopped by `until` or a bound), which has no response times.
+fn job_cell(a: Option<&AppReport>, f: fn(&AppReport) -> String) -> String {
+    match a {
+        Some(a) if a.jobs.jobs > 0 => f(a),
+        _ => String::new(),
+    }
+}
+
+/// A job measure for the terminal: no value (shown `-`) when none of the jobs exited.
+fn job_value(a: &AppReport, x: f64) -> f64 {
+    if a.jobs.jobs > 0 {
+        x
+    } else {
+        f64::NAN
+    }
 }
 
 /// `c` as a percentage of machine time (processors x elapsed).

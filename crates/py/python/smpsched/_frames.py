@@ -84,7 +84,14 @@ def frames(doc: Dict[str, Any]) -> Dict[str, Any]:
         for i, p in enumerate(r["processors"]):
             procs.append({**head, "processor": i, **p})
         for a in r["apps"]:
-            apps.append({**head, "app": a["name"], **a, **a["time"], **a["jobs"]})
+            row = {**head, "app": a["name"], **a, **a["time"], **a["jobs"]}
+            # An application still running at the run's end (``until``, a bound) has no
+            # completion time, and none of its jobs' times when none of them exited.
+            if a.get("unfinished"):
+                row["completion_cycles"] = None
+            if a["jobs"]["jobs"] == 0:
+                row.update({k: None for k in a["jobs"] if k != "jobs"})
+            apps.append(row)
     return {
         "runs": _frame(runs, RUN_COLUMNS, params),
         "processors": _frame(procs, PROCESSOR_COLUMNS, []),

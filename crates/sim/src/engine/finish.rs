@@ -78,6 +78,7 @@ impl Simulation {
                 name: task.name.clone(),
                 threads: task.threads,
                 completion_cycles: a.completion,
+                unfinished: task.live > 0,
                 time: a.time,
                 machine_share: ratio(a.time.held() as f64, machine_time),
                 utilization: ratio(a.time.useful as f64, a.time.held() as f64),
