@@ -412,6 +412,23 @@ fn an_application_still_running_at_the_end_has_no_completion_or_response() {
 }
 
 #[test]
+fn gang_slices_an_applications_threads_that_share_a_processor() {
+    // Two threads of one application on one processor, busy-waiting at barriers: the one that
+    // waits must give the processor up at a slice's end, or it spins for ever (a livelock
+    // stop, exit 2, until the metamorphic probe found it).
+    let dir = tempdir("gang-shared");
+    let text = "name = \"par\"\n[machine]\npreset = \"tango-12\"\nprocessors = 1\n\
+                [scheduler]\npolicy = \"gang\"\n[[workload]]\nkind = \"parallel\"\n\
+                name = \"par\"\nthreads = 2\nphases = 2\nphase_cycles = 10000\n";
+    std::fs::write(dir.join("par.toml"), text).unwrap();
+    let o = smpsched(&["run", "par.toml", "--out", "r", "--quiet"], &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("r/results.json")).unwrap()).unwrap();
+    assert!(json["runs"][0]["apps"][0].get("unfinished").is_none());
+}
+
+#[test]
 fn reproduce_writes_a_report_and_keeps_each_run() {
     let dir = repro_dir("repro", REPRO);
     let o = reproduce(&dir, &["--strict"]);

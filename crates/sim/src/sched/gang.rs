@@ -1,7 +1,8 @@
 //! Gang scheduling (Gupta, Tucker and Urushibara 1991, section 6; Ousterhout's coscheduling):
 //! the applications take the machine in turn, one slice each; in its slice every thread of the
 //! application runs at once, and a thread always runs on the same processor (rank r on
-//! processor r mod P), so its cache is kept. With `fill`, a processor the current application
+//! processor r mod P), so its cache is kept; threads of one application that share a processor
+//! (more threads than processors) take its slices in turn. With `fill`, a processor the current application
 //! leaves idle runs a ready thread of another application that belongs on it (Ousterhout's
 //! filling of leftover processors).
 //!
@@ -124,10 +125,21 @@ impl Scheduler for Gang {
 
     fn tick(&mut self, cx: &SchedCtx, out: &mut Actions) {
         self.rotate(cx);
-        // Every running thread of another gang makes way; idle processors ask the new gang.
+        // Every running thread of another gang makes way, and so does one of the gang's own
+        // whose processor has another of its threads ready (an application with more threads
+        // than processors: those sharing one take the slices in turn, so that a thread spinning
+        // for a sibling on its processor cannot hold it for ever); idle processors ask the new
+        // gang.
+        let current = self.current;
+        let waiting = |p: usize| {
+            self.ready
+                .get(current)
+                .and_then(|rows| rows.get(p))
+                .is_some_and(|q| !q.is_empty())
+        };
         out.preempt
             .extend(cx.running.iter().enumerate().filter_map(|(p, r)| {
-                r.filter(|&t| cx.thread(t).task.index() != self.current)
+                r.filter(|&t| cx.thread(t).task.index() != current || waiting(p))
                     .map(|_| ProcId(p as u32))
             }));
         out.offer_idle = true;
@@ -168,8 +180,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "applications take the whole machine in turn, each thread on its own processor",
     description: "Every slice the next application with live threads takes the machine: all its \
                   threads run at once, thread of rank r on processor r mod P, so a thread always \
-                  finds its own cache. Threads of other applications are preempted at the slice \
-                  boundary. With `fill`, a processor the current application leaves idle runs \
+                  finds its own cache (threads sharing a processor, when the application has \
+                  more than the machine, take its slices in turn). Threads of other applications \
+                  are preempted at the slice boundary. With `fill`, a processor the current application leaves idle runs \
                   another application's thread that belongs on it. When the current \
                   application exits, the next takes the machine at once.",
     paper: "Gupta et al. 1991 section 6 (gang scheduling, 10 ms and 25 ms slices)",
