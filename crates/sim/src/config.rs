@@ -82,7 +82,8 @@ pub struct KernelCosts {
     /// preempts), charged to the interrupted processor (default 0).
     pub timer: Cycles,
     /// Kernel work when a thread exits (freeing its records), charged to the exiting thread's
-    /// processor as kernel time (default 0).
+    /// processor as kernel time (default 0). The thread has exited when this work is done: its
+    /// job's exit time, its application's completion and the run's end come after it.
     pub exit: Cycles,
     /// Bytes of fresh kernel memory a thread creation writes (its kernel stack and control
     /// block), walked through the memory model as kernel time, so that creating threads costs

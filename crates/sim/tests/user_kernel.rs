@@ -50,13 +50,13 @@ fn timer_interrupts_and_exit_are_kernel_cycles_exactly() {
         5 * 500
     );
     assert_eq!(timed.accesses, plain.accesses);
-    // A child that exits before its parent: its exit is kernel work. (The last thread's exit
-    // ends the run.)
+    // A child that exits before its parent, then the parent: each exit is kernel work, the
+    // last one's too (the run ends when the kernel has torn the last thread down).
     let child = || Spawner::new(|| Box::new(Script::new([Op::Compute(1000)])));
     let parent = || vec![Op::Spawn(child()), Op::Compute(10 * slice)];
     let no_exit = kernel_with(0, 0, parent());
     let exits = kernel_with(0, 6000, parent());
-    assert_eq!(exits.cycles.kernel - no_exit.cycles.kernel, 6000);
+    assert_eq!(exits.cycles.kernel - no_exit.cycles.kernel, 2 * 6000);
 }
 
 #[test]
@@ -93,4 +93,39 @@ fn without_kernel_memory_or_an_idle_loop_nothing_is_counted_twice() {
     // One processor idles throughout: not a cycle of either kind on this machine.
     assert_eq!(uk.cycles.total(), r.total.total() - r.total.idle);
     assert_eq!(uk.accesses.kernel, 3);
+}
+
+#[test]
+fn a_thread_has_exited_once_its_exit_is_paid() {
+    // Two threads of 10,000 cycles on one processor, each exit 1,000 cycles of kernel work, no
+    // other cost: each job's exit follows all the time it held, and the run ends when the last
+    // exit is paid (the exit was stamped before its cost, and the last one's cost was dropped).
+    let mut m = rpi3_one_core();
+    m.kernel.exit = 1000;
+    m.kernel.timer = 0;
+    m.kernel.thread_bytes = 0;
+    m.context_switch_cycles = 0;
+    m.sched_op_cycles = 0;
+    m.memory.enabled = false;
+    let sched = policy("round-robin")
+        .unwrap()
+        .make(&toml::Table::new())
+        .unwrap();
+    let mut sim = Simulation::new(m, sched, 1).unwrap();
+    sim.keep_job_times();
+    let task = sim.add_task("t");
+    for _ in 0..2 {
+        sim.spawn(task, Box::new(Script::new([Op::Compute(10_000)])))
+            .unwrap();
+    }
+    let r = sim.run().unwrap();
+    assert_eq!(r.elapsed_cycles, 22_000);
+    assert_eq!(r.total.kernel, 2_000);
+    let jobs = &r.apps[0].job_times;
+    assert_eq!(
+        jobs.iter().map(|j| j.exited).collect::<Vec<_>>(),
+        [11_000, 22_000]
+    );
+    assert!(jobs.iter().all(|j| j.held <= j.response()), "{jobs:?}");
+    assert_eq!(r.apps[0].completion_cycles, 22_000);
 }

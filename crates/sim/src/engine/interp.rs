@@ -343,6 +343,21 @@ impl Simulation {
         let ti = t.index();
         self.leave(p, t);
         self.cx.threads[ti].info.state = ThreadState::Exited;
+        let cost = self.cx.machine.kernel.exit;
+        if cost == 0 {
+            self.finish_exit(t);
+        }
+        // With a cost, the thread has exited once the kernel has torn it down: the processor's
+        // departure finishes the exit at the end of that work ([`Simulation::finish_exit`]), so
+        // that a job's exit follows all the time it held and the last exit's cost is in the run.
+        left(t, cost, None)
+    }
+
+    /// The end of thread `t`'s exit (after its `kernel.exit` cycles, when there are any): its
+    /// exit time, its application's count of live threads (and completion), the run's, and the
+    /// policy's hearing of it.
+    pub(super) fn finish_exit(&mut self, t: ThreadId) {
+        let ti = t.index();
         self.cx.cold[ti].exited = self.cx.now;
         let task = self.cx.threads[ti].info.task.index();
         self.cx.tasks[task].live -= 1;
@@ -362,7 +377,6 @@ impl Simulation {
             // exit: an idle processor that pulls may find work now).
             self.offer_all_idle();
         }
-        left(t, self.cx.machine.kernel.exit, None)
     }
 
     /// Writes a new thread's kernel memory (`kernel.thread_bytes` of fresh address space: its

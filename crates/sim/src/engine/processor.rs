@@ -298,6 +298,13 @@ impl Simulation {
         loop {
             steps += 1;
             if let Some(dep) = self.procs[p].departing.take() {
+                let prev = dep.prev.index();
+                if self.cx.threads[prev].info.state == ThreadState::Exited
+                    && self.cx.cold[prev].exited == Cycles::MAX
+                {
+                    // The kernel's work of an exit is done: the thread has now exited.
+                    self.finish_exit(dep.prev);
+                }
                 match self.dispatch(p, Some(dep.prev), dep.handoff) {
                     Dispatch::Idle | Dispatch::Overhead => return Ok(()),
                     Dispatch::Immediate => continue,
