@@ -104,11 +104,13 @@ pub struct AppReport {
     pub name: String,
     /// Threads it created.
     pub threads: u32,
-    /// Cycle at which its last thread exited (when `unfinished`, at which its last thread to
-    /// exit did so, 0 if none did).
+    /// Cycle at which its last thread exited, or the run's end time for threads killed there
+    /// (rt-app's `duration`); when `unfinished`, at which its last thread to exit did so, 0 if
+    /// none did.
     pub completion_cycles: Cycles,
-    /// Set when threads of it were still live at the run's end (a run stopped by `until`, or at
-    /// a bound): it has no completion time. Written only when set.
+    /// Set when threads of it were still live at the run's end and not killed by an end time (a
+    /// run stopped by `until`, or at a bound): it has no completion time. Written only when
+    /// set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unfinished: bool,
     /// Processor time its threads held, by category (`idle` is zero).

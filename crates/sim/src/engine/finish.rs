@@ -77,8 +77,8 @@ impl Simulation {
                 per_thread,
                 name: task.name.clone(),
                 threads: task.threads,
-                completion_cycles: a.completion,
-                unfinished: task.live > 0,
+                completion_cycles: self.completion(task.live, a.completion).0,
+                unfinished: self.completion(task.live, a.completion).1,
                 time: a.time,
                 machine_share: ratio(a.time.held() as f64, machine_time),
                 utilization: ratio(a.time.useful as f64, a.time.held() as f64),
@@ -120,6 +120,19 @@ impl Simulation {
             processors,
             total,
             apps,
+        }
+    }
+
+    /// An application's completion time and whether it is unfinished, from its live threads
+    /// and its last exit `done`: threads live when the run reached its end time (rt-app's
+    /// `duration`) were killed there, which ends it; live at any other end (`until`, a bound),
+    /// it has not finished.
+    fn completion(&self, live: u32, done: Cycles) -> (Cycles, bool) {
+        let now = self.cx.now;
+        match (live > 0, self.end_time.is_some_and(|end| now >= end)) {
+            (false, _) => (done, false),
+            (true, true) => (now, false),
+            (true, false) => (done, true),
         }
     }
 

@@ -159,6 +159,10 @@ fn a_duration_ends_threads_that_loop_for_ever() {
                    "tasks": { "p": { "run": 1000, "sleep": 1000 } } }"#);
     // 25 loops of 2 ms fit in 50 ms; the thread exits at its next event after that.
     assert_eq!(r.apps[0].time.useful, 25 * 1000 * 100);
+    // Killed at the duration, the application ends there: it is not unfinished.
+    assert!(!r.apps[0].unfinished);
+    assert_eq!(r.apps[0].completion_cycles, r.elapsed_cycles);
+    assert!(r.elapsed_cycles > 0);
 }
 
 #[test]
