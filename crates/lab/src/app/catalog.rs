@@ -56,7 +56,7 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
                 // Not an experiment file until it parses: told under "Skipped", with where.
                 let line = e
                     .span()
-                    .map(|r| bytecount_lines(&text.as_bytes()[..r.start.min(text.len())]));
+                    .map(|r| crate::input::source::line_at(&text, r.start));
                 let at = line.map_or_else(String::new, |l| format!(" (line {l})"));
                 skipped.push((path, format!("malformed TOML{at}: {}", e.message().trim())));
                 continue;
@@ -71,11 +71,6 @@ pub fn experiments(dir: &Path) -> Result<(Vec<ExperimentEntry>, Skipped), LabErr
     }
     skipped.sort();
     Ok((out, skipped))
-}
-
-/// The 1-based line at the end of `before`.
-fn bytecount_lines(before: &[u8]) -> usize {
-    before.iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 /// The text of `smpsched list`: reproductions and experiments under `dir`, policies, workloads,

@@ -142,7 +142,9 @@ pub fn run(
     let (mut bundle, exp) = load_run(args, console)?;
     bundle.per_job = args.per_job;
     bundle.per_thread = args.per_thread;
-    check_trace_apart(args)?;
+    if let (Some(out), Some((trace, _))) = (&args.out, &args.trace) {
+        traces::check_apart(trace, out)?;
+    }
     // The output is checked (and a staging folder made) before anything runs.
     let dest = match &args.out {
         Some(dir) => Destination::Exactly {
@@ -203,25 +205,6 @@ pub fn run(
         Some(e) => Err(e),
         None => Ok(()),
     }
-}
-
-/// Refuses a `--trace` folder that is the `--out` folder, before anything runs (the traces
-/// would find it holding the results, after the runs).
-fn check_trace_apart(args: &RunArgs) -> Result<(), LabError> {
-    if let (Some(out), Some((trace, _))) = (&args.out, &args.trace) {
-        use crate::store::outdir::resolved;
-        if resolved(trace) == resolved(out) {
-            return Err(LabError::Input(Box::new(InputError {
-                file: trace.clone(),
-                line: None,
-                field: "--trace".into(),
-                message: "it is the --out folder: traces go to a folder of their own \
-                          (a new one inside it, e.g. --trace OUT/traces, will do)"
-                    .into(),
-            })));
-        }
-    }
-    Ok(())
 }
 
 /// Loads the experiment file `run` was given, with its settings (`--set`, each path once), and

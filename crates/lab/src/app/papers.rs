@@ -259,8 +259,6 @@ fn check_paper(exp_dir: &Path, paper: &str) -> Result<PathBuf, LabError> {
     Ok(dir)
 }
 
-/// The reproduction files of `paper` (loaded and validated at `scale`, with their bundles for
-/// a remote run) and the files skipped as unreadable; a paper with none is bad input.
 /// Loads every file of `paper` as `variant` sets it, and runs nothing: a bad value among the
 /// many reproductions `--vary` asks for is refused before the first runs.
 pub fn check_loads(
@@ -272,6 +270,8 @@ pub fn check_loads(
     load_paper(exp_dir, paper, scale, variant).map(|_| ())
 }
 
+/// The reproduction files of `paper` (loaded and validated at `scale`, with their bundles for
+/// a remote run) and the files skipped as unreadable; a paper with none is bad input.
 fn load_paper(
     exp_dir: &Path,
     paper: &str,

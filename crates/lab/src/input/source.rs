@@ -97,12 +97,7 @@ impl Source {
 
     /// 1-based line of a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
-        let end = offset.min(self.text.len());
-        self.text.as_bytes()[..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
+        line_at(&self.text, offset)
     }
 
     /// Line of a key path, or of its closest enclosing key that appears in the file.
@@ -140,6 +135,16 @@ impl Source {
             message: message.into(),
         }
     }
+}
+
+/// The 1-based line of byte `offset` of `text` (its last line past the end).
+pub fn line_at(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 fn join(prefix: &str, key: &str) -> String {

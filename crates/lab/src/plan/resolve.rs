@@ -11,7 +11,6 @@ use smpsched_sim::{Cycles, Limits, MachineConfig};
 use smpsched_workloads as workloads;
 use smpsched_workloads::WorkloadInfo;
 
-use crate::input::budget;
 use crate::input::error::InputError;
 use crate::input::param_value::ParamValue;
 use crate::input::source::{split_de_error, Source};
@@ -443,16 +442,12 @@ fn resolve_apps(
                 workload.threads(),
             ));
         touched = touched.saturating_add(own);
-        check_memory(
-            src,
-            machine,
-            (&root, &count_field),
-            own,
-            threads,
-            touched,
-            memory,
-            overrides,
-        )?;
+        let fields = (root.as_str(), count_field.as_str());
+        if let Some((field, message)) =
+            crate::plan::threads::memory_refusal(machine, fields, own, threads, touched, memory)
+        {
+            return Err(located(src, &field, message, overrides));
+        }
         apps.push(App {
             name,
             kind,
@@ -460,50 +455,6 @@ fn resolve_apps(
         });
     }
     Ok(apps)
-}
-
-/// A run of the point so far (`threads` threads, `touched` bytes of regions) must fit in the
-/// memory available; `own` is what the workload at `root` touches itself, `count_field` the
-/// field that sets its thread count.
-#[allow(clippy::too_many_arguments)]
-fn check_memory(
-    src: &Source,
-    machine: &MachineConfig,
-    (root, count_field): (&str, &str),
-    own: u64,
-    threads: u64,
-    touched: u64,
-    memory: Option<u64>,
-    overrides: &[Override],
-) -> Result<(), InputError> {
-    let (engine, model) = crate::plan::threads::run_need(machine, threads, touched);
-    let need = engine.saturating_add(model);
-    if let Some(avail) = memory.filter(|&a| need > a) {
-        let field = if model > engine && own > 0 {
-            root.to_string()
-        } else {
-            count_field.to_string()
-        };
-        return Err(located(
-            src,
-            &field,
-            format!(
-                "a run of this point would need about {} of memory ({} for {threads} \
-                     threads on {} processors, {} for the memory model: caches and the \
-                     directory of {} of regions), more than the {} available (set {} to \
-                     state the memory smpsched may use)",
-                budget::human(need),
-                budget::human(engine),
-                machine.processors,
-                budget::human(model),
-                budget::human(touched),
-                budget::human(avail),
-                budget::MEMORY_ENV,
-            ),
-            overrides,
-        ));
-    }
-    Ok(())
 }
 
 /// `until`: the name of an application of the point whose completion ends the run.

@@ -1,6 +1,7 @@
-//! How many threads a point's runs may create, and the kernel memory their creation writes:
-//! the bounds that keep a program spawning without end (an rt-app fork in a loop) within the
-//! memory the lab was given (`input::budget`).
+//! The host memory a point's runs need, against the memory the lab was given
+//! (`input::budget`): the refusal of a point that would not fit, how many threads its runs may
+//! create, and the kernel memory their creation writes (the bound that keeps a program
+//! spawning without end, an rt-app fork in a loop, within that memory).
 
 use smpsched_sim::config::MAX_THREADS;
 use smpsched_sim::MachineConfig;
@@ -44,6 +45,44 @@ pub(crate) fn run_need(machine: &MachineConfig, threads: u64, touched: u64) -> (
         budget::run_bytes(threads, machine.processors),
         smpsched_sim::memory::footprint_bytes(&machine.memory, machine.processors, touched),
     )
+}
+
+/// Whether a run of the point so far (`threads` threads, `touched` bytes of regions) fits in
+/// `memory` (the lab's, when known): `None`, or the field to name and the message. `own` is
+/// what the workload at `root` touches itself, `count_field` the field that sets its thread
+/// count: the workload is named when its memory model's share is the larger.
+pub(crate) fn memory_refusal(
+    machine: &MachineConfig,
+    (root, count_field): (&str, &str),
+    own: u64,
+    threads: u64,
+    touched: u64,
+    memory: Option<u64>,
+) -> Option<(String, String)> {
+    let (engine, model) = run_need(machine, threads, touched);
+    let need = engine.saturating_add(model);
+    let avail = memory.filter(|&a| need > a)?;
+    let field = if model > engine && own > 0 {
+        root
+    } else {
+        count_field
+    };
+    Some((
+        field.to_string(),
+        format!(
+            "a run of this point would need about {} of memory ({} for {threads} threads on \
+             {} processors, {} for the memory model: caches and the directory of {} of \
+             regions), more than the {} available (set {} to state the memory smpsched may \
+             use)",
+            budget::human(need),
+            budget::human(engine),
+            machine.processors,
+            budget::human(model),
+            budget::human(touched),
+            budget::human(avail),
+            budget::MEMORY_ENV,
+        ),
+    ))
 }
 
 /// The kernel memory the creation of `threads` threads writes through the memory model

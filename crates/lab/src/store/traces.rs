@@ -176,6 +176,21 @@ pub fn check_destination(dir: &Path) -> Result<(), LabError> {
     Ok(())
 }
 
+/// Refuses a trace folder that is the results folder `out`, before anything runs (the traces
+/// would find it holding the results, after the runs).
+pub fn check_apart(dir: &Path, out: &Path) -> Result<(), LabError> {
+    use crate::store::outdir::resolved;
+    if resolved(dir) == resolved(out) {
+        return Err(unusable(
+            dir,
+            "--trace",
+            "it is the --out folder: traces go to a folder of their own (a new one inside it, \
+             e.g. --trace OUT/traces, will do)",
+        ));
+    }
+    Ok(())
+}
+
 /// What [`write_traces`] wrote.
 pub struct Written {
     /// The trace files.
