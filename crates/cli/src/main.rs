@@ -113,8 +113,8 @@ enum Command {
         paper: String,
         /// Reproduce only these files of the paper, by name without .toml (a path, sub/table4,
         /// for a file in a subfolder; a list A,B or the option given again, e.g. --only table4;
-        /// `smpsched explain PAPER` lists them). The report is reports/PAPER-only-A,B.md, never
-        /// the paper's own.
+        /// `smpsched explain PAPER` lists them). The report is reports/PAPER-only-A,B.md (the
+        /// files sorted), never the paper's own.
         #[arg(long, value_name = "FILES", value_delimiter = ',')]
         only: Vec<String>,
         /// Multiply problem sizes and run lengths by this factor (e.g. 0.1 for a quick look).

@@ -227,3 +227,24 @@ fn list_shows_every_measure_and_plot_kind() {
         assert!(text.contains(&line), "`list` lacks plot kind {}", k.name());
     }
 }
+
+/// `experiments/policies.toml` sweeps every policy `smpsched list` shows (as its description and
+/// the README say), so that a policy added to the registry is added there too.
+#[test]
+fn the_policies_experiment_sweeps_every_registered_policy() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/policies.toml");
+    let doc: toml::Table = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut swept: Vec<&str> = doc["sweep"]["scheduler.policy"]
+        .as_array()
+        .expect("a sweep over scheduler.policy")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut registered: Vec<&str> = smpsched_sim::sched::POLICIES
+        .iter()
+        .map(|p| p.name)
+        .collect();
+    swept.sort_unstable();
+    registered.sort_unstable();
+    assert_eq!(swept, registered, "experiments/policies.toml's sweep");
+}

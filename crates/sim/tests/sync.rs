@@ -348,7 +348,13 @@ fn a_spinner_with_no_producer_is_a_reported_livelock_not_a_deadlock() {
 #[test]
 fn a_consumer_with_no_producer_is_a_reported_deadlock() {
     let sim = lone_consumer("round-robin", WaitPolicy::BLOCK, "alone");
-    assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
+    match sim.run() {
+        // The message names a blocked thread and its application, as a livelock's does.
+        Err(e @ SimError::Deadlock { blocked: 1, .. }) => {
+            assert!(e.to_string().contains("deadlock") && e.to_string().contains("`alone`"));
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
 }
 
 #[test]

@@ -250,7 +250,7 @@ pub fn explain(name: &str, dir: &Path) -> Option<String> {
         let _ = writeln!(
             out,
             "What `[machine] preset = \"{}\"` stands for; an experiment file may override any \
-             of these fields (times in cycles, the clock in MHz).\n",
+             of these fields (times in cycles but the slice in milliseconds, the clock in MHz).\n",
             p.name
         );
         out.push_str(&preset_toml(&(p.build)()));
@@ -283,10 +283,29 @@ fn preset_toml(m: &MachineConfig) -> String {
     table.remove("name");
     let mut section = toml::Table::new();
     section.insert("preset".into(), toml::Value::String(m.name.clone()));
-    section.extend(table);
+    for (key, value) in table {
+        // The slice as a file writes it: `slice_ms` (`slice_cycles` is the deprecated name).
+        match key.as_str() {
+            "slice_cycles" => section.insert("slice_ms".into(), slice_ms(m).into()),
+            _ => section.insert(key, value),
+        };
+    }
     let mut doc = toml::Table::new();
     doc.insert("machine".into(), toml::Value::Table(section));
     toml::to_string(&doc).unwrap_or_else(|e| format!("({e})\n"))
+}
+
+/// The machine's slice in milliseconds, as `[machine] slice_ms` writes it (the shortest
+/// decimal that gives back its cycles).
+fn slice_ms(m: &MachineConfig) -> f64 {
+    let exact = m.slice_cycles as f64 / (m.clock_mhz * 1000.0);
+    (0..=9)
+        .map(|digits| {
+            let scale = 10f64.powi(digits);
+            (exact * scale).round() / scale
+        })
+        .find(|&ms| m.ms(ms).max(1) == m.slice_cycles)
+        .unwrap_or(exact)
 }
 
 /// Every name `explain` knows, for error messages: the papers are the folders of `dir` and
@@ -324,6 +343,15 @@ mod tests {
             let preset = section.remove("preset").unwrap();
             assert_eq!(preset.as_str(), Some(p.name));
             section.insert("name".into(), preset);
+            // The slice is shown as a file writes it, in milliseconds, never by its deprecated
+            // name; read back through the resolver's rule it gives the preset's cycles.
+            assert!(!section.contains_key("slice_cycles"), "{text}");
+            let ms = section
+                .remove("slice_ms")
+                .and_then(|v| v.as_float())
+                .unwrap();
+            let cycles = (p.build)().ms(ms).max(1);
+            section.insert("slice_cycles".into(), (cycles as i64).into());
             let back: MachineConfig = machine.try_into().unwrap();
             assert_eq!(back, (p.build)(), "{}", p.name);
         }

@@ -20,7 +20,10 @@ pub enum SimError {
     #[error("too many threads: at most {0} may be created in this run")]
     TooManyThreads(u64),
     /// Live threads remain but nothing can ever wake them.
-    #[error("deadlock at cycle {at}: {blocked} thread(s) blocked forever (e.g. thread {example})")]
+    #[error(
+        "deadlock at cycle {at}: {blocked} thread(s) blocked forever (e.g. thread {example} of \
+         `{app}`)"
+    )]
     Deadlock {
         /// Cycle at which it was detected.
         at: Cycles,
@@ -28,6 +31,8 @@ pub enum SimError {
         blocked: usize,
         /// One of them.
         example: ThreadId,
+        /// Its application.
+        app: String,
     },
     /// Live threads remain, none blocked, but those running spin on something no thread will
     /// ever change (a busy-wait with no one left to release it).

@@ -217,6 +217,7 @@ impl Simulation {
                 at: self.cx.now,
                 blocked: blocked.len(),
                 example: ThreadId(t as u32),
+                app: app(t),
             };
         }
         let spinning = with(&|s| matches!(s, ThreadState::Running(_)));
