@@ -176,7 +176,8 @@ enum Command {
     /// Explain a scheduling policy or workload (what it does, its parameters, its paper section),
     /// a machine preset (every field it sets) or a paper (what is reproduced, and its files).
     Explain {
-        /// A name shown by `smpsched list`, e.g. `priority`, `tango-12` or `gupta91`.
+        /// A policy, workload, ready-queue structure, machine preset or paper as `smpsched list`
+        /// shows them, e.g. `priority`, `tango-12` or `gupta91`.
         name: String,
         /// Folder of experiment files, where a paper's reproduction files are looked for.
         #[arg(long, value_name = "DIR", default_value = "experiments")]

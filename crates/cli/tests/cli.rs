@@ -329,6 +329,11 @@ fn list_and_explain() {
     assert!(String::from_utf8(o.stdout).unwrap().contains("0.66"));
     let o = smpsched(&["explain", "lottery"], &root);
     assert_eq!(o.status.code(), Some(2));
+    // A measure `list` shows is not explained, but named as a measure.
+    let o = smpsched(&["explain", "app_util:LU"], &root);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is a measure"), "{err}");
 }
 
 #[test]

@@ -11,6 +11,8 @@ use crate::ids::Cycles;
 /// One job's times, in cycles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobTimes {
+    /// Its thread's rank among its application's threads, in creation order (from 0).
+    pub rank: u32,
     /// When it arrived (was created).
     pub arrived: Cycles,
     /// When it was first dispatched.
@@ -38,8 +40,10 @@ impl JobTimes {
     }
 }
 
-/// An application's per-job measures over the jobs that exited.
+/// An application's per-job measures over the jobs that exited. With none exited, every
+/// measure but `jobs` is 0 here and has no value (`null`) in the results: no response was seen.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "JobStatsText", from = "JobStatsText")]
 pub struct JobStats {
     /// Jobs that exited.
     pub jobs: u64,
@@ -57,6 +61,50 @@ pub struct JobStats {
     pub mean_wait: f64,
     /// Mean slowdown: response over processor time held (1 for a job never kept waiting).
     pub mean_slowdown: f64,
+}
+
+/// [`JobStats`] as the results write it: each measure `null` when no job exited.
+#[derive(Clone, Serialize, Deserialize)]
+struct JobStatsText {
+    jobs: u64,
+    mean_response: Option<f64>,
+    p50_response: Option<Cycles>,
+    p95_response: Option<Cycles>,
+    p99_response: Option<Cycles>,
+    max_response: Option<Cycles>,
+    mean_wait: Option<f64>,
+    mean_slowdown: Option<f64>,
+}
+
+impl From<JobStats> for JobStatsText {
+    fn from(s: JobStats) -> Self {
+        let some = s.jobs > 0;
+        JobStatsText {
+            jobs: s.jobs,
+            mean_response: some.then_some(s.mean_response),
+            p50_response: some.then_some(s.p50_response),
+            p95_response: some.then_some(s.p95_response),
+            p99_response: some.then_some(s.p99_response),
+            max_response: some.then_some(s.max_response),
+            mean_wait: some.then_some(s.mean_wait),
+            mean_slowdown: some.then_some(s.mean_slowdown),
+        }
+    }
+}
+
+impl From<JobStatsText> for JobStats {
+    fn from(t: JobStatsText) -> Self {
+        JobStats {
+            jobs: t.jobs,
+            mean_response: t.mean_response.unwrap_or_default(),
+            p50_response: t.p50_response.unwrap_or_default(),
+            p95_response: t.p95_response.unwrap_or_default(),
+            p99_response: t.p99_response.unwrap_or_default(),
+            max_response: t.max_response.unwrap_or_default(),
+            mean_wait: t.mean_wait.unwrap_or_default(),
+            mean_slowdown: t.mean_slowdown.unwrap_or_default(),
+        }
+    }
 }
 
 impl JobStats {
@@ -107,6 +155,7 @@ mod tests {
 
     fn job(arrived: u64, first_run: u64, exited: u64, held: u64) -> JobTimes {
         JobTimes {
+            rank: 0,
             arrived,
             first_run,
             exited,

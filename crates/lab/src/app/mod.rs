@@ -579,10 +579,27 @@ pub fn explain(name: &str, experiments: &Path) -> Result<String, LabError> {
             file: PathBuf::from("explain"),
             line: None,
             field: String::new(),
-            message: format!(
-                "nothing is called `{name}`; known names: {}",
-                catalog::explainable(experiments).join(", ")
-            ),
+            message: if is_measure(name) {
+                format!(
+                    "`{name}` is a measure, not a policy, workload, structure, preset or \
+                     paper: `smpsched list` describes every measure"
+                )
+            } else {
+                format!(
+                    "nothing is called `{name}`; known names: {}",
+                    catalog::explainable(experiments).join(", ")
+                )
+            },
         }))
     })
+}
+
+/// Whether `name` is one of the measures `smpsched list` shows (`app_util` or `app_util:APP`
+/// for `app_util:APP`).
+fn is_measure(name: &str) -> bool {
+    let stem = |n: &str| n.split(':').next().unwrap_or(n).to_string();
+    crate::metric::MEASURES
+        .iter()
+        .filter(|m| m.is_measure())
+        .any(|m| stem(&m.written()) == stem(name))
 }

@@ -1,4 +1,4 @@
-//! `jobs.csv`: one row per job (every thread a job, from its arrival
+//! `jobs.csv`: one row per job that exited (every thread a job, from its arrival
 //! through its first dispatch to its exit), for runs asked to keep every job's times
 //! (`RunOptions::per_job`, `smpsched run --per-job`, the Python package's `Result.jobs`).
 //! `results.json` and `results.csv` keep the per-application summary; this file is the data
@@ -82,10 +82,10 @@ pub(crate) fn summary_only(report: &RunReport) -> Cow<'_, RunReport> {
 /// The CSV table of every kept job of `runs`: one row per run, application and job.
 pub fn to_csv(runs: &[RunRecord]) -> Result<String, LabError> {
     per_app_csv("jobs.csv", runs, &JOB_MEASURES, |a| {
-        let rows = a.job_times.iter().enumerate().map(|(k, j)| {
+        let rows = a.job_times.iter().map(|j| {
             vec![
                 a.name.clone(),
-                k.to_string(),
+                j.rank.to_string(),
                 j.arrived.to_string(),
                 j.first_run.to_string(),
                 j.exited.to_string(),

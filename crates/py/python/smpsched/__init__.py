@@ -97,8 +97,8 @@ class Result:
 
     @property
     def jobs(self) -> Any:
-        """One row per job of each run (every thread a job): ``JOB_COLUMNS`` then the swept
-        parameters. Needs ``run(..., per_job=True)``, the default."""
+        """One row per job that exited, of each run (every thread a job): ``JOB_COLUMNS`` then
+        the swept parameters. Needs ``run(..., per_job=True)``, the default."""
         if self._jobs is None:
             self._jobs = job_frame(self.jobs_csv(), params_of(self.data))
         return self._jobs

@@ -35,10 +35,10 @@ memory measures, and the summary of its jobs (every thread a job, from arrival t
 
 JOB_COLUMNS = ["point", "repetition", "seed", "app", "job", "arrived", "first_run", "exited",
                "held", "response", "wait", "slowdown", "stopped"]
-"""The columns of ``Result.jobs``, one row per job (then the swept parameters): its rank among
-its application's threads in creation order (from 0), when it arrived, first ran and exited,
-the processor time it held, its response (exit - arrival), wait (first run - arrival) and
-slowdown (response / held)."""
+"""The columns of ``Result.jobs``, one row per job that exited (then the swept parameters): its
+thread's rank among its application's threads in creation order (from 0), when it arrived,
+first ran and exited, the processor time it held, its response (exit - arrival), wait (first
+run - arrival) and slowdown (response / held)."""
 
 _JOB_TYPES = {"point": "str", "repetition": "int", "seed": "uint", "app": "str", "job": "int",
               "arrived": "int", "first_run": "int", "exited": "int", "held": "int",

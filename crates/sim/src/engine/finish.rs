@@ -150,6 +150,7 @@ impl Simulation {
         for (slot, cold) in self.cx.threads.iter().zip(&self.cx.cold) {
             if cold.exited != Cycles::MAX {
                 jobs[slot.info.task.index()].push(JobTimes {
+                    rank: slot.info.rank,
                     arrived: cold.arrived,
                     first_run: cold.first_run,
                     exited: cold.exited,

@@ -366,7 +366,7 @@ impl Simulation {
     }
 
     /// Keeps every exited job's times in the report (`AppReport::job_times`), beside the
-    /// per-application summary: 32 bytes a job, so an open workload's millions of jobs are kept
+    /// per-application summary: 40 bytes a job, so an open workload's millions of jobs are kept
     /// only when asked.
     pub fn keep_job_times(&mut self) {
         self.keep_job_times = true;
