@@ -17,7 +17,8 @@
 //! in footnote 4; set 0 posts at the maximum rate, the others wait `gap_ms` on average).
 //!
 //! Measures (section 4), recorded by the programs: `delay` per request (ms, generation to end
-//! of service); at the end `throughput` (requests generated per ms, first to last generation)
+//! of service); at the end `throughput` (requests generated per ms from the first generation to
+//! the last, none with a single request)
 //! and `load0`, `load1`, ... (% of the requests each scheduler serviced, off the balanced
 //! share; they sum to zero); `post` per request (ms from generation to the end of its post:
 //! composing, choosing, lock waits, retries); and counters `lost_recheck` (optimistic re-checks lost), `full`
@@ -161,6 +162,14 @@ pub(crate) const LOAD_NAMES: [&str; 64] = [
     "load46", "load47", "load48", "load49", "load50", "load51", "load52", "load53", "load54",
     "load55", "load56", "load57", "load58", "load59", "load60", "load61", "load62", "load63",
 ];
+
+/// The rate at which `total` requests were generated, first to last generation (at cycles
+/// `first` and `last`), in requests per cycle: the `total - 1` generations after the first over
+/// the time they took. `None` with fewer than two requests, or all at one instant: no rate.
+pub fn throughput(total: u64, first: Cycles, last: Cycles) -> Option<f64> {
+    let span = last.saturating_sub(first);
+    (total >= 2 && span > 0).then(|| (total - 1) as f64 / span as f64)
+}
 
 /// Each scheduler's share of the serviced requests in % off the balanced share (Table 4's
 /// load distribution); the values sum to zero (up to rounding).

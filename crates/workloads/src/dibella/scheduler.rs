@@ -22,7 +22,7 @@ use smpsched_sim::readyq::multi_access::{Poll, PutReply, TakeRequest};
 use smpsched_sim::readyq::Step;
 use smpsched_sim::{Op, Program, ThreadCtx};
 
-use super::{load_distribution, Costs, Shared, Structure, LOAD_NAMES};
+use super::{load_distribution, throughput, Costs, Shared, Structure, LOAD_NAMES};
 
 /// The protocol under way.
 enum Active {
@@ -214,12 +214,13 @@ impl Scheduler {
     }
 
     fn finish_records(&mut self, sh: &Shared) {
-        let span = sh.last_generated.saturating_sub(sh.first_generated).max(1);
-        let thru = sh.total as f64 / (span as f64 / self.costs.cycles_per_ms);
-        let mut recs = vec![Op::Record {
-            name: "throughput",
-            value: thru,
-        }];
+        let mut recs: Vec<Op> = throughput(sh.total, sh.first_generated, sh.last_generated)
+            .map(|per_cycle| Op::Record {
+                name: "throughput",
+                value: per_cycle * self.costs.cycles_per_ms,
+            })
+            .into_iter()
+            .collect();
         for (k, v) in load_distribution(&sh.per_scheduler).into_iter().enumerate() {
             recs.push(Op::Record {
                 name: LOAD_NAMES[k],

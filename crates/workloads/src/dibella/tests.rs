@@ -540,3 +540,24 @@ fn composing_before_the_generation_stamp_leaves_the_delay_not_the_rate() {
     w.post_before = 1.5;
     assert!(w.validate().unwrap_err().contains("post_before"));
 }
+
+#[test]
+fn throughput_counts_the_generations_after_the_first_over_their_span() {
+    // Generations every 100 cycles: 1 request per 100 cycles, however many (a consistency probe
+    // found N / span, N/(N-1) times the rate, and 1 request per cycle for a single request).
+    assert_eq!(throughput(50, 1_000, 1_000 + 49 * 100), Some(0.01));
+    assert_eq!(throughput(2, 0, 100), Some(0.01));
+    assert_eq!(throughput(1, 5, 5), None);
+    assert_eq!(throughput(3, 7, 7), None);
+    // One client and one scheduler, synchronous: the same cycle whatever the count, and no
+    // throughput record at all for a single request.
+    let rate = |n: u64| {
+        let mut w = params("static", "static", 1, 1, n, Load::Synchronous);
+        w.post_dist = ServiceDist::Fixed;
+        let (_, report) = run(&w, 1);
+        report.apps[0].recorded.get("throughput").map(|r| r.sum)
+    };
+    assert_eq!(rate(1), None);
+    let (two, fifty) = (rate(2).unwrap(), rate(50).unwrap());
+    assert!((two - fifty).abs() < 0.01 * fifty, "{two} against {fifty}");
+}

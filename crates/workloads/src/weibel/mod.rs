@@ -59,9 +59,9 @@ pub(crate) struct Multiply {
 }
 
 impl Multiply {
-    /// The operations of the next pass (a sweep, then the register work), or `None` when every
-    /// pass is done; `done` counts the passes made.
-    pub(crate) fn pass(&self, done: &mut u64) -> Option<[Op; 2]> {
+    /// The operations of the next pass (a sweep, then the register work unless `alu` is 0), or
+    /// `None` when every pass is done; `done` counts the passes made.
+    pub(crate) fn pass(&self, done: &mut u64) -> Option<(Op, Option<Op>)> {
         if *done >= self.passes {
             return None;
         }
@@ -69,7 +69,7 @@ impl Multiply {
         let sweep = BulkAccess::over(self.region, ELEMENT_BYTES, AccessKind::ReadModifyWrite, 1);
         let elements = self.region.len / ELEMENT_BYTES;
         let alu = (elements as f64 * self.alu).round() as u64;
-        Some([Op::Mem(sweep), Op::Compute(alu.max(1))])
+        Some((Op::Mem(sweep), (alu > 0).then_some(Op::Compute(alu))))
     }
 }
 
@@ -135,8 +135,8 @@ impl Program for Process {
             return op;
         }
         while let Some(m) = self.work.get(self.item) {
-            if let Some([sweep, alu]) = m.pass(&mut self.passes) {
-                self.plan.push(alu);
+            if let Some((sweep, alu)) = m.pass(&mut self.passes) {
+                self.plan.extend(alu);
                 return sweep;
             }
             self.item += 1;

@@ -168,8 +168,8 @@ impl Program for Worker {
                 }
                 State::Work => {
                     let item = &self.queue.items[self.current.expect("working on an item")];
-                    if let Some([sweep, alu]) = item.pass(&mut self.passes) {
-                        self.plan.push(alu);
+                    if let Some((sweep, alu)) = item.pass(&mut self.passes) {
+                        self.plan.extend(alu);
                         return sweep;
                     }
                     self.state = State::Take;

@@ -65,6 +65,21 @@ fn scalar_multiply_does_exactly_the_work_asked_and_splits_user_from_kernel() {
 }
 
 #[test]
+fn register_work_is_alu_cycles_an_element_and_none_at_zero() {
+    // One process, 2,048 elements, 10 passes: each cycle of `alu` adds 2,048 x 10 cycles of
+    // user work, and `alu = 0` adds none (it did one cycle a pass, found by a probe).
+    let useful = |alu: &str| {
+        let p = format!("processes = 1\ndata_bytes = 8192\npasses = 10\nalu = {alu}\n");
+        run("weibel-scalar", &p, "pull = false", 1).apps[0]
+            .time
+            .useful
+    };
+    let (zero, one, two) = (useful("0"), useful("1"), useful("2"));
+    assert_eq!(one - zero, 2_048 * 10);
+    assert_eq!(two - one, 2_048 * 10);
+}
+
+#[test]
 fn affinity_keeps_each_part_in_its_cores_cache() {
     let pinned =
         "processes = 8\ndata_bytes = 65536\npasses = 1000\njoin = \"spin\"\naffinity = true\n";

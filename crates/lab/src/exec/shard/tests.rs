@@ -100,6 +100,12 @@ fn a_failing_run_is_reported_as_here_and_a_bound_survives_the_trip() {
     prefill(&[&exp], std::slice::from_ref(&bundle), &Backwards, &memo).unwrap();
     let elsewhere = run_experiment(&exp, &one_by_one(Some(&memo))).unwrap();
     assert_eq!(to_json(&exp, &here), to_json(&exp, &elsewhere));
+    // No job exited: its response measures are null in the results, and survive the trip so.
+    assert!(
+        to_json(&exp, &elsewhere).contains("\"mean_response\": null"),
+        "{}",
+        to_json(&exp, &elsewhere)
+    );
     assert_eq!(
         here[0].stopped.as_ref().map(Stopped::describe),
         elsewhere[0].stopped.as_ref().map(Stopped::describe)
