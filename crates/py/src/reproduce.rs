@@ -173,6 +173,12 @@ impl Where {
                 &format!("must be a number between 0 and 100, got {scale}"),
             ));
         }
+        crate::run::check_jobs(py, jobs)?;
+        for (field, dir) in [("experiments", &experiments), ("reports", &reports)] {
+            if dir.as_os_str().is_empty() {
+                return Err(bad_argument(py, field, "must name a folder, not be empty"));
+            }
+        }
         Ok(Where {
             experiments,
             reports,

@@ -39,13 +39,7 @@ pub fn run_experiment(
     set: Vec<String>,
 ) -> PyResult<Outcome> {
     let name = path.display().to_string();
-    if jobs > MAX_JOBS {
-        return Err(bad_argument(
-            py,
-            "jobs",
-            &format!("must be a whole number from 0 (one run per core) to {MAX_JOBS}"),
-        ));
-    }
+    check_jobs(py, jobs)?;
     // Loading validates every point before anything runs (it can take a while for big sweeps,
     // so the GIL is released here too).
     let settings = settings(py, &set, &[])?;
@@ -105,6 +99,18 @@ pub fn settings(py: Python<'_>, set: &[String], vary: &[Setting]) -> PyResult<Ve
         .collect::<Result<Vec<_>, _>>()
         .and_then(|v| check_distinct(&v, vary).map(|()| v))
         .map_err(|e| bad_argument(py, "set", &e))
+}
+
+/// Refuses a `jobs` past [`MAX_JOBS`] (every call that runs takes the same range).
+pub fn check_jobs(py: Python<'_>, jobs: usize) -> PyResult<()> {
+    if jobs > MAX_JOBS {
+        return Err(bad_argument(
+            py,
+            "jobs",
+            &format!("must be a whole number from 0 (one run per core) to {MAX_JOBS}"),
+        ));
+    }
+    Ok(())
 }
 
 /// The `ExperimentError` for a bad value of a keyword argument of the Python API.

@@ -74,6 +74,7 @@ pub fn run_shipped(
     jobs: usize,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Outcome> {
+    crate::run::check_jobs(py, jobs)?;
     let bundle = Bundle::from_bytes(&bundle).map_err(|e| to_py(py, e, "<bundle>"))?;
     let exp = bundle.experiment().map_err(|e| to_py(py, e, "<bundle>"))?;
     let name = exp.path.display().to_string();

@@ -26,9 +26,18 @@ struct JsonRun<'a> {
     repetition: u32,
     seed: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stopped: Option<&'a Stopped>,
+    stopped: Option<JsonStopped<'a>>,
     #[serde(flatten)]
     report: std::borrow::Cow<'a, smpsched_sim::RunReport>,
+}
+
+/// Why a run stopped: the bound and its field, and `message`, the line `results.csv`'s
+/// `stopped` cell holds.
+#[derive(Serialize)]
+struct JsonStopped<'a> {
+    #[serde(flatten)]
+    stopped: &'a Stopped,
+    message: String,
 }
 
 /// The JSON document of an experiment's runs.
@@ -51,7 +60,10 @@ pub fn to_json(exp: &Experiment, runs: &[RunRecord]) -> String {
                     .collect(),
                 repetition: r.repetition,
                 seed: r.seed,
-                stopped: r.stopped.as_ref(),
+                stopped: r.stopped.as_ref().map(|stopped| JsonStopped {
+                    stopped,
+                    message: stopped.describe(),
+                }),
                 report: super::jobs::summary_only(&r.report),
             })
             .collect(),

@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from . import _native
+from . import _args, _native
 from ._frames import (APP_COLUMNS, JOB_COLUMNS, PROCESSOR_COLUMNS, RUN_COLUMNS, frames,
                       job_frame, params_of)
 from ._progress import bar
@@ -126,6 +126,9 @@ def _source(experiment: Experiment) -> "tuple[str, Optional[str]]":
     if isinstance(experiment, os.PathLike):
         return os.fspath(experiment), None
     if isinstance(experiment, str):
+        if not experiment:
+            raise ValueError("experiment: expected a path, the text of an experiment file, or a "
+                             "dict, got an empty string")
         if "\n" in experiment or ("=" in experiment and not Path(experiment).exists()):
             return "<string>", experiment
         return experiment, None
@@ -140,7 +143,7 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
     ``experiment``: a path to an experiment file, its TOML text, or a dict of the same shape
     (see ``experiment_toml``). ``seed`` overrides the file's base seed; ``jobs`` is the number
     of runs at once (None: one per core); ``progress`` shows a bar (tqdm where installed).
-    ``per_job`` keeps every job's times for ``Result.jobs`` (32 bytes a job while the runs
+    ``per_job`` keeps every job's times for ``Result.jobs`` (40 bytes a job while the runs
     are held; turn it off for open workloads with many millions of jobs).
     The engine runs with the GIL released; Ctrl-C raises ``KeyboardInterrupt``. Bad input
     raises ``ExperimentError`` with ``file``, ``line`` and ``field``.
@@ -156,8 +159,12 @@ def run(experiment: Experiment, seed: Optional[int] = None, jobs: Optional[int] 
     the workers. The results are byte-identical to a local run (see ``smpsched.cluster``).
     """
     path, text = _source(experiment)
-    settings = [f"{k}={_setting_text(v)}" for k, v in (set or {}).items()]
-    cb = bar(progress)
+    settings = _args.settings(set)
+    seed = _args.whole("seed", seed)
+    jobs = _args.whole("jobs", jobs)
+    per_job = _args.flag("per_job", per_job)
+    cluster = _args.cluster(cluster)
+    cb = bar(_args.flag("progress", progress))
     try:
         if cluster is None or cluster is False:
             out = _native.run_experiment(path, text, seed, 0 if jobs is None else jobs, cb,
@@ -329,16 +336,6 @@ class VaryReproduction(SeedsReproduction):
         return f"<smpsched.VaryReproduction {self.paper}: {self.summary}>"
 
 
-def _setting_text(value: Any) -> str:
-    """A value as the command line writes it: booleans and numbers as TOML writes them,
-    strings as they are (a bare word is a string)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    return str(value)
-
-
 def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progress: bool = True,
               experiments: "Union[str, os.PathLike[str]]" = "experiments",
               reports: "Union[str, os.PathLike[str]]" = "reports",
@@ -368,25 +365,28 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
         raise ValueError("give seed or seeds, not both")
     if seeds is not None and vary is not None:
         raise ValueError("give seeds or vary, not both")
-    settings = [f"{k}={_setting_text(v)}" for k, v in (set or {}).items()]
-    files = [only] if isinstance(only, str) else [str(f) for f in (only or [])]
-    cb = bar(progress)
-    jobs = 0 if jobs is None else jobs
+    if not isinstance(paper, str):
+        raise TypeError(f"paper: expected a paper's name, got {type(paper).__name__} {paper!r}")
+    settings = _args.settings(set)
+    files = _args.names("only", only)
+    seed = _args.whole("seed", seed)
+    scale = _args.number("scale", scale)
+    experiments = _args.folder("experiments", experiments)
+    reports = _args.folder("reports", reports)
+    jobs = _args.whole("jobs", jobs) or 0
+    seed_list = None if seeds is None else _args.seeds(seeds)
+    texts = None if vary is None else _args.vary(vary)
+    cb = bar(_args.flag("progress", progress))
     try:
-        if seeds is not None:
-            out = _native.reproduce_seeds(paper, [int(s) for s in seeds], float(scale), jobs,
-                                          os.fspath(experiments), os.fspath(reports), cb,
-                                          settings, files)
-        elif vary is not None:
-            axes = vary if isinstance(vary, list) else [vary]
-            texts = [f"{path}=" + ",".join(_setting_text(v) for v in values)
-                     for path, values in axes]
-            out = _native.reproduce_vary(paper, texts, float(scale), jobs,
-                                         os.fspath(experiments), os.fspath(reports), cb, seed,
-                                         settings, files)
+        if seed_list is not None:
+            out = _native.reproduce_seeds(paper, seed_list, scale, jobs, experiments, reports,
+                                          cb, settings, files)
+        elif texts is not None:
+            out = _native.reproduce_vary(paper, texts, scale, jobs, experiments, reports, cb,
+                                         seed, settings, files)
         else:
-            out = _native.reproduce_paper(paper, float(scale), jobs, os.fspath(experiments),
-                                          os.fspath(reports), cb, seed, settings, files)
+            out = _native.reproduce_paper(paper, scale, jobs, experiments, reports, cb, seed,
+                                          settings, files)
     finally:
         if cb is not None:
             cb.close()

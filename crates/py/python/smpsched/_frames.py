@@ -80,7 +80,7 @@ def frames(doc: Dict[str, Any]) -> Dict[str, Any]:
         stopped = r.get("stopped")
         runs.append({**head, "elapsed_cycles": r["elapsed_cycles"], "events": r["events"],
                      **r["total"], "utilization": r["utilization"],
-                     "stopped": None if stopped is None else json.dumps(stopped)})
+                     "stopped": _stopped_text(stopped)})
         for i, p in enumerate(r["processors"]):
             procs.append({**head, "processor": i, **p})
         for a in r["apps"]:
@@ -97,6 +97,14 @@ def frames(doc: Dict[str, Any]) -> Dict[str, Any]:
         "processors": _frame(procs, PROCESSOR_COLUMNS, []),
         "apps": _frame(apps, APP_COLUMNS, params),
     }
+
+
+def _stopped_text(stopped: Any) -> Any:
+    """A run's ``stopped`` as ``results.csv`` writes it (the line ``results.json`` holds as its
+    ``message``; results written before it had one give their object as JSON)."""
+    if stopped is None:
+        return None
+    return stopped.get("message", json.dumps(stopped))
 
 
 def job_frame(csv_text: str, params: List[str]) -> Any:

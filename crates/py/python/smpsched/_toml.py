@@ -19,6 +19,12 @@ def _key(k: Any) -> str:
     return k if bare else json.dumps(k)
 
 
+def value_text(v: Any, where: str) -> str:
+    """``v`` as a TOML value (inline); ``TypeError`` naming ``where`` for what TOML cannot
+    write (None, sets, objects)."""
+    return _value(v, where)
+
+
 def _value(v: Any, where: str) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -66,6 +72,8 @@ def experiment_toml(experiment: Mapping[str, Any]) -> str:
         for i, t in enumerate(items):
             lines.append("")
             lines.append(header)
+            # A dotted path as `set` and the errors write it: a list of tables is indexed.
+            at = f"{k}.{i}" if isinstance(v, (list, tuple)) else k
             for kk, vv in t.items():
-                lines.append(f"{_key(kk)} = {_value(vv, f'{k}.{i}.{kk}')}")
+                lines.append(f"{_key(kk)} = {_value(vv, f'{at}.{kk}')}")
     return "\n".join(lines) + "\n"
