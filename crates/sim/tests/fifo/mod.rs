@@ -37,7 +37,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
     summary: "first come, first served; no time slices",
     description: "One queue shared by every processor; a thread runs until it blocks or exits.",
-    paper: "the experiment file guide's example",
+    paper: "the policy guide's example (docs/policies.md)",
     params: &[],
     processor_sets: false,
     parse: smpsched_sim::sched::no_params::<FirstCome>,
@@ -54,6 +54,6 @@ fn the_guides_example_is_the_code_tested_here() {
     );
     assert!(
         smpsched_sim::sched::policy(INFO.name).is_none(),
-        "fifo is not a registered name"
+        "fifo is not a registered name: the guide tells readers to register theirs as another"
     );
 }
