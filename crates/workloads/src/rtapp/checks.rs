@@ -285,13 +285,13 @@ fn count_barriers(spec: &mut Spec, line: usize) -> Result<(), RtAppError> {
 /// Each thread's mutexes, walked through one loop of its phases: an unlock or a wait needs the
 /// mutex held, a lock needs it free (the simulator's locks are not recursive), and every mutex
 /// is released by the end of the phases.
-pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
-    for t in &spec.tasks {
+pub(super) fn check_mutexes(spec: &mut Spec) -> Result<(), RtAppError> {
+    for t in &mut spec.tasks {
         // The mutexes held, each with the line of the lock that took it.
-        let mut held: Vec<(&str, usize)> = Vec::new();
-        for p in &t.phases {
+        let mut held: Vec<(String, usize)> = Vec::new();
+        for p in &mut t.phases {
             for _ in 0..p.loops.min(2) {
-                for (e, &line) in p.events.iter().zip(&p.lines) {
+                for (e, &line) in p.events.iter_mut().zip(&p.lines) {
                     let err = |event: &str, message: String| RtAppError {
                         task: Some(t.name.clone()),
                         phase: Some(p.name.clone()),
@@ -308,10 +308,10 @@ pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
                                     format!("takes `{m}`, which it holds already"),
                                 ));
                             }
-                            held.push((m, line));
+                            held.push((m.clone(), line));
                         }
                         Event::Unlock(m) => {
-                            let Some(i) = held.iter().position(|h| h.0 == m) else {
+                            let Some(i) = held.iter().position(|h| h.0 == *m) else {
                                 return Err(err(
                                     "unlock",
                                     format!("releases `{m}`, which it does not hold"),
@@ -325,18 +325,19 @@ pub(super) fn check_mutexes(spec: &Spec) -> Result<(), RtAppError> {
                                 format!("waits with `{mutex}`, which it does not hold"),
                             ));
                         }
-                        Event::Sync { mutex, .. } if holds(mutex) => {
-                            return Err(err(
-                                "sync",
-                                format!("syncs with `{mutex}`, which it holds already"),
-                            ));
-                        }
+                        // Held (rt-app's examples lock before a sync, as its code needs), the
+                        // sync neither takes nor releases it; free, it takes it around its
+                        // signal and wait (as rt-app's tutorial describes it).
+                        Event::Sync {
+                            mutex, held: flag, ..
+                        } => *flag = holds(mutex),
                         _ => {}
                     }
                 }
             }
         }
-        if let Some(&(m, line)) = held.first() {
+        if let Some((m, line)) = held.first() {
+            let (m, line) = (m.clone(), *line);
             return Err(RtAppError {
                 task: Some(t.name.clone()),
                 phase: None,

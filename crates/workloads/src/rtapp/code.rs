@@ -35,6 +35,8 @@ pub(super) enum Step {
     Sync {
         cond: usize,
         mutex: SyncId,
+        /// The thread holds the mutex already: no lock or unlock around the sync.
+        held: bool,
     },
     Barrier(SyncId),
     /// `suspend`: wait on the named task's suspend condition (its number).
@@ -90,9 +92,26 @@ pub(super) fn cycles(us: f64, cycles_per_us: f64) -> Cycles {
     (us * cycles_per_us).round() as Cycles
 }
 
-/// Compiles `spec` against the machine's clock and the kernel objects in `names`. The file has
-/// been checked (`checks.rs`, `objects.rs`), so every name it uses is there.
-pub(super) fn compile(spec: &Spec, cycles_per_us: f64, names: &Names<'_>) -> Code {
+/// A phase's attributes as the thread gets them when the phase starts: where some phase of the
+/// task sets `cpus`, a phase without them goes back to the task's (or, without those, to
+/// every one of the machine's `processors`), as rt-app sets each phase's affinity.
+fn phase_attrs(task: &super::spec::Task, phase: &Attrs, processors: u32) -> Attrs {
+    let mut attrs = phase.clone();
+    if attrs.cpus.is_none() && task.phases.iter().any(|p| p.attrs.cpus.is_some()) {
+        attrs.cpus = Some(
+            task.attrs
+                .cpus
+                .clone()
+                .unwrap_or_else(|| (0..processors).collect()),
+        );
+    }
+    attrs
+}
+
+/// Compiles `spec` against the machine (its clock, its `processors`) and the kernel objects in
+/// `names`. The file has been checked (`checks.rs`, `objects.rs`), so every name it uses is
+/// there.
+pub(super) fn compile(spec: &Spec, cycles_per_us: f64, processors: u32, names: &Names<'_>) -> Code {
     let task_index = spec.task_indices();
     let tasks = spec
         .tasks
@@ -104,7 +123,7 @@ pub(super) fn compile(spec: &Spec, cycles_per_us: f64, names: &Names<'_>) -> Cod
                 .iter()
                 .map(|p| CodePhase {
                     loops: p.loops,
-                    attrs: p.attrs.clone(),
+                    attrs: phase_attrs(t, &p.attrs, processors),
                     steps: p
                         .events
                         .iter()
@@ -176,9 +195,14 @@ fn step<'s>(
         },
         Event::Signal(c) => Step::Signal(cond(c)),
         Event::Broad(c) => Step::Broad(cond(c)),
-        Event::Sync { cond: c, mutex } => Step::Sync {
+        Event::Sync {
+            cond: c,
+            mutex,
+            held,
+        } => Step::Sync {
             cond: cond(c),
             mutex: names.mutexes[mutex],
+            held: *held,
         },
         Event::Barrier(b) => Step::Barrier(names.barriers[b]),
         Event::Suspend(t) => Step::Suspend(cond(&super::objects::suspend_cond(t))),

@@ -47,8 +47,8 @@ pub struct RtApp {
 /// Reads and checks an rt-app document from `text` (`name` is used in messages).
 pub fn read(name: &str, text: &str) -> Result<Spec, String> {
     let doc = json::parse(text).map_err(|e| format!("`{name}`: {e}"))?;
-    let spec = spec::read(&doc).map_err(|e| format!("`{name}`: {e}"))?;
-    checks::check_mutexes(&spec).map_err(|e| format!("`{name}`: {e}"))?;
+    let mut spec = spec::read(&doc).map_err(|e| format!("`{name}`: {e}"))?;
+    checks::check_mutexes(&mut spec).map_err(|e| format!("`{name}`: {e}"))?;
     Ok(spec)
 }
 
@@ -114,12 +114,14 @@ impl Workload for RtApp {
             conds: &cond_numbers,
             barriers: &barriers,
         };
-        let code = Rc::new(code::compile(spec, cycles_per_us, &names));
+        let processors = sim.machine().processors;
+        let code = Rc::new(code::compile(spec, cycles_per_us, processors, &names));
         let tasks = &spec.tasks;
         let shared = Rc::new(RefCell::new(Shared {
             started: vec![0; tasks.len()],
             conds: conds.into_values().collect(),
             buffers,
+            zero: None,
         }));
         for (k, t) in tasks.iter().enumerate() {
             let attrs = ThreadAttrs {
@@ -154,8 +156,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   wake-to-run latency is `wake_lat_us` (recorded_mean, recorded_p50, \
                   recorded_p99), and each thread's dispatches, runtime and latencies are in \
                   the results' per_thread. SCHED_DEADLINE, \
-                  util_min/max, membind_nodes and taskgroups are refused by name; a timer is \
-                  each thread's own (rt-app's `unique` timers).",
+                  util_min/max, nodes_membind and taskgroups are refused by name; a timer is \
+                  each thread's own (rt-app's `unique` timers) and counts from the thread's \
+                  start.",
     paper: "rt-app (Linux scheduler tests, LISA, scx_simulator); not one of the papers",
     params: &[ParamInfo {
         name: "file",

@@ -69,7 +69,7 @@ pub(super) fn sync_objects(sim: &mut Simulation, spec: &Spec) -> Objects {
         for e in t.phases.iter().flat_map(|p| &p.events) {
             let (mutex, cond) = match e {
                 Event::Lock(m) | Event::Unlock(m) => (Some(m), None),
-                Event::Wait { cond, mutex } | Event::Sync { cond, mutex } => {
+                Event::Wait { cond, mutex } | Event::Sync { cond, mutex, .. } => {
                     (Some(mutex), Some(cond.clone()))
                 }
                 Event::Signal(c) | Event::Broad(c) => (None, Some(c.clone())),

@@ -23,6 +23,9 @@ pub struct Shared {
     pub buffers: Vec<Vec<u64>>,
     /// Threads started so far per task (to pick a buffer).
     pub started: Vec<u64>,
+    /// When the application's first thread first ran: rt-app's `t_zero`, from which every
+    /// thread's timers count (with its task's `delay` added).
+    pub zero: Option<Cycles>,
 }
 
 /// A step of an event, decided when it is reached (a signal wakes whoever waits by then).
@@ -65,6 +68,9 @@ pub struct RtAppThread {
     woke: Option<Cycles>,
     /// Each timer's last expiry (none before its first use), by the task's timer number.
     timers: Vec<Option<Cycles>>,
+    /// The reference of the thread's timers before their first use: the application's start
+    /// plus the task's delay (rt-app's `t_first`), known from the thread's first call.
+    first: Option<Cycles>,
     /// Where the next `mem` write starts in the buffer.
     written: u64,
     /// Set when a call went through [`STUCK_STEPS`] events without an operation: from then on
@@ -119,6 +125,7 @@ impl RtAppThread {
         RtAppThread {
             loops_left: t.loops,
             timers: vec![None; t.timers],
+            first: None,
             shared,
             code,
             task,
@@ -221,11 +228,17 @@ impl RtAppThread {
             Step::Signal(c) => Micro::Signal(c),
             Step::Broad(c) | Step::Resume(c) => Micro::Broad(c),
             Step::Suspend(c) => Micro::Wait(c, None),
-            Step::Sync { cond, mutex } => {
-                self.micro.push_back(Micro::Op(Op::Wait(mutex)));
+            Step::Sync { cond, mutex, held } => {
+                if !held {
+                    self.micro.push_back(Micro::Op(Op::Wait(mutex)));
+                }
                 self.micro.push_back(Micro::Signal(cond));
-                self.micro.push_back(Micro::Wait(cond, Some(mutex)));
-                Micro::Op(Op::Signal(mutex))
+                if held {
+                    Micro::Wait(cond, Some(mutex))
+                } else {
+                    self.micro.push_back(Micro::Wait(cond, Some(mutex)));
+                    Micro::Op(Op::Signal(mutex))
+                }
             }
             Step::Mem(bytes) => {
                 self.write(bytes);
@@ -312,7 +325,10 @@ impl RtAppThread {
         absolute: bool,
         now: Cycles,
     ) -> Option<Cycles> {
-        let last = *self.timers[timer].get_or_insert(now);
+        // Before its first use a timer counts from the thread's start (rt-app's `t_first`: the
+        // application's start plus the task's delay), not from that use.
+        let first = self.first.unwrap_or(now);
+        let last = *self.timers[timer].get_or_insert(first);
         let target = last.saturating_add(period);
         if target > now {
             self.timers[timer] = Some(target);
@@ -337,6 +353,11 @@ impl Program for RtAppThread {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         if let Some(target) = self.woke.take() {
             return self.woke(target, cx.now);
+        }
+        if self.first.is_none() {
+            let zero = *self.shared.borrow_mut().zero.get_or_insert(cx.now);
+            let delay = self.code.tasks[self.task].delay.unwrap_or(0);
+            self.first = Some(zero.saturating_add(delay));
         }
         let mut steps = 0u32;
         loop {

@@ -89,6 +89,9 @@ pub enum Event {
         cond: String,
         /// The mutex.
         mutex: String,
+        /// Whether the thread holds the mutex already (a `lock` before it, as rt-app's own
+        /// examples write it): then the sync neither takes nor releases it. Set by the checks.
+        held: bool,
     },
     /// `barrier`: wait until every user of the barrier has arrived.
     Barrier(String),
@@ -120,7 +123,13 @@ pub struct Attrs {
 
 /// The scheduling policies of rt-app's that smpsched gives a class (`policy`,
 /// `global.default_policy`).
-const POLICIES: [&str; 4] = ["SCHED_OTHER", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR"];
+const POLICIES: [&str; 5] = [
+    "SCHED_OTHER",
+    "SCHED_BATCH",
+    "SCHED_IDLE",
+    "SCHED_FIFO",
+    "SCHED_RR",
+];
 
 /// Why SCHED_DEADLINE, a policy rt-app knows, is refused.
 const NO_DEADLINE: &str =
@@ -214,12 +223,14 @@ fn base(key: &str) -> &str {
 }
 
 /// rt-app properties smpsched does not model, refused by name.
-const UNSUPPORTED: [&str; 9] = [
+const UNSUPPORTED: [&str; 10] = [
     "dl-runtime",
     "dl-period",
     "dl-deadline",
     "util_min",
     "util_max",
+    // rt-app's key, and the name this module's guide once gave it.
+    "nodes_membind",
     "membind_nodes",
     "taskgroup",
     "period",
@@ -264,8 +275,9 @@ fn attrs(
         return Ok(out);
     }
     out.priority = match policy.as_str() {
-        // For SCHED_OTHER the priority is the nice value: lower is more important.
-        "SCHED_OTHER" => level.map(|n| -n),
+        // For SCHED_OTHER the priority is the nice value: lower is more important. SCHED_BATCH
+        // is SCHED_OTHER to the simulator (Linux only spares it wake-up preemption).
+        "SCHED_OTHER" | "SCHED_BATCH" => level.map(|n| -n),
         "SCHED_IDLE" => Some(-40),
         // Real-time classes run before every SCHED_OTHER thread.
         "SCHED_FIFO" | "SCHED_RR" => Some(100 + level.unwrap_or(10)),
@@ -327,12 +339,21 @@ fn event(at: &At, key: &str, v: &Json) -> Result<Option<Event>, RtAppError> {
         }
         "sync" => {
             let (cond, mutex) = pair(v)?;
-            Event::Sync { cond, mutex }
+            Event::Sync {
+                cond,
+                mutex,
+                held: false,
+            }
         }
         "signal" => Event::Signal(string(at, key, v)?),
         "broad" => Event::Broad(string(at, key, v)?),
         "barrier" => Event::Barrier(string(at, key, v)?),
-        "suspend" => Event::Suspend(string(at, key, v)?),
+        // rt-app ignores the string: a thread suspends on its own task's name, which `resume`
+        // names (tutorial: "String is ignored").
+        "suspend" => {
+            string(at, key, v)?;
+            Event::Suspend(at.task.clone().unwrap_or_default())
+        }
         "resume" => Event::Resume(string(at, key, v)?),
         "yield" => Event::Yield,
         "fork" => Event::Fork(string(at, key, v)?),
@@ -408,6 +429,12 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
     let attrs = attrs(&at, fields, policy, true)?;
     let phases = match get("phases") {
         Some(p) => {
+            // A phase's `priority` without a `policy` keeps the thread's policy (rt-app's
+            // `same`): the task's, or the last one a phase before it set.
+            let mut current = match get("policy") {
+                Some(v) => string(&at, "policy", v)?,
+                None => policy.to_string(),
+            };
             let mut out = Vec::new();
             for (pname, pv) in object(&at, "phases", p)? {
                 let at = At {
@@ -416,24 +443,27 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
                 };
                 let pf = object(&at, "", pv)?;
                 let (events, lines) = events(&at, pf)?;
+                if let Some((_, v)) = pf.iter().find(|(k, _)| k == "policy") {
+                    current = string(&at, "policy", v)?;
+                }
                 out.push(Phase {
                     name: pname.clone(),
                     loops: loops(&at, pf, Some(1), false)?.unwrap_or(1),
-                    attrs: self::attrs(&at, pf, policy, false)?,
+                    attrs: self::attrs(&at, pf, &current, false)?,
                     events,
                     lines,
                 });
             }
-            // Events beside `phases` are not rt-app's grammar.
-            if let Some((k, v)) = fields
-                .iter()
-                .find(|(k, v)| event(&at, k, v).ok().flatten().is_some())
-            {
-                return Err(at.error(
-                    k,
-                    v.line,
-                    "events go inside `phases` when a task has phases",
-                ));
+            // Beside `phases` a task takes its own properties only: an event is not rt-app's
+            // grammar there, and an unknown or unmodelled key is refused as in a phase.
+            for (k, v) in fields {
+                if event(&at, k, v)?.is_some() {
+                    return Err(at.error(
+                        k,
+                        v.line,
+                        "events go inside `phases` when a task has phases",
+                    ));
+                }
             }
             out
         }
@@ -461,11 +491,86 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
     })
 }
 
+/// rt-app reads `global` and `tasks` (and `resources` in its old format, which smpsched does
+/// not read): another key is a misspelling whose settings would be lost, and a second `global`
+/// or `tasks` would silently replace the first.
+fn check_top_level(top: &At, fields: &[(String, Json)]) -> Result<(), RtAppError> {
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if !matches!(k.as_str(), "global" | "tasks") {
+            return Err(top.error(
+                k,
+                v.line,
+                "unknown top-level key: an rt-app file holds `global` and `tasks`",
+            ));
+        }
+        if fields[..i].iter().any(|(seen, _)| seen == k) {
+            return Err(top.error(k, v.line, format!("`{k}` is given twice")));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the `global` object into `spec` and the default `policy`.
+fn global(top: &At, g: &Json, spec: &mut Spec, policy: &mut String) -> Result<(), RtAppError> {
+    for (k, v) in object(top, "global", g)? {
+        match k.as_str() {
+            "duration" => {
+                let d = number(top, "global.duration", v)?;
+                spec.duration = match d {
+                    -1.0 => None,
+                    d if d > 0.0 && d <= 1e6 => Some(d),
+                    _ => {
+                        return Err(top.error(
+                            "global.duration",
+                            v.line,
+                            "must be -1 (until every thread ends) or 0 to 1e6 seconds",
+                        ))
+                    }
+                };
+            }
+            "calibration" => {
+                if let Value::Number(_) = v.value {
+                    spec.ns_per_loop = Some(whole(top, "global.calibration", v, 1.0, 1e9)?);
+                } else {
+                    string(top, "global.calibration", v)?;
+                }
+            }
+            "default_policy" => {
+                *policy = string(top, "global.default_policy", v)?;
+                if !POLICIES.contains(&policy.as_str()) {
+                    let why = match policy.as_str() {
+                        "SCHED_DEADLINE" => NO_DEADLINE.to_string(),
+                        p => format!("unknown policy `{p}`; valid: {}", POLICIES.join(", ")),
+                    };
+                    return Err(top.error("global.default_policy", v.line, why));
+                }
+            }
+            "mem_buffer_size" => {
+                spec.mem_buffer = whole(top, "global.mem_buffer_size", v, 64.0, MAX_BYTES)? as u64
+            }
+            // Logging, tracing and locking of pages: nothing to simulate.
+            "pi_enabled" | "lock_pages" | "logdir" | "log_basename" | "log_size" | "ftrace"
+            | "gnuplot" | "io_device" | "cumulative_slack" => {}
+            // Written by some of rt-app's own examples, read by no version of rt-app.
+            "frag" => {}
+            other => {
+                return Err(top.error(
+                    &format!("global.{other}"),
+                    v.line,
+                    "unknown global property",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads an rt-app document.
 pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
     let top = At::default();
     let fields = object(&top, "", doc)?;
     let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    check_top_level(&top, fields)?;
     let mut spec = Spec {
         duration: None,
         ns_per_loop: None,
@@ -476,55 +581,7 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
     };
     let mut policy = "SCHED_OTHER".to_string();
     if let Some(g) = get("global") {
-        for (k, v) in object(&top, "global", g)? {
-            match k.as_str() {
-                "duration" => {
-                    let d = number(&top, "global.duration", v)?;
-                    spec.duration = match d {
-                        -1.0 => None,
-                        d if d > 0.0 && d <= 1e6 => Some(d),
-                        _ => {
-                            return Err(top.error(
-                                "global.duration",
-                                v.line,
-                                "must be -1 (until every thread ends) or 0 to 1e6 seconds",
-                            ))
-                        }
-                    };
-                }
-                "calibration" => {
-                    if let Value::Number(_) = v.value {
-                        spec.ns_per_loop = Some(whole(&top, "global.calibration", v, 1.0, 1e9)?);
-                    } else {
-                        string(&top, "global.calibration", v)?;
-                    }
-                }
-                "default_policy" => {
-                    policy = string(&top, "global.default_policy", v)?;
-                    if !POLICIES.contains(&policy.as_str()) {
-                        let why = match policy.as_str() {
-                            "SCHED_DEADLINE" => NO_DEADLINE.to_string(),
-                            p => format!("unknown policy `{p}`; valid: {}", POLICIES.join(", ")),
-                        };
-                        return Err(top.error("global.default_policy", v.line, why));
-                    }
-                }
-                "mem_buffer_size" => {
-                    spec.mem_buffer =
-                        whole(&top, "global.mem_buffer_size", v, 64.0, MAX_BYTES)? as u64
-                }
-                // Logging, tracing and locking of pages: nothing to simulate.
-                "pi_enabled" | "lock_pages" | "logdir" | "log_basename" | "log_size" | "ftrace"
-                | "gnuplot" | "io_device" | "cumulative_slack" => {}
-                other => {
-                    return Err(top.error(
-                        &format!("global.{other}"),
-                        v.line,
-                        "unknown global property",
-                    ))
-                }
-            }
-        }
+        global(&top, g, &mut spec, &mut policy)?;
     }
     let Some(tasks) = get("tasks") else {
         return Err(top.error("tasks", doc.line, "an rt-app file needs a `tasks` object"));
@@ -536,6 +593,13 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
             return Err(top.error("tasks", v.line, format!("two tasks are called `{name}`")));
         }
         spec.tasks.push(task(name, v, &policy)?);
+    }
+    if spec.tasks.iter().all(|t| t.instances == 0) {
+        return Err(top.error(
+            "tasks",
+            tasks.line,
+            "no thread to run: the file has no task, or every task has `instance: 0`",
+        ));
     }
     super::checks::check_references(&mut spec, tasks.line)?;
     Ok(spec)
