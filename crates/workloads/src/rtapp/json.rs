@@ -201,7 +201,15 @@ impl Parser<'_> {
                     let c = match self.bump() {
                         Some(b'n') => b'\n',
                         Some(b't') => b'\t',
+                        Some(b'r') => b'\r',
+                        Some(b'b') => 0x08,
+                        Some(b'f') => 0x0c,
                         Some(c @ (b'"' | b'\\' | b'/')) => c,
+                        Some(b'u') => {
+                            let ch = self.unicode_escape()?;
+                            out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+                            continue;
+                        }
                         _ => return Err(self.error("an unknown escape in a string")),
                     };
                     out.push(c);
@@ -210,6 +218,38 @@ impl Parser<'_> {
             }
         }
         String::from_utf8(out).map_err(|_| self.error("a string is not UTF-8"))
+    }
+
+    /// The character of a `\uXXXX` escape (its `\u` read), a surrogate pair's two escapes
+    /// taken together as JSON writes a character past U+FFFF.
+    fn unicode_escape(&mut self) -> Result<char, SyntaxError> {
+        let high = self.hex4()?;
+        let code = if (0xd800..0xdc00).contains(&high) {
+            if self.bump() != Some(b'\\') || self.bump() != Some(b'u') {
+                return Err(self.error("a `\\u` escape of a high surrogate without its low one"));
+            }
+            let low = self.hex4()?;
+            if !(0xdc00..0xe000).contains(&low) {
+                return Err(self.error("a `\\u` escape of a high surrogate without its low one"));
+            }
+            0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
+        } else {
+            high
+        };
+        char::from_u32(code).ok_or_else(|| self.error("a `\\u` escape that is no character"))
+    }
+
+    /// Four hexadecimal digits.
+    fn hex4(&mut self) -> Result<u32, SyntaxError> {
+        let mut v = 0;
+        for _ in 0..4 {
+            let d = self
+                .bump()
+                .and_then(|c| (c as char).to_digit(16))
+                .ok_or_else(|| self.error("a `\\u` escape needs four hexadecimal digits"))?;
+            v = v * 16 + d;
+        }
+        Ok(v)
     }
 
     fn array(&mut self, depth: usize) -> Result<Value, SyntaxError> {

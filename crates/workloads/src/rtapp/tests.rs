@@ -473,3 +473,17 @@ fn files_rt_app_reads_are_read_and_misspellings_are_refused() {
         assert!(e.contains(says), "{text}: {e}");
     }
 }
+
+#[test]
+fn strings_take_json_unicode_escapes() {
+    let spec = read(
+        "t.json",
+        r#"{ "tasks": { "caf\u00e9 \ud83d\ude00": { "loop": 1, "run": 10 } } }"#,
+    )
+    .unwrap();
+    assert_eq!(spec.tasks[0].name, "café 😀");
+    for bad in [r#""\ud83d""#, r#""\u12""#, r#""\udc00""#] {
+        let text = format!(r#"{{ "tasks": {{ {bad}: {{ "loop": 1, "run": 10 }} }} }}"#);
+        assert!(read("t.json", &text).is_err(), "{bad}");
+    }
+}
