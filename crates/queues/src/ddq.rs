@@ -36,6 +36,10 @@ use smpsched_policy::ddq::{choose_child, height, home_leaf, leaf_node, preferred
 use crate::sync::{lock, spin, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering};
 use crate::{check_workers, require_any, Client, Post, PostError, ReadyQueue, Take, Wake};
 
+/// The largest `capacity` a leaf may have: the D fields count a tree's whole capacity (up to
+/// 64 leaves of it) in an `i64`, well within range at 2^32 a leaf.
+pub const MAX_CAPACITY: usize = 1 << 32;
+
 /// How a DDQ is shaped: workers per leaf (q), buffer slots per leaf, and the number of trees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DdqConfig {
@@ -103,12 +107,18 @@ impl<T> Ddq<T> {
     ///
     /// # Panics
     ///
-    /// If a count is zero or there are more trees than workers.
+    /// If a count is zero, `capacity` is past [`MAX_CAPACITY`] or there are more trees than
+    /// workers.
     pub fn with_config(workers: usize, config: DdqConfig) -> Ddq<T> {
         check_workers(workers);
         assert!(
             config.per_leaf > 0 && config.capacity > 0,
             "per_leaf and capacity must be > 0"
+        );
+        assert!(
+            config.capacity <= MAX_CAPACITY,
+            "a leaf's capacity is at most {MAX_CAPACITY}, not {}",
+            config.capacity
         );
         assert!(
             (1..=workers).contains(&config.trees),

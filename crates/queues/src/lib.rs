@@ -89,7 +89,8 @@ pub trait ReadyQueue<T: Send>: Send + Sync {
     /// structure that is full, or one that cannot honour `how`, hands the item back.
     fn post(&self, client: &mut Client, item: T, how: Post) -> Result<Wake, PostError<T>>;
 
-    /// Takes an item for worker `worker`.
+    /// Takes an item for worker `worker`, one of `0..workers()` (a worker past that may panic:
+    /// the structures index their per-worker state by it).
     fn take(&self, worker: usize) -> Take<T>;
 
     /// About how many items are queued (exact when quiescent).
@@ -151,7 +152,9 @@ pub enum Wake {
 /// Why a post handed its item back.
 #[derive(thiserror::Error)]
 pub enum PostError<T> {
-    /// Every queue the client may use is full (bounded structures: mailboxes, DDQ slots).
+    /// The queue the client's policy chose is full (bounded structures: mailboxes, DDQ slots;
+    /// a multi-access client posts to the queue its policy draws, as DiBella's clients do, and
+    /// does not try the others: `len_hint` may be below the capacity).
     #[error("the ready queue is full")]
     Full(T),
     /// The structure cannot honour what the post asks for (an affinity mask, say).
@@ -194,9 +197,10 @@ impl Affinity {
     /// Every worker.
     pub const ANY: Affinity = Affinity(u64::MAX);
 
-    /// Only worker `w`.
+    /// Only worker `w`; past the 64 workers a structure may have, no worker (every structure
+    /// refuses the post as `Unsupported`) rather than another worker's bit.
     pub fn only(w: usize) -> Affinity {
-        Affinity(1 << w)
+        Affinity(if w < 64 { 1 << w } else { 0 })
     }
 
     /// Whether worker `w` may run the item.

@@ -84,6 +84,16 @@ fn masks_are_honoured_or_refused(name: &str) {
             matches!(r, Err(PostError::Unsupported { .. })),
             "{name}: mask outside the workers"
         );
+        // A worker past the 64 a structure may have names no worker, not another one's bit
+        // (it shifted past 64 bits: a panic in debug builds, worker 1 for 65 in release).
+        for w in [64, 65, 1000] {
+            assert_eq!(Affinity::only(w), Affinity(0));
+            let r = q.post(&mut c, 3, Post::default().affinity(Affinity::only(w)));
+            assert!(
+                matches!(r, Err(PostError::Unsupported { .. })),
+                "{name}: worker {w}"
+            );
+        }
     } else {
         match r {
             Err(PostError::Unsupported { item, .. }) => assert_eq!(item, 1),
@@ -259,4 +269,23 @@ conformance! {
 fn every_structure_is_in_the_suite() {
     // The macro above must list every maker: a structure added to `makers()` and not here fails.
     assert_eq!(makers().len(), 15);
+}
+
+#[test]
+#[should_panic(expected = "a leaf's capacity is at most")]
+fn a_ddq_refuses_a_capacity_its_counts_cannot_hold() {
+    // Past 2^62 the D fields' sums overflowed (a panic when adding, or every post refused).
+    use smpsched_queues::ddq::{Ddq, DdqConfig};
+    let config = DdqConfig {
+        per_leaf: 1,
+        capacity: 1 << 62,
+        trees: 1,
+    };
+    let _ = Ddq::<u8>::with_config(4, config);
+}
+
+#[test]
+#[should_panic(expected = "a power of two from 2 to 2^24")]
+fn per_core_injection_lanes_have_a_stated_bound() {
+    let _ = smpsched_queues::percore::PerCore::<u8>::with_injection(1, 1, 1 << 60);
 }

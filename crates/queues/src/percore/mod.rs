@@ -161,7 +161,11 @@ impl<T> PerCore<T> {
     }
 
     /// Per-core queues for `workers` workers with `lanes` injection lanes of `slots` slots each
-    /// (a power of two, at least 2).
+    /// (a power of two, from 2 to 2^24).
+    ///
+    /// # Panics
+    ///
+    /// If a count is out of its range.
     pub fn with_injection(workers: usize, lanes: usize, slots: usize) -> PerCore<T> {
         check_workers(workers);
         assert!(
@@ -169,8 +173,8 @@ impl<T> PerCore<T> {
             "per-core queues need 1 to {INJECTION_LANES} injection lanes, not {lanes}"
         );
         assert!(
-            slots.is_power_of_two() && slots >= 2,
-            "an injection lane's slots must be a power of two from 2, not {slots}"
+            slots.is_power_of_two() && (2..=1 << 24).contains(&slots),
+            "an injection lane's slots must be a power of two from 2 to 2^24, not {slots}"
         );
         PerCore {
             lanes: (0..workers).map(|_| Lane::padded()).collect(),
