@@ -308,6 +308,16 @@ fn slice_ms(m: &MachineConfig) -> f64 {
         .unwrap_or(exact)
 }
 
+/// Whether `name` is one of the measures `smpsched list` shows (`app_util` or `app_util:APP`
+/// for `app_util:APP`).
+pub(crate) fn is_measure(name: &str) -> bool {
+    let stem = |n: &str| n.split(':').next().unwrap_or(n).to_string();
+    crate::metric::MEASURES
+        .iter()
+        .filter(|m| m.is_measure())
+        .any(|m| stem(&m.written()) == stem(name))
+}
+
 /// Every name `explain` knows, for error messages: the papers are the folders of `dir` and
 /// those built in.
 pub fn explainable(dir: &Path) -> Vec<String> {

@@ -579,7 +579,7 @@ pub fn explain(name: &str, experiments: &Path) -> Result<String, LabError> {
             file: PathBuf::from("explain"),
             line: None,
             field: String::new(),
-            message: if is_measure(name) {
+            message: if catalog::is_measure(name) {
                 format!(
                     "`{name}` is a measure, not a policy, workload, structure, preset or \
                      paper: `smpsched list` describes every measure"
@@ -592,14 +592,4 @@ pub fn explain(name: &str, experiments: &Path) -> Result<String, LabError> {
             },
         }))
     })
-}
-
-/// Whether `name` is one of the measures `smpsched list` shows (`app_util` or `app_util:APP`
-/// for `app_util:APP`).
-fn is_measure(name: &str) -> bool {
-    let stem = |n: &str| n.split(':').next().unwrap_or(n).to_string();
-    crate::metric::MEASURES
-        .iter()
-        .filter(|m| m.is_measure())
-        .any(|m| stem(&m.written()) == stem(name))
 }

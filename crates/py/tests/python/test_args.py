@@ -42,7 +42,7 @@ def test_run_refuses_an_empty_path():
         smpsched.run("")
 
 
-def test_set_writes_dicts_and_lists_as_toml(cli, tmp_path):
+def test_set_writes_dicts_and_lists_as_toml():
     # As `--set 'workload.0.compute={dist="fixed",value=5}'` does on the command line.
     got = smpsched.run(TINY, set={"workload.0.compute": {"dist": "fixed", "value": 5}},
                        progress=False)

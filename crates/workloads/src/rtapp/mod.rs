@@ -16,6 +16,7 @@ pub mod json;
 mod objects;
 pub mod program;
 pub mod spec;
+mod top;
 mod values;
 
 use std::cell::RefCell;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::json::{Json, Value};
-use super::values::{field, micros, number, object, string, whole};
+use super::values::{field, micros, object, string, whole};
 
 /// Most threads an rt-app file may start at once (instances summed over tasks).
 pub const MAX_INSTANCES: u64 = 100_000;
@@ -123,7 +123,7 @@ pub struct Attrs {
 
 /// The scheduling policies of rt-app's that smpsched gives a class (`policy`,
 /// `global.default_policy`).
-const POLICIES: [&str; 5] = [
+pub(super) const POLICIES: [&str; 5] = [
     "SCHED_OTHER",
     "SCHED_BATCH",
     "SCHED_IDLE",
@@ -132,7 +132,7 @@ const POLICIES: [&str; 5] = [
 ];
 
 /// Why SCHED_DEADLINE, a policy rt-app knows, is refused.
-const NO_DEADLINE: &str =
+pub(super) const NO_DEADLINE: &str =
     "SCHED_DEADLINE has no class in smpsched; use SCHED_OTHER, SCHED_IDLE, SCHED_FIFO or SCHED_RR";
 
 /// A phase: its events, run `loops` times.
@@ -491,86 +491,12 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
     })
 }
 
-/// rt-app reads `global` and `tasks` (and `resources` in its old format, which smpsched does
-/// not read): another key is a misspelling whose settings would be lost, and a second `global`
-/// or `tasks` would silently replace the first.
-fn check_top_level(top: &At, fields: &[(String, Json)]) -> Result<(), RtAppError> {
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if !matches!(k.as_str(), "global" | "tasks") {
-            return Err(top.error(
-                k,
-                v.line,
-                "unknown top-level key: an rt-app file holds `global` and `tasks`",
-            ));
-        }
-        if fields[..i].iter().any(|(seen, _)| seen == k) {
-            return Err(top.error(k, v.line, format!("`{k}` is given twice")));
-        }
-    }
-    Ok(())
-}
-
-/// Reads the `global` object into `spec` and the default `policy`.
-fn global(top: &At, g: &Json, spec: &mut Spec, policy: &mut String) -> Result<(), RtAppError> {
-    for (k, v) in object(top, "global", g)? {
-        match k.as_str() {
-            "duration" => {
-                let d = number(top, "global.duration", v)?;
-                spec.duration = match d {
-                    -1.0 => None,
-                    d if d > 0.0 && d <= 1e6 => Some(d),
-                    _ => {
-                        return Err(top.error(
-                            "global.duration",
-                            v.line,
-                            "must be -1 (until every thread ends) or 0 to 1e6 seconds",
-                        ))
-                    }
-                };
-            }
-            "calibration" => {
-                if let Value::Number(_) = v.value {
-                    spec.ns_per_loop = Some(whole(top, "global.calibration", v, 1.0, 1e9)?);
-                } else {
-                    string(top, "global.calibration", v)?;
-                }
-            }
-            "default_policy" => {
-                *policy = string(top, "global.default_policy", v)?;
-                if !POLICIES.contains(&policy.as_str()) {
-                    let why = match policy.as_str() {
-                        "SCHED_DEADLINE" => NO_DEADLINE.to_string(),
-                        p => format!("unknown policy `{p}`; valid: {}", POLICIES.join(", ")),
-                    };
-                    return Err(top.error("global.default_policy", v.line, why));
-                }
-            }
-            "mem_buffer_size" => {
-                spec.mem_buffer = whole(top, "global.mem_buffer_size", v, 64.0, MAX_BYTES)? as u64
-            }
-            // Logging, tracing and locking of pages: nothing to simulate.
-            "pi_enabled" | "lock_pages" | "logdir" | "log_basename" | "log_size" | "ftrace"
-            | "gnuplot" | "io_device" | "cumulative_slack" => {}
-            // Written by some of rt-app's own examples, read by no version of rt-app.
-            "frag" => {}
-            other => {
-                return Err(top.error(
-                    &format!("global.{other}"),
-                    v.line,
-                    "unknown global property",
-                ))
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Reads an rt-app document.
 pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
     let top = At::default();
     let fields = object(&top, "", doc)?;
     let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
-    check_top_level(&top, fields)?;
+    super::top::check_keys(&top, fields)?;
     let mut spec = Spec {
         duration: None,
         ns_per_loop: None,
@@ -581,7 +507,7 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
     };
     let mut policy = "SCHED_OTHER".to_string();
     if let Some(g) = get("global") {
-        global(&top, g, &mut spec, &mut policy)?;
+        super::top::global(&top, g, &mut spec, &mut policy)?;
     }
     let Some(tasks) = get("tasks") else {
         return Err(top.error("tasks", doc.line, "an rt-app file needs a `tasks` object"));
