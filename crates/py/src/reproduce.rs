@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use smpsched_lab::app::across::{vary_runs, write_seeds_report, write_vary_report};
 use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome, Variant};
 use smpsched_lab::exec::shard::Exec;
-use smpsched_lab::input::setting::{check_distinct, parse_vary};
+use smpsched_lab::input::setting::{check_distinct, vary_values};
 use smpsched_lab::reproduce::across::check_seeds;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
 use smpsched_lab::reproduce::summary::relative_distance;
@@ -90,7 +90,7 @@ pub fn reproduce_seeds(
     across_json(py, &paper, written)
 }
 
-/// Reproduces `paper` at `scale` at each value `vary` (`PATH=V1,V2,...`, once per path) gives,
+/// Reproduces `paper` at `scale` at each value `vary` (a path and its values, once per path) gives,
 /// or at each combination of the values of several paths, each report as `set` writes it (over
 /// `seed` and `set`, which every run shares), then the report across them; returns that report's JSON (`varied`, `claims` with a mark per value,
 /// `agreement`, `summaries`) with `latest` and `summary_line`.
@@ -100,7 +100,7 @@ pub fn reproduce_seeds(
 pub fn reproduce_vary(
     py: Python<'_>,
     paper: String,
-    vary: Vec<String>,
+    vary: Vec<(String, Vec<String>)>,
     scale: f64,
     jobs: usize,
     experiments: PathBuf,
@@ -113,7 +113,7 @@ pub fn reproduce_vary(
     let at = Where::checked(py, experiments, reports, scale, jobs)?;
     let axes = vary
         .iter()
-        .map(|v| parse_vary(v))
+        .map(|(path, values)| vary_values(path, values))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| bad_argument(py, "vary", &e))?;
     let varied: Vec<_> = axes.iter().filter_map(|a| a.first().cloned()).collect();

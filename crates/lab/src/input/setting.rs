@@ -153,8 +153,30 @@ pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
     let (path, values) = text.split_once('=').ok_or_else(|| {
         format!("expected PATH=V1,V2,... (e.g. workload.0.random_ms=0.02,0.05,0.09), got `{text}`")
     })?;
-    let settings: Vec<Setting> = top_level_items(values)
-        .into_iter()
+    vary_axis(path, &top_level_items(values))
+}
+
+/// The values of `path` to vary given one by one (the Python API's list), as [`parse_vary`]
+/// reads them from `PATH=V1,V2,...`: each must read back as one value there, so a value with a
+/// comma outside brackets and quotes is refused (a string holding one is written as TOML text,
+/// `"a,b"`), and the report's `--vary` line gives the same runs.
+pub fn vary_values(path: &str, values: &[String]) -> Result<Vec<Setting>, String> {
+    if let Some(v) = values.iter().find(|v| top_level_items(v).len() > 1) {
+        return Err(format!(
+            "{}: the value `{v}` holds a comma outside brackets and quotes, which would make it \
+             several values; write a string as TOML text (\"{}\")",
+            path.trim(),
+            v.replace('\\', "\\\\").replace('"', "\\\"")
+        ));
+    }
+    let items: Vec<&str> = values.iter().map(String::as_str).collect();
+    vary_axis(path, &items)
+}
+
+/// One setting of `path` per value (at least two, at most [`MOST_VALUES`], none twice).
+fn vary_axis(path: &str, values: &[&str]) -> Result<Vec<Setting>, String> {
+    let settings: Vec<Setting> = values
+        .iter()
         .map(|v| Setting::new(path, v))
         .collect::<Result<_, _>>()?;
     if settings.len() < 2 {
@@ -178,11 +200,15 @@ pub fn parse_vary(text: &str) -> Result<Vec<Setting>, String> {
 }
 
 /// `values` split at its commas outside brackets, braces and quotes, so that a value may be a
-/// TOML array or inline table (`[1, 2],[3, 4]` is two values).
+/// TOML array or inline table (`[1, 2],[3, 4]` is two values). A backslash inside a basic
+/// string (`"a\",b"`) escapes the character after it, as TOML reads it.
 fn top_level_items(values: &str) -> Vec<&str> {
     let (mut items, mut start, mut depth, mut quote) = (Vec::new(), 0, 0i32, None);
+    let mut escaped = false;
     for (i, c) in values.char_indices() {
         match (quote, c) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some('"'), '\\') => escaped = true,
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
@@ -303,6 +329,23 @@ mod tests {
         assert_eq!(values, ["[1, 2]", "[3,4]", "{ a = \"x,y\" }", "'p,q'"]);
         assert!(matches!(v[0].toml_value(), toml::Value::Array(_)));
         assert_eq!(parse_vary("a.b=1,2").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn values_given_one_by_one_read_as_the_command_line_reads_them() {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let one = vary_values("a.b", &list(&["[1, 2]", "\"x,y\"", "'p,q'", "mach"])).unwrap();
+        let text = parse_vary("a.b=[1, 2],\"x,y\",'p,q',mach").unwrap();
+        assert_eq!(one, text);
+        let e = vary_values("a.b", &list(&["4,8", "16"])).unwrap_err();
+        assert!(e.contains("comma") && e.contains("\"4,8\""), "{e}");
+        assert!(vary_values("a.b", &list(&["1"]))
+            .unwrap_err()
+            .contains("two values"));
+        // A backslash escapes a quote in a basic string: one value, not two.
+        let escaped = parse_vary("a.b=\"x\\\",y\",z").unwrap();
+        assert_eq!(escaped.len(), 2, "{escaped:?}");
+        assert_eq!(escaped[0].toml_value(), toml::Value::String("x\",y".into()));
     }
 
     #[test]

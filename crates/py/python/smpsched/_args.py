@@ -6,7 +6,7 @@ fails deep inside the package or with a bare ``OverflowError`` (the engine's own
 from __future__ import annotations
 
 import os
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Tuple
 
 from ._toml import value_text
 
@@ -94,50 +94,23 @@ def settings(value: Any) -> List[str]:
     return out
 
 
-def _splits(text: str) -> bool:
-    """Whether ``text`` holds a comma outside brackets, braces and quotes (where the command
-    line splits a list of values)."""
-    depth, quote, escaped = 0, "", False
-    for c in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif c == "\\" and quote == '"':
-                escaped = True
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c in "[{":
-            depth += 1
-        elif c in "]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            return True
-    return False
-
-
-def vary(value: Any) -> List[str]:
-    """``vary`` as the command line's ``PATH=V1,V2,...`` texts: a (path, values) pair or a
-    non-empty list of them, each with a list or tuple of values."""
+def vary(value: Any) -> List[Tuple[str, List[str]]]:
+    """``vary`` as (path, values) pairs, each value as the command line's ``--vary`` writes it
+    (a str as it is, anything else as TOML): a (path, values) pair or a non-empty list of them,
+    each with a list or tuple of values. The native side reads them as ``PATH=V1,V2,...`` is
+    read, and refuses a value it would split at a comma."""
     pairs = value if isinstance(value, list) else [value]
     if not pairs:
         raise ValueError("vary: expected a (path, values) pair or a list of them, got []")
-    texts = []
+    out = []
     for pair in pairs:
         if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)
                 and isinstance(pair[1], (list, tuple))):
             raise TypeError("vary: expected a (path, [values]) pair or a list of them, got "
                             f"{_kind(pair)}")
         path, values = pair
-        items = [setting_text(v, path) for v in values]
-        for v in items:
-            if _splits(v):
-                raise ValueError(f"vary: {path}: the value {v!r} holds a comma outside "
-                                 "brackets and quotes, which would make it several values; "
-                                 f"write a string as TOML text ('\"{v}\"')")
-        texts.append(f"{path}=" + ",".join(items))
-    return texts
+        out.append((path, [setting_text(v, path) for v in values]))
+    return out
 
 
 def cluster(value: Any) -> Any:

@@ -44,7 +44,7 @@ def reproduce_seeds(
 ) -> str: ...
 def reproduce_vary(
     paper: str,
-    vary: List[str],
+    vary: List[Tuple[str, List[str]]],
     scale: float = 1.0,
     jobs: int = 0,
     experiments: Union[str, os.PathLike[str]] = "experiments",

@@ -12,9 +12,25 @@ import math
 from typing import Any, Mapping
 
 
-def _key(k: Any) -> str:
+# TOML's integers are 64-bit signed.
+_INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _text(t: str, where: str, what: str = "") -> str:
+    """``t`` if it is text TOML can hold: a lone surrogate (from a bad decode) cannot be
+    written as UTF-8, so it raises ``ValueError`` naming ``where``."""
+    try:
+        t.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{where}: {what}{t!r} is not valid Unicode text ({e.reason})") from None
+    return t
+
+
+def _key(k: Any, where: str = "") -> str:
+    """``k`` as a TOML key, bare where it can be; ``where`` names the table holding it."""
     if not isinstance(k, str):
         raise TypeError(f"experiment keys must be strings, got {k!r}")
+    _text(k, where or "experiment", "the key ")
     bare = k and all(c.isalnum() or c in "-_" for c in k) and k.isascii()
     return k if bare else json.dumps(k)
 
@@ -22,13 +38,18 @@ def _key(k: Any) -> str:
 def value_text(v: Any, where: str) -> str:
     """``v`` as a TOML value (inline); ``TypeError`` naming ``where`` for what TOML cannot
     write (None, sets, objects)."""
-    return _value(v, where)
+    try:
+        return _value(v, where)
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply to write as TOML") from None
 
 
 def _value(v: Any, where: str) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
+        if not _INT_RANGE[0] <= v <= _INT_RANGE[1]:
+            raise ValueError(f"{where}: {v} is outside TOML's integers (-2**63 to 2**63 - 1)")
         return str(v)
     if isinstance(v, float):
         if math.isnan(v):
@@ -37,9 +58,9 @@ def _value(v: Any, where: str) -> str:
             return "inf" if v > 0 else "-inf"
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)
+        return json.dumps(_text(v, where))
     if isinstance(v, Mapping):
-        inner = ", ".join(f"{_key(k)} = {_value(x, f'{where}.{k}')}" for k, x in v.items())
+        inner = ", ".join(f"{_key(k, where)} = {_value(x, f'{where}.{k}')}" for k, x in v.items())
         return "{ " + inner + " }" if inner else "{}"
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_value(x, where) for x in v) + "]"
@@ -59,6 +80,13 @@ def experiment_toml(experiment: Mapping[str, Any]) -> str:
     """
     if not isinstance(experiment, Mapping):
         raise TypeError("an experiment is a dict shaped like an experiment file")
+    try:
+        return _experiment_toml(experiment)
+    except RecursionError:
+        raise ValueError("the experiment is nested too deeply to write as TOML") from None
+
+
+def _experiment_toml(experiment: Mapping[str, Any]) -> str:
     lines = []
     tables = []
     for k, v in experiment.items():
@@ -75,5 +103,5 @@ def experiment_toml(experiment: Mapping[str, Any]) -> str:
             # A dotted path as `set` and the errors write it: a list of tables is indexed.
             at = f"{k}.{i}" if isinstance(v, (list, tuple)) else k
             for kk, vv in t.items():
-                lines.append(f"{_key(kk)} = {_value(vv, f'{at}.{kk}')}")
+                lines.append(f"{_key(kk, at)} = {_value(vv, f'{at}.{kk}')}")
     return "\n".join(lines) + "\n"

@@ -60,7 +60,7 @@ def test_set_writes_dicts_and_lists_as_toml():
     ({"vary": []}, ValueError, "vary"),
     ({"vary": ("machine.processors", "48")}, TypeError, "vary"),
     ({"vary": ["machine.processors", [4, 8]]}, TypeError, "vary"),
-    ({"vary": ("machine.processors", ["4,8", 16])}, ValueError, "comma"),
+    ({"vary": ("machine.processors", ["4,8", 16])}, smpsched.ExperimentError, "comma"),
     ({"only": 5}, TypeError, "only"),
     ({"scale": None}, TypeError, "scale"),
     ({"reports": None}, TypeError, "reports"),
@@ -89,6 +89,27 @@ def test_a_dicts_bad_value_is_named_by_its_dotted_path():
     bad = dict(TINY, workload=[{"kind": "synthetic", "threads": None}])
     with pytest.raises(TypeError, match=r"^workload\.0\.threads:"):
         smpsched.experiment_toml(bad)
+
+
+def test_what_toml_cannot_hold_is_refused_naming_where():
+    # TOML's integers are 64-bit signed; `seed=2**63` as an argument is a u64 and works.
+    with pytest.raises(ValueError, match=r"^seed: 9223372036854775808 is outside"):
+        smpsched.experiment_toml(dict(TINY, seed=2**63))
+    assert "seed = -9223372036854775808" in smpsched.experiment_toml(dict(TINY, seed=-2**63))
+    # A lone surrogate (a bad decode) is not text TOML can hold, in a value or a key.
+    with pytest.raises(ValueError, match=r"^name: 'a\\ud800' is not valid Unicode"):
+        smpsched.experiment_toml(dict(TINY, name="a\ud800"))
+    with pytest.raises(ValueError, match=r"^machine: the key 'x\\udc80'"):
+        smpsched.experiment_toml(dict(TINY, machine={"x\udc80": 1}))
+    deep: dict = {}
+    inner = deep
+    for _ in range(5000):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        smpsched.experiment_toml(dict(TINY, machine=deep))
+    with pytest.raises(ValueError, match="nested too deeply"):
+        smpsched.run(TINY, set={"machine.x": deep}, progress=False)
 
 
 def test_a_stopped_runs_reason_is_the_csv_sentence_in_every_frame():
