@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 
 mod ray;
 mod real;
+mod stdout;
 use indicatif::{ProgressBar, ProgressStyle};
 use smpsched_lab::app::{self, Console, ReproduceArgs, RunArgs, TraceRequest};
 use smpsched_lab::exec::shard::Remote;
@@ -194,7 +195,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    stdout::finish(command(Cli::parse()))
+}
+
+/// Runs the command `cli` names; its exit code.
+fn command(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Run {
             file,
@@ -210,11 +215,10 @@ fn main() -> ExitCode {
             per_job,
             per_thread,
             ray,
-        } => match trace
+        } => trace
             .map(|dir| TraceRequest::parse(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
             .transpose()
-        {
-            Ok(trace) => {
+            .and_then(|trace| {
                 let args = RunArgs {
                     file,
                     out,
@@ -229,9 +233,7 @@ fn main() -> ExitCode {
                 };
                 let remote = ray.map(|address| ray::Ray::new(address, quiet));
                 app::run(&args, remote.as_ref().map(as_remote), &Terminal::new(quiet))
-            }
-            Err(e) => Err(e),
-        },
+            }),
         Command::Reproduce {
             paper,
             only,
@@ -263,9 +265,9 @@ fn main() -> ExitCode {
             app::reproduce(&args, remote.as_ref().map(as_remote), &Terminal::new(false))
         }
         Command::Real(args) => return real::main(args),
-        Command::List { dir } => app::list(dir.as_deref()).map(|s| print!("{s}")),
+        Command::List { dir } => app::list(dir.as_deref()).map(|s| stdout::text(&s)),
         Command::Explain { name, experiments } => {
-            app::explain(&name, &experiments).map(|s| print!("{s}"))
+            app::explain(&name, &experiments).map(|s| stdout::text(&s))
         }
     };
     match result {
@@ -364,7 +366,7 @@ impl Terminal {
 
 impl Console for Terminal {
     fn print(&self, line: &str) {
-        println!("{line}");
+        stdout::line(line);
     }
 
     fn note(&self, line: &str) {

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+
+use crate::stdout;
 use smpsched_policy::dibella::{compatible_clients, ClientPolicy, SchedulerPolicy};
 use smpsched_queues::requests::{self, Load, RequestReport, RequestTest, STRUCTURES};
 
@@ -26,13 +28,23 @@ pub struct RealArgs {
     #[arg(long, value_name = "POLICY")]
     client: Option<String>,
     /// Cutoff capacity of the Primary client policies [default: the number of clients].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cutoff: Option<usize>,
     /// Scheduler threads (one queue each), 1 to 64.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        allow_negative_numbers = true
+    )]
     schedulers: usize,
     /// Client threads, 1 to 256.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        allow_negative_numbers = true
+    )]
     clients: usize,
     /// Load: synchronous, uniform (asynchronous) or non-uniform (asynchronous)
     /// [default: non-uniform].
@@ -40,18 +52,26 @@ pub struct RealArgs {
     load: Option<String>,
     /// Service time per request in microseconds, spent spinning by the scheduler (0: NULL),
     /// at most 1,000,000 [default: 0].
-    #[arg(long, value_name = "US", allow_negative_numbers = true)]
+    #[arg(long, value_name = "US", allow_hyphen_values = true)]
     service_us: Option<f64>,
     /// Time an asynchronous client waits between requests, in microseconds, at most
-    /// 1,000,000 [default: 50].
-    #[arg(long, value_name = "US", allow_negative_numbers = true)]
+    /// 1,000,000 [default: 50]. Under the non-uniform load only the slow clients wait (those
+    /// not in the first of --schedulers sets): with one scheduler or one client, none does.
+    #[arg(long, value_name = "US", allow_hyphen_values = true)]
     interarrival_us: Option<f64>,
     /// Requests in all (the paper: 20,000), at most 2,000,000; with --george, items per
-    /// producer.
-    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    /// producer (producers x items at most 2,000,000). A test that would take more than 600 s
+    /// by its own arithmetic (services spread over the schedulers, or a client's waits) is
+    /// refused. Schedulers and clients spin while they wait, one core each.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20_000,
+        allow_negative_numbers = true
+    )]
     requests: usize,
-    /// Mailboxes per multi-access queue (the paper: 32) [default: 32].
-    #[arg(long, value_name = "N")]
+    /// Mailboxes per multi-access queue, 1 to 1,024 (the paper: 32) [default: 32].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     mailboxes: Option<usize>,
     /// Run every pair of Table 3's first block (the 30 rows of Table 4) instead of one pair.
     #[arg(long, conflicts_with_all = ["structure", "scheduler", "client"])]
@@ -127,23 +147,32 @@ fn george(a: &RealArgs) -> ExitCode {
         ));
     }
     let items = a.requests as u64;
-    println!("George's producer/consumer ({p} producers x {items} items, {w} consumers) and prime sieve to 2,000,000 ({w} workers)");
-    println!(
+    stdout::line(&format!(
+        "George's producer/consumer ({} x {}, {}) and prime sieve to 2,000,000 ({})",
+        count(p, "producer"),
+        count(a.requests, "item"),
+        count(w, "consumer"),
+        count(w, "worker")
+    ));
+    stdout::line(&format!(
         "{:<17} {:>12} {:>10} {:>13} {:>10} {:>8}",
         "structure", "p/c ms", "M items/s", "max backoffs", "sieve ms", "primes"
-    );
+    ));
     fn row(name: &str, r: smpsched_queues::george::PcReport, sieve: (std::time::Duration, usize)) {
-        println!(
+        stdout::line(&format!(
             "{name:<17} {:>12.2} {:>10.2} {:>13} {:>10.2} {:>8}",
             r.elapsed.as_secs_f64() * 1e3,
             r.items as f64 / r.elapsed.as_secs_f64() / 1e6,
             r.max_backoffs,
             sieve.0.as_secs_f64() * 1e3,
             sieve.1
-        );
+        ));
     }
     macro_rules! one {
         ($name:literal, $make:expr) => {{
+            if stdout::failed() {
+                return ExitCode::SUCCESS;
+            }
             let r = producer_consumer(&$make, p, items);
             let pool = Pool::with_config($make, PoolConfig::default());
             let t = std::time::Instant::now();
@@ -177,9 +206,12 @@ fn scheduler_of(a: &RealArgs) -> Result<SchedulerPolicy, String> {
                 known.join(", ")
             )
         }),
-        None => Ok(match a.structure.as_deref() {
-            Some("global") => SchedulerPolicy::Global,
-            Some("distributed-fcfs") => SchedulerPolicy::DistributedFcfs,
+        // The structure's own, or the one the client's policy belongs with.
+        None => Ok(match (a.structure.as_deref(), a.client.as_deref()) {
+            (Some("global"), _) | (None, Some("global")) => SchedulerPolicy::Global,
+            (Some("distributed-fcfs"), _) | (None, Some("static-fcfs" | "random-fcfs")) => {
+                SchedulerPolicy::DistributedFcfs
+            }
             _ => SchedulerPolicy::Sequential,
         }),
     }
@@ -246,14 +278,14 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
                  --client and --cutoff"
             ));
         }
-        if s != "multi-access" && a.mailboxes.is_some() {
-            return Err(format!(
-                "--mailboxes: only multi-access queues have mailboxes, not {s}"
-            ));
-        }
     }
     let scheduler = scheduler_of(a)?;
     let client = client_of(a, scheduler, cutoff)?;
+    let structure = a
+        .structure
+        .clone()
+        .unwrap_or_else(|| requests::structure_of(scheduler).to_string());
+    check_applies(a, &structure, client)?;
     let least = least_seconds(a, load, service, interarrival);
     if least > MAX_RUN_SECONDS {
         return Err(format!(
@@ -262,10 +294,6 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
              lower one of them"
         ));
     }
-    let structure = a
-        .structure
-        .clone()
-        .unwrap_or_else(|| requests::structure_of(scheduler).to_string());
     let base = RequestTest {
         structure,
         scheduler,
@@ -289,17 +317,42 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
     Ok(tests)
 }
 
+/// Refuses `--mailboxes` for a structure without mailboxes and `--cutoff` for a client policy
+/// without a cutoff capacity (every pair of `--table4` has its Primary clients), rather than
+/// leave either unused.
+fn check_applies(a: &RealArgs, structure: &str, client: ClientPolicy) -> Result<(), String> {
+    if let (Some(n), false) = (a.mailboxes, structure == "multi-access") {
+        return Err(format!(
+            "--mailboxes {n}: only multi-access queues have mailboxes, not {structure} (the \
+             structure of scheduler policy `{}`)",
+            scheduler_of(a)?.name()
+        ));
+    }
+    let primary = matches!(
+        client,
+        ClientPolicy::PrimaryRandom { .. } | ClientPolicy::PrimaryFixed { .. }
+    );
+    if let (Some(n), false) = (a.cutoff, primary || a.table4) {
+        return Err(format!(
+            "--cutoff {n}: only the Primary client policies (primary-random, primary-fixed) \
+             have a cutoff capacity, not `{}`",
+            client.name()
+        ));
+    }
+    Ok(())
+}
+
 /// The least time a test can take by its own arithmetic: every request's service (a spin)
-/// spread over the schedulers, as many at once as the host has cores, and (asynchronous
-/// loads) each client's requests one interarrival apart.
+/// spread over the schedulers, as many at once as the host has cores, and each waiting
+/// client's requests one interarrival apart.
 fn least_seconds(a: &RealArgs, load: Load, service: Duration, interarrival: Duration) -> f64 {
     let n = a.requests as f64;
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let serving = n * service.as_secs_f64() / a.schedulers.min(cores).max(1) as f64;
-    let posting = if matches!(load, Load::Synchronous) {
-        0.0
-    } else {
+    let posting = if (0..a.clients).any(|c| requests::client_waits(load, c, a.schedulers)) {
         n / a.clients as f64 * interarrival.as_secs_f64()
+    } else {
+        0.0
     };
     let pairs = if a.table4 { 30.0 } else { 1.0 };
     pairs * serving.max(posting)
@@ -341,26 +394,45 @@ pub fn main(a: RealArgs) -> ExitCode {
         Err(e) => return input_error(e),
     };
     let t0 = &tests[0];
-    println!(
-        "DiBella request test on real threads: {} schedulers, {} clients, {} load, service {} us, interarrival {} us, {} requests",
-        a.schedulers,
-        a.clients,
+    if a.interarrival_us.is_some()
+        && !(0..a.clients).any(|c| requests::client_waits(t0.load, c, a.schedulers))
+    {
+        eprintln!(
+            "note: no client waits between requests here ({} load, {}, {}), so --interarrival-us \
+             has no effect",
+            t0.load.name(),
+            count(a.schedulers, "scheduler"),
+            count(a.clients, "client")
+        );
+    }
+    stdout::line(&format!(
+        "DiBella request test on real threads: {}, {}, {} load, service {} us, interarrival {} us, {}",
+        count(a.schedulers, "scheduler"),
+        count(a.clients, "client"),
         t0.load.name(),
         t0.service.as_secs_f64() * 1e6,
         t0.interarrival.as_secs_f64() * 1e6,
-        a.requests
-    );
-    println!(
-        "{:<17} {:<19} {:<15} {:>9} {:>9} {:>9} {:>10}  load distribution (% off balanced)",
-        "structure", "scheduler", "client", "delay ms", "p50 ms", "p99 ms", "req/ms"
-    );
+        count(a.requests, "request")
+    ));
+    stdout::line(&format!(
+        "{:<17} {:<19} {:<15} {:>9} {:>9} {:>9} {:>8} {:>8}  load distribution (points off balanced)",
+        "structure", "scheduler", "client", "delay ms", "p50 ms", "p99 ms", "gen/ms", "done/ms"
+    ));
     for t in &tests {
+        if stdout::failed() {
+            break;
+        }
         match requests::run(t) {
             Ok(r) => print_row(t, &r),
             Err(e) => return input_error(e),
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `n` and `what`, plural but for one: "1 scheduler", "3 schedulers".
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 fn print_row(t: &RequestTest, r: &RequestReport) {
@@ -370,9 +442,14 @@ fn print_row(t: &RequestTest, r: &RequestReport) {
     } else {
         ("-", "-")
     };
-    let dist: Vec<String> = r.off_balanced.iter().map(|x| format!("{x:+.1}")).collect();
-    println!(
-        "{:<17} {:<19} {:<15} {:>9.4} {:>9.4} {:>9.4} {:>10.2}  {}",
+    // Rounded first, so that a share just under balanced prints +0.0, not -0.0.
+    let dist: Vec<String> = r
+        .off_balanced
+        .iter()
+        .map(|x| format!("{:+.1}", (x * 10.0).round() / 10.0 + 0.0))
+        .collect();
+    stdout::line(&format!(
+        "{:<17} {:<19} {:<15} {:>9.4} {:>9.4} {:>9.4} {:>8.2} {:>8.2}  {}",
         t.structure,
         s,
         c,
@@ -380,8 +457,9 @@ fn print_row(t: &RequestTest, r: &RequestReport) {
         r.delay_p50_ms,
         r.delay_p99_ms,
         r.throughput_per_ms,
+        r.served_per_ms,
         dist.join(" ")
-    );
+    ));
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! 3 and 4): client threads post requests that carry a service time; one scheduler thread per
 //! queue index takes them, spins for the service time, and posts a reply in the client's
 //! OUT-box. Measured as in the paper: *delay* (from the request's generation to the end of its
-//! service), *throughput* (the rate at which requests were generated, per ms) and *load
+//! service), *throughput* (the rate at which requests were generated, per ms; beside it the
+//! rate they were served at, which is less while the queues fill) and *load
 //! distribution* (each scheduler's share of the requests, in % off the balanced share).
 //!
 //! Loads (section 2.3): *synchronous* (a client posts its next request only after the reply to
@@ -100,7 +101,10 @@ pub enum RequestError {
     #[error(transparent)]
     Incompatible(#[from] Incompatible),
     /// The scheduler policy belongs to another structure.
-    #[error("scheduler policy `{scheduler}` belongs to structure `{belongs}`, not `{structure}`")]
+    #[error(
+        "scheduler policy `{scheduler}` belongs to structure `{belongs}`, not `{structure}` \
+         (whose scheduler policies are: {policies})"
+    )]
     WrongStructure {
         /// The scheduler policy asked for.
         scheduler: &'static str,
@@ -108,6 +112,8 @@ pub enum RequestError {
         structure: String,
         /// The structure the policy belongs to.
         belongs: &'static str,
+        /// The scheduler policies of the structure asked for.
+        policies: String,
     },
     /// A count is zero or too large.
     #[error("{0}")]
@@ -125,8 +131,11 @@ pub struct RequestReport {
     pub delay_p50_ms: f64,
     /// 99th percentile delay, ms.
     pub delay_p99_ms: f64,
-    /// Requests generated per ms.
+    /// Requests generated per ms, until the last client posted its last (the paper's
+    /// throughput, 4.1: it exceeds what the schedulers can serve while the queues have room).
     pub throughput_per_ms: f64,
+    /// Requests served per ms over the whole test, until the last was served.
+    pub served_per_ms: f64,
     /// Requests served by each scheduler.
     pub served: Vec<usize>,
     /// Each scheduler's share in % off the balanced share (0 is balanced).
@@ -164,10 +173,16 @@ fn build(t: &RequestTest) -> Result<Arc<dyn ReadyQueue<Request>>, RequestError> 
         check_pair(t.scheduler, t.client)?;
         let belongs = structure_of(t.scheduler);
         if belongs != t.structure {
+            let policies: Vec<&str> = SchedulerPolicy::ALL
+                .iter()
+                .filter(|p| structure_of(**p) == t.structure)
+                .map(|p| p.name())
+                .collect();
             return Err(RequestError::WrongStructure {
                 scheduler: t.scheduler.name(),
                 structure: t.structure.clone(),
                 belongs,
+                policies: policies.join(", "),
             });
         }
     }
@@ -212,8 +227,9 @@ fn check_sizes(t: &RequestTest) -> Result<(), RequestError> {
     }
     if t.mailboxes == 0 || t.mailboxes > crate::multi_access::MAX_MAILBOXES {
         return Err(RequestError::Size(format!(
-            "mailboxes per queue: 1 to {}",
-            crate::multi_access::MAX_MAILBOXES
+            "mailboxes per queue: 1 to {}, got {}",
+            crate::multi_access::MAX_MAILBOXES,
+            t.mailboxes
         )));
     }
     Ok(())
@@ -311,17 +327,23 @@ fn scheduler(i: usize, t: &RequestTest, sh: &Shared) -> Vec<Duration> {
     mine
 }
 
+/// Whether client `c` waits the interarrival time between its requests under `load` (section
+/// 2.3): under the non-uniform load the clients of set 0 (`c % schedulers == 0`) post at the
+/// full rate, so with one scheduler (or one client) none waits.
+pub fn client_waits(load: Load, c: usize, schedulers: usize) -> bool {
+    match load {
+        Load::Synchronous => false,
+        Load::UniformAsync => true,
+        Load::NonUniformAsync => c % schedulers.max(1) != 0,
+    }
+}
+
 /// Client `c`: posts its share of the requests under the test's load (section 2.3), retrying a
 /// post that finds the queue full.
 fn client(c: usize, t: &RequestTest, sh: &Shared) {
     let quota = t.requests / t.clients + usize::from(c < t.requests % t.clients);
     let mut client = Client::with_seed(c, 0x5eed ^ c as u64);
-    // Non-uniform: set 0 (clients c with c % schedulers == 0) posts at full rate.
-    let waits = match t.load {
-        Load::Synchronous => false,
-        Load::UniformAsync => true,
-        Load::NonUniformAsync => c % t.schedulers != 0,
-    };
+    let waits = client_waits(t.load, c, t.schedulers);
     let mut next = Instant::now();
     for k in 0..quota {
         if t.load == Load::Synchronous {
@@ -370,6 +392,7 @@ fn report(
         delay_p50_ms: pct(0.5),
         delay_p99_ms: pct(0.99),
         throughput_per_ms: total as f64 / (generating.as_secs_f64() * 1e3).max(1e-9),
+        served_per_ms: total as f64 / (elapsed.as_secs_f64() * 1e3).max(1e-9),
         off_balanced: served
             .iter()
             .map(|&s| 100.0 * s as f64 / total as f64 - balanced)
@@ -407,6 +430,8 @@ mod tests {
             assert!(r.off_balanced.iter().sum::<f64>().abs() < 1e-6);
             assert!(r.delay_ms > 0.0 && r.delay_p50_ms <= r.delay_p99_ms);
             assert!(r.throughput_per_ms > 0.0);
+            // Served over the whole test, generated until the last post: never more.
+            assert!(r.served_per_ms > 0.0 && r.served_per_ms <= r.throughput_per_ms);
         }
     }
 

@@ -6,7 +6,9 @@
 //! processor, so a gang's rows, affinity and migrations are visible at a glance.
 //!
 //! Bounded: only events inside the time window are kept, at most `max_events` of them; once the
-//! budget is spent recording stops and the trace says at which cycle (`truncated_at`).
+//! budget is spent recording stops and the trace says at which cycle (`truncated_at`), and the
+//! stretches under way then are kept cut at that cycle, so that the trace shows what every
+//! processor ran up to the stop (at most one such stretch per processor past the budget).
 
 use crate::ids::{Cycles, ProcId, TaskId, ThreadId};
 
@@ -91,6 +93,9 @@ pub struct Trace {
     pub moments: Vec<Moment>,
     /// The cycle at which the event budget ran out, if it did.
     pub truncated_at: Option<Cycles>,
+    /// Each thread's rank in its application (creation order, as `threads.csv` numbers it),
+    /// by thread id; set at the end of the run.
+    pub ranks: Vec<u32>,
     /// The stretch under way on each processor: (thread, task, start).
     open: Vec<Option<(ThreadId, TaskId, Cycles)>>,
 }
@@ -110,21 +115,51 @@ impl Trace {
         self.config
     }
 
+    /// Whether an event at `at` may be kept; when the budget is spent, recording stops there.
     fn room(&mut self, at: Cycles) -> bool {
         if self.truncated_at.is_some() {
             return false;
         }
         if self.stretches.len() + self.moments.len() >= self.config.max_events {
-            self.truncated_at = Some(at);
+            self.stop(at);
             return false;
         }
         true
+    }
+
+    /// The budget is spent at `at`: recording stops, and every stretch under way is kept cut
+    /// at `at`, so that no processor looks idle up to the stop when it was not.
+    fn stop(&mut self, at: Cycles) {
+        self.truncated_at = Some(at);
+        for p in 0..self.open.len() {
+            if let Some((thread, task, start)) = self.open[p].take() {
+                self.keep(ProcId(p as u32), thread, task, start, at);
+            }
+        }
+    }
+
+    /// Keeps the stretch of `thread` on `p` from `start` to `end`, cut to the window, if any of
+    /// it lies inside.
+    fn keep(&mut self, p: ProcId, thread: ThreadId, task: TaskId, start: Cycles, end: Cycles) {
+        let (start, end) = (start.max(self.config.from), end.min(self.config.until));
+        if end > start {
+            self.stretches.push(Stretch {
+                processor: p,
+                thread,
+                task,
+                start,
+                end,
+            });
+        }
     }
 
     /// Thread `t` of `task` starts on `p` at `at`.
     #[cold]
     #[inline(never)]
     pub(crate) fn dispatch(&mut self, p: ProcId, t: ThreadId, task: TaskId, at: Cycles) {
+        if self.truncated_at.is_some() {
+            return;
+        }
         self.depart(p, at);
         if let Some(slot) = self.open.get_mut(p.index()) {
             *slot = Some((t, task, at));
@@ -135,19 +170,16 @@ impl Trace {
     #[cold]
     #[inline(never)]
     pub(crate) fn depart(&mut self, p: ProcId, at: Cycles) {
-        let Some((thread, task, start)) = self.open.get_mut(p.index()).and_then(Option::take)
-        else {
+        let Some(&Some((_, _, start))) = self.open.get(p.index()) else {
             return;
         };
-        let (start, end) = (start.max(self.config.from), at.min(self.config.until));
-        if end > start && self.room(at) {
-            self.stretches.push(Stretch {
-                processor: p,
-                thread,
-                task,
-                start,
-                end,
-            });
+        let inside = start.max(self.config.from) < at.min(self.config.until);
+        // Checked while the stretch is still open, so that a stop here keeps it, cut at `at`.
+        if inside && !self.room(at) {
+            return;
+        }
+        if let Some((thread, task, start)) = self.open.get_mut(p.index()).and_then(Option::take) {
+            self.keep(p, thread, task, start, at);
         }
     }
 

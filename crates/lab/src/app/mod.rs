@@ -24,7 +24,7 @@ use crate::input::setting::{check_distinct, Setting};
 use crate::reproduce::terminal::render_terminal;
 use crate::results::{terminal_table, Delivered, Destination, Outbox};
 use crate::spec::experiment::Experiment;
-use crate::store::output::folder_name;
+use crate::store::output::{folder_name, Staging};
 use crate::store::traces;
 
 /// Where a command's output goes: lines for people, notes, and a progress display of runs.
@@ -87,14 +87,19 @@ impl TraceRequest {
             }
             match s.trim().parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+                Ok(v) if v < 0.0 => Err(bad(format!(
+                    "`{s}` is negative: the window is in milliseconds of simulated time from \
+                     the run's start, 0 or more"
+                ))),
                 _ => Err(bad(format!("`{s}` is not a number of milliseconds"))),
             }
         };
         let (from, until) = (ms(a)?, ms(b)?);
         if let (Some(f), Some(u)) = (from, until) {
             if u <= f {
+                let when = if u == f { "where" } else { "before" };
                 return Err(bad(format!(
-                    "the window ends ({u} ms) before it starts ({f} ms)"
+                    "the window ends ({u} ms) {when} it starts ({f} ms): it would hold nothing"
                 )));
             }
         }
@@ -154,7 +159,7 @@ pub fn run(
         None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
     };
     let outbox = Outbox::prepare(dest, &args.file)?.with_threads(args.per_thread);
-    let trace_config = trace_config(args, &exp)?;
+    let (trace_config, trace_staging) = trace_config(args, &exp)?;
     let memo = RunMemo::default();
     match remote {
         Some(remote) => prefill(&[&exp], &[bundle], remote, &memo)?,
@@ -189,8 +194,8 @@ pub fn run(
         }
     }
     tell_written(&written, console);
-    if let Some((dir, _)) = &args.trace {
-        let written = traces::write_traces(&exp, &runs, dir)?;
+    if let (Some((dir, _)), Some(staging)) = (&args.trace, trace_staging) {
+        let written = traces::write_traces(&exp, &runs, dir, staging)?;
         for f in &written.files {
             console.print(&format!("wrote {}", f.display()));
         }
@@ -233,22 +238,26 @@ fn load_run(args: &RunArgs, console: &dyn Console) -> Result<(Bundle, Experiment
     Ok((bundle, exp))
 }
 
-/// With `--trace`: checks the trace folder and that the traces fit in memory, and converts the
-/// window to cycles. Every point of a file shares one clock rate in practice; the window is
-/// converted with the first point's machine.
-fn trace_config(args: &RunArgs, exp: &Experiment) -> Result<Option<TraceConfig>, LabError> {
+/// With `--trace`: checks that the traces fit in memory and the trace folder (making the hidden
+/// folder they are written into), and converts the window to cycles. Every point of a file
+/// shares one clock rate in practice; the window is converted with the first point's machine.
+fn trace_config(
+    args: &RunArgs,
+    exp: &Experiment,
+) -> Result<(Option<TraceConfig>, Option<Staging>), LabError> {
     let Some((dir, t)) = &args.trace else {
-        return Ok(None);
+        return Ok((None, None));
     };
-    traces::check_destination(dir)?;
     let avail = crate::input::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
     traces::check_budget(exp.points.len(), t.events, avail)?;
+    let staging = traces::prepare(dir)?;
     let m = &exp.points[0].machine;
-    Ok(Some(TraceConfig {
+    let config = TraceConfig {
         max_events: t.events,
         from: t.from.map_or(0, |ms| m.ms(ms)),
         until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
-    }))
+    };
+    Ok((Some(config), Some(staging)))
 }
 
 /// Prints the result files written and where `latest` points.

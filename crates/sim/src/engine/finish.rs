@@ -96,10 +96,7 @@ impl Simulation {
             })
             .collect();
         let (sync, locks) = self.sync_totals();
-        let trace = self.trace.take().map(|mut t| {
-            t.close(elapsed);
-            *t
-        });
+        let trace = self.closed_trace(elapsed);
         let memory = self.memory.total_stats();
         RunReport {
             user_kernel: crate::metrics::UserKernel::of(
@@ -142,6 +139,16 @@ impl Simulation {
             self.unpark_at_end(p);
             self.settle(p);
         }
+    }
+
+    /// The trace, if one was recorded: its stretches under way closed at `elapsed`, and each
+    /// thread's rank in its application noted for the trace's readers.
+    fn closed_trace(&mut self, elapsed: Cycles) -> Option<crate::trace::Trace> {
+        self.trace.take().map(|mut t| {
+            t.close(elapsed);
+            t.ranks = self.cx.threads.iter().map(|s| s.info.rank).collect();
+            *t
+        })
     }
 
     /// Each application's exited jobs, in thread order: arrival, first run, exit, time held.
