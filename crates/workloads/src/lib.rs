@@ -67,6 +67,13 @@ pub trait Workload: Send + Sync {
         Ok(())
     }
 
+    /// Notes for the user that do not stop the runs, each a line starting `note: ` that names
+    /// where it is: what the workload's input says that it reads otherwise than written (an
+    /// rt-app CPU number's fraction, dropped as rt-app drops it).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Creates the workload's threads (and any shared state) as task `task` of `sim`.
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError>;
 }

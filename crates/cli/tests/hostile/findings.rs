@@ -179,14 +179,16 @@ fn the_second_probes_runs_stop_cleanly() {
             "too many threads: at most",
         ),
         (
-            "{\"global\":{\"duration\":0.002,\"mem_buffer_size\":64},\"tasks\":{\"a\":{\"instance\":10,\"mem\":1073741824}}}",
+            "{\"global\":{\"duration\":1,\"mem_buffer_size\":64},\"tasks\":{\"a\":{\"instance\":10,\"mem\":1073741824}}}",
             0,
             "",
         ),
+        // The probe's period below a cycle is no integer of microseconds: refused, as rt-app
+        // refuses it (a shorter period than a cycle, on a clock below 1 MHz, is made a cycle).
         (
-            "{\"global\":{\"duration\":0.001},\"tasks\":{\"a\":{\"timer\":{\"ref\":\"t\",\"period\":0.0001}}}}",
-            0,
-            "",
+            "{\"global\":{\"duration\":1},\"tasks\":{\"a\":{\"timer\":{\"ref\":\"t\",\"period\":0.0001}}}}",
+            2,
+            "event `timer`: must be an integer",
         ),
     ]
     .into_iter()

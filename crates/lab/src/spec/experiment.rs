@@ -116,7 +116,8 @@ pub struct Experiment {
     /// The `[reproduce]` section, for files that reproduce a table or figure of a paper.
     pub reproduce: Option<crate::spec::repro_spec::Spec>,
     /// Notes for the user that do not stop the runs: deprecated names the file writes, with
-    /// file, line and what to write instead ([`crate::input::deprecated`]).
+    /// file, line and what to write instead ([`crate::input::deprecated`]), then what its
+    /// workloads read otherwise than written (`Workload::notes`).
     pub notes: Vec<String>,
     /// Values set over the file from the command line (`--set`), which its results record.
     pub settings: Vec<Setting>,
@@ -187,6 +188,16 @@ impl Experiment {
         let memory = budget::available()?;
         let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)
             .map_err(|e| from_settings(e, settings))?;
+        // What a workload reads otherwise than written (an rt-app CPU number's fraction), told
+        // once however many points build it.
+        let mut notes = notes;
+        for app in points.iter().flat_map(|p| &p.apps) {
+            for n in app.workload.notes() {
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+        }
         let reproduce = match raw.reproduce {
             Some(t) => Some(crate::spec::repro_spec::parse_spec(&src, t, &points)?),
             None => None,

@@ -205,6 +205,9 @@ pub struct Simulation {
     end_task: Option<TaskId>,
     /// The cycle at which the run ends normally ([`Simulation::end_at`]).
     end_time: Option<Cycles>,
+    /// Whether the run lasts until `end_time` when every thread has exited before it
+    /// ([`Simulation::last_until_end`]).
+    last_until_end: bool,
     /// Set when `end_task` completed: the run ends at the next check.
     ending: bool,
     /// When the event being handled was scheduled (0 when unknown): a parked poller's load at
@@ -295,6 +298,7 @@ impl Simulation {
             arrivals: Vec::new(),
             end_task: None,
             end_time: None,
+            last_until_end: false,
             ending: false,
             event_pushed: 0,
             woken: Vec::new(),
@@ -331,6 +335,16 @@ impl Simulation {
     /// every thread is killed). Threads blocked at that moment are no deadlock.
     pub fn end_at(&mut self, at: Cycles) {
         self.end_time = Some(self.end_time.map_or(at, |e| e.min(at)));
+    }
+
+    /// Makes the run last until its end time ([`Simulation::end_at`]) even when every thread
+    /// has exited before it: the processors idle until then, the clock's ticks and the policy's
+    /// calls on idle processors going on, as a program whose main process sleeps out its time
+    /// whatever its threads do (rt-app's `duration`). No thread stands for the wait: the
+    /// measures of the threads and applications are theirs; the run's time, its processors'
+    /// idle time and utilization count the tail. Without an end time it changes nothing.
+    pub fn last_until_end(&mut self) {
+        self.last_until_end = true;
     }
 
     /// Stops the run with [`SimError::Limit`] if it goes past `limit` cycles.
@@ -416,7 +430,9 @@ impl Simulation {
         let time_bound = self.limits.cycles.min(MAX_TIME);
         // One comparison an event covers both time bounds (the end of the run, fixed by now).
         let stop_at = self.end_time.map_or(time_bound, |end| end.min(time_bound));
-        while self.live > 0 {
+        // Lasting until the end, the loop ends there (or at a bound), whoever is live.
+        let hold = self.last_until_end && self.end_time.is_some();
+        while self.live > 0 || hold {
             let Some((time, kind)) = self.agenda.pop() else {
                 if let Some(end) = self.end_time {
                     // Nothing left to happen before the end: the rest is idle until then.

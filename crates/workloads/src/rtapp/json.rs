@@ -20,8 +20,15 @@ pub enum Value {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number (integers up to 2^53 are exact).
-    Number(f64),
+    /// A number (integers up to 2^53 are exact), and whether json-c, the parser rt-app reads
+    /// its files with, types it as an integer: written without `.`, `e` or `E` (json-c's
+    /// `json_tokener.c` makes any other number a double, which rt-app's integer fields refuse).
+    Number {
+        /// Its value.
+        value: f64,
+        /// Written as an integer.
+        integer: bool,
+    },
     /// A string.
     Str(String),
     /// An array.
@@ -36,7 +43,7 @@ impl Value {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",
-            Value::Number(_) => "a number",
+            Value::Number { .. } => "a number",
             Value::Str(_) => "a string",
             Value::Array(_) => "an array",
             Value::Object(_) => "an object",
@@ -178,8 +185,9 @@ impl Parser<'_> {
             self.at += 1;
         }
         let text = std::str::from_utf8(&self.bytes[start..self.at]).unwrap_or("");
+        let integer = !text.contains(['.', 'e', 'E']);
         match text.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Value::Number(v)),
+            Ok(value) if value.is_finite() => Ok(Value::Number { value, integer }),
             _ => Err(self.error(format!("`{text}` is not a number"))),
         }
     }
@@ -315,7 +323,20 @@ mod tests {
         };
         let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["run", "sleep", "run"]);
-        assert_eq!(fields[2].1.value, Value::Number(20.5));
+        assert_eq!(
+            fields[2].1.value,
+            Value::Number {
+                value: 20.5,
+                integer: false
+            }
+        );
+        assert_eq!(
+            fields[0].1.value,
+            Value::Number {
+                value: 10.0,
+                integer: true
+            }
+        );
         assert_eq!(fields[2].1.line, 5);
         assert_eq!(doc.line, 2);
     }

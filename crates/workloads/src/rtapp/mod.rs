@@ -8,10 +8,13 @@
 //! `mem` and `iorun` write the thread's buffer through the memory model. `cpus` are affinity
 //! masks; `policy` with `priority` or `nice` a base priority (SCHED_FIFO and SCHED_RR above
 //! every SCHED_OTHER thread). Each timer wake-up records its latency (`wu_lat_us`), as rt-app
-//! logs `wu_lat`.
+//! logs `wu_lat`. The file is read as rt-app reads it (its `src/rt-app_parse_config.c`): a key
+//! is the event whose name begins it, every number an integer; the run lasts the `duration`,
+//! as rt-app's main process sleeps it out.
 
 mod checks;
 mod code;
+mod events;
 pub mod json;
 mod objects;
 pub mod program;
@@ -92,6 +95,15 @@ impl Workload for RtApp {
             .map_err(|e| ("file", format!("`{}`: {e}", self.file)))
     }
 
+    fn notes(&self) -> Vec<String> {
+        let file = &self.file;
+        self.spec()
+            .notes
+            .iter()
+            .map(|n| format!("note: `{file}`: {n}"))
+            .collect()
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         // The figures scx_simulator's users read: per-thread dispatches, runtime, wake-ups.
         sim.measure_threads(task);
@@ -101,9 +113,12 @@ impl Workload for RtApp {
         let (mutexes, conds, barriers) = objects::sync_objects(sim, spec);
         let buffers = objects::buffers(sim, spec);
         let cycles_per_us = sim.machine().clock_mhz;
-        // rt-app kills every thread when the duration ends: the run ends there, normally.
+        // rt-app's main process sleeps out the duration, whatever its threads do, and then
+        // kills those still live (rt-app.c, main: `sleep(opts.duration)`, `__shutdown(true)`):
+        // the run lasts the duration and ends there, normally.
         if let Some(d) = spec.duration {
             sim.end_at((d * 1e6 * cycles_per_us).round() as u64);
+            sim.last_until_end();
         }
         let cond_numbers: BTreeMap<String, usize> = conds
             .keys()
@@ -151,15 +166,16 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   priority or nice, phases with their loops, and the events run, runtime, sleep, \
                   timer (relative or absolute), lock, unlock, wait, signal, broad, sync, \
                   barrier, suspend, resume, yield, fork, mem and iorun (writes through the \
-                  memory model). Times in microseconds; `run` in calibrated loops when \
-                  global.calibration is a number of ns per loop. Timer wake-ups record their \
-                  latency as `wu_lat_us` (recorded_mean:APP:wu_lat_us); every wake-up's \
-                  wake-to-run latency is `wake_lat_us` (recorded_mean, recorded_p50, \
-                  recorded_p99), and each thread's dispatches, runtime and latencies are in \
-                  the results' per_thread. SCHED_DEADLINE, \
-                  util_min/max, nodes_membind and taskgroups are refused by name; a timer is \
-                  each thread's own (rt-app's `unique` timers) and counts from the thread's \
-                  start.",
+                  memory model), each key read as the event whose name begins it (run0, \
+                  run_first). Numbers are integers, as rt-app reads them: times in whole \
+                  microseconds, the duration in whole seconds, which the run lasts; `run` in \
+                  calibrated loops when global.calibration is a number of ns per loop. Timer \
+                  wake-ups record their latency as `wu_lat_us` (recorded_mean:APP:wu_lat_us); \
+                  every wake-up's wake-to-run latency is `wake_lat_us` (recorded_mean, \
+                  recorded_p50, recorded_p99), and each thread's dispatches, runtime and \
+                  latencies are in the results' per_thread. SCHED_DEADLINE, util_min/max, \
+                  nodes_membind and taskgroups are refused by name; a timer is each thread's \
+                  own (rt-app's `unique` timers) and counts from the thread's start.",
     paper: "rt-app (Linux scheduler tests, LISA, scx_simulator); not one of the papers",
     params: &[ParamInfo {
         name: "file",
@@ -178,5 +194,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     },
 };
 
+#[cfg(test)]
+mod readings_tests;
 #[cfg(test)]
 mod tests;

@@ -1,13 +1,16 @@
 //! An rt-app file read into tasks, phases and events, checked: the grammar of rt-app's
 //! `doc/tutorial.txt` (global, tasks with instance, loop, delay, cpus, policy and priority or
-//! nice, phases with their loops, and the events), with rt-app's units (microseconds; `run` in
-//! calibrated loops). Every error names the task, the phase and the event.
+//! nice, phases with their loops, and the events), with rt-app's units (whole microseconds;
+//! `run` in calibrated loops) and its parser's rules (`src/rt-app_parse_config.c`: an event is
+//! the key's beginning, a phase needs an event). Every error names the task, the phase and the
+//! event.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::events::{event, events};
 use super::json::{Json, Value};
-use super::values::{field, micros, object, string, whole};
+use super::values::{cpu, micros, object, shown, string, whole};
 
 /// Most threads an rt-app file may start at once (instances summed over tasks).
 pub const MAX_INSTANCES: u64 = 100_000;
@@ -185,6 +188,9 @@ pub struct Spec {
     /// Threads a run creates: the tasks' instances and the threads their forks make, each
     /// forking thread running its loops to the end (set by the whole-file checks).
     pub threads: u64,
+    /// Values read otherwise than written, as rt-app reads them (a CPU number's fraction
+    /// dropped), each where it is: told as notes, the runs going on.
+    pub notes: Vec<RtAppError>,
 }
 
 impl Spec {
@@ -217,33 +223,20 @@ impl At {
     }
 }
 
-/// An event key without rt-app's numbering (`run0`, `timer1` are `run` and `timer`).
-fn base(key: &str) -> &str {
-    key.trim_end_matches(|c: char| c.is_ascii_digit())
-}
-
-/// rt-app properties smpsched does not model, refused by name.
-const UNSUPPORTED: [&str; 10] = [
-    "dl-runtime",
-    "dl-period",
-    "dl-deadline",
-    "util_min",
-    "util_max",
-    // rt-app's key, and the name this module's guide once gave it.
-    "nodes_membind",
-    "membind_nodes",
-    "taskgroup",
-    "period",
-    "deadline",
-];
+/// Why a phase without an event is refused, as rt-app refuses it (`parse_task_phase_data`:
+/// "No events found. Task must have events or it's useless").
+const NO_EVENT: &str = "has no event (rt-app refuses a phase without one: \"No events found. \
+                        Task must have events or it's useless\")";
 
 /// Reads the `cpus`, `policy`, `priority` and `nice` of an object into attributes. A task
 /// (`task_level`) without them takes `policy_default`; a phase without them changes nothing.
+/// A CPU number read otherwise than written adds to `notes`.
 fn attrs(
     at: &At,
     fields: &[(String, Json)],
     policy_default: &str,
     task_level: bool,
+    notes: &mut Vec<RtAppError>,
 ) -> Result<Attrs, RtAppError> {
     let mut out = Attrs::default();
     let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
@@ -253,7 +246,19 @@ fn attrs(
         };
         let mut cpus = Vec::new();
         for i in items {
-            cpus.push(whole(at, "cpus", i, 0.0, 65_535.0)? as u32);
+            let (c, cut) = cpu(at, i)?;
+            if let Some(written) = cut {
+                notes.push(at.error(
+                    "cpus",
+                    i.line,
+                    format!(
+                        "{} is read as CPU {c}, as rt-app reads it (json-c's integer of a \
+                         number with a fraction, toward zero)",
+                        shown(written)
+                    ),
+                ));
+            }
+            cpus.push(c);
         }
         if cpus.is_empty() {
             return Err(at.error("cpus", v.line, "must name at least one CPU"));
@@ -293,102 +298,6 @@ fn attrs(
     Ok(out)
 }
 
-/// One event from its key and value.
-fn event(at: &At, key: &str, v: &Json) -> Result<Option<Event>, RtAppError> {
-    let bytes =
-        |v: &Json| -> Result<u64, RtAppError> { Ok(whole(at, key, v, 0.0, MAX_BYTES)? as u64) };
-    let pair = |v: &Json| -> Result<(String, String), RtAppError> {
-        let f = object(at, key, v)?;
-        Ok((
-            string(at, key, field(at, key, f, "ref", v.line)?)?,
-            string(at, key, field(at, key, f, "mutex", v.line)?)?,
-        ))
-    };
-    Ok(Some(match base(key) {
-        "run" => Event::Run(micros(at, key, v)?),
-        "runtime" => Event::Runtime(micros(at, key, v)?),
-        "sleep" => Event::Sleep(micros(at, key, v)?),
-        "timer" => {
-            let f = object(at, key, v)?;
-            let mode = match f.iter().find(|(k, _)| k == "mode") {
-                None => "relative".to_string(),
-                Some((_, m)) => string(at, key, m)?,
-            };
-            if mode != "relative" && mode != "absolute" {
-                return Err(at.error(
-                    key,
-                    v.line,
-                    format!("mode `{mode}`: valid are relative, absolute"),
-                ));
-            }
-            let period = micros(at, key, field(at, key, f, "period", v.line)?)?;
-            if period == 0.0 {
-                return Err(at.error(key, v.line, "a timer's period must be above 0"));
-            }
-            Event::Timer {
-                name: string(at, key, field(at, key, f, "ref", v.line)?)?,
-                period,
-                absolute: mode == "absolute",
-            }
-        }
-        "lock" => Event::Lock(string(at, key, v)?),
-        "unlock" => Event::Unlock(string(at, key, v)?),
-        "wait" => {
-            let (cond, mutex) = pair(v)?;
-            Event::Wait { cond, mutex }
-        }
-        "sync" => {
-            let (cond, mutex) = pair(v)?;
-            Event::Sync {
-                cond,
-                mutex,
-                held: false,
-            }
-        }
-        "signal" => Event::Signal(string(at, key, v)?),
-        "broad" => Event::Broad(string(at, key, v)?),
-        "barrier" => Event::Barrier(string(at, key, v)?),
-        // rt-app ignores the string: a thread suspends on its own task's name, which `resume`
-        // names (tutorial: "String is ignored").
-        "suspend" => {
-            string(at, key, v)?;
-            Event::Suspend(at.task.clone().unwrap_or_default())
-        }
-        "resume" => Event::Resume(string(at, key, v)?),
-        "yield" => Event::Yield,
-        "fork" => Event::Fork(string(at, key, v)?),
-        "mem" => Event::Mem(bytes(v)?),
-        "iorun" => Event::IoRun(bytes(v)?),
-        "loop" | "instance" | "delay" | "phases" | "cpus" | "priority" | "nice" | "policy" => {
-            return Ok(None)
-        }
-        k if UNSUPPORTED.contains(&k) => {
-            return Err(at.error(key, v.line, "smpsched does not model this rt-app property"))
-        }
-        _ => {
-            return Err(at.error(
-                key,
-                v.line,
-                "unknown event; valid: run, runtime, sleep, timer, lock, unlock, wait, signal, \
-                 broad, sync, barrier, suspend, resume, yield, fork, mem, iorun",
-            ))
-        }
-    }))
-}
-
-/// The events of a phase object (or of a task holding its events directly).
-/// A phase's events and the line of each.
-fn events(at: &At, fields: &[(String, Json)]) -> Result<(Vec<Event>, Vec<usize>), RtAppError> {
-    let mut out = (Vec::new(), Vec::new());
-    for (k, v) in fields {
-        if let Some(e) = event(at, k, v)? {
-            out.0.push(e);
-            out.1.push(v.line);
-        }
-    }
-    Ok(out)
-}
-
 /// A `loop` count: a whole number of at least 1, or -1 (forever) where `forever` is allowed.
 fn loops(
     at: &At,
@@ -411,7 +320,63 @@ fn loops(
     }
 }
 
-fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
+/// The phases of a task with `phases` (`p`), in file order, each with events (rt-app refuses
+/// a phase without: [`NO_EVENT`]); `fields` are the task's, beside `phases`.
+fn phases(
+    at: &At,
+    fields: &[(String, Json)],
+    p: &Json,
+    policy: &str,
+    notes: &mut Vec<RtAppError>,
+) -> Result<Vec<Phase>, RtAppError> {
+    // A phase's `priority` without a `policy` keeps the thread's policy (rt-app's `same`): the
+    // task's, or the last one a phase before it set.
+    let mut current = match fields.iter().find(|(k, _)| k == "policy") {
+        Some((_, v)) => string(at, "policy", v)?,
+        None => policy.to_string(),
+    };
+    let mut out = Vec::new();
+    for (pname, pv) in object(at, "phases", p)? {
+        let at = At {
+            task: at.task.clone(),
+            phase: Some(pname.clone()),
+        };
+        let pf = object(&at, "", pv)?;
+        let (events, lines) = events(&at, pf)?;
+        if events.is_empty() {
+            return Err(at.error("", pv.line, NO_EVENT));
+        }
+        if let Some((_, v)) = pf.iter().find(|(k, _)| k == "policy") {
+            current = string(&at, "policy", v)?;
+        }
+        out.push(Phase {
+            name: pname.clone(),
+            loops: loops(&at, pf, Some(1), false)?.unwrap_or(1),
+            attrs: attrs(&at, pf, &current, false, notes)?,
+            events,
+            lines,
+        });
+    }
+    // Beside `phases` a task takes its own properties only: an event is not rt-app's grammar
+    // there, and an unknown or unmodelled key is refused as in a phase.
+    for (k, v) in fields {
+        if event(at, k, v)?.is_some() {
+            return Err(at.error(
+                k,
+                v.line,
+                "events go inside `phases` when a task has phases",
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn task(
+    name: &str,
+    v: &Json,
+    policy: &str,
+    notes: &mut Vec<RtAppError>,
+) -> Result<Task, RtAppError> {
     let at = At {
         task: Some(name.to_string()),
         phase: None,
@@ -426,47 +391,9 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
         .map(|v| micros(&at, "delay", v))
         .transpose()?
         .unwrap_or(0.0);
-    let attrs = attrs(&at, fields, policy, true)?;
+    let attrs = attrs(&at, fields, policy, true, notes)?;
     let phases = match get("phases") {
-        Some(p) => {
-            // A phase's `priority` without a `policy` keeps the thread's policy (rt-app's
-            // `same`): the task's, or the last one a phase before it set.
-            let mut current = match get("policy") {
-                Some(v) => string(&at, "policy", v)?,
-                None => policy.to_string(),
-            };
-            let mut out = Vec::new();
-            for (pname, pv) in object(&at, "phases", p)? {
-                let at = At {
-                    task: at.task.clone(),
-                    phase: Some(pname.clone()),
-                };
-                let pf = object(&at, "", pv)?;
-                let (events, lines) = events(&at, pf)?;
-                if let Some((_, v)) = pf.iter().find(|(k, _)| k == "policy") {
-                    current = string(&at, "policy", v)?;
-                }
-                out.push(Phase {
-                    name: pname.clone(),
-                    loops: loops(&at, pf, Some(1), false)?.unwrap_or(1),
-                    attrs: self::attrs(&at, pf, &current, false)?,
-                    events,
-                    lines,
-                });
-            }
-            // Beside `phases` a task takes its own properties only: an event is not rt-app's
-            // grammar there, and an unknown or unmodelled key is refused as in a phase.
-            for (k, v) in fields {
-                if event(&at, k, v)?.is_some() {
-                    return Err(at.error(
-                        k,
-                        v.line,
-                        "events go inside `phases` when a task has phases",
-                    ));
-                }
-            }
-            out
-        }
+        Some(p) => phases(&at, fields, p, policy, notes)?,
         None => {
             let (events, lines) = events(&at, fields)?;
             vec![Phase {
@@ -478,8 +405,10 @@ fn task(name: &str, v: &Json, policy: &str) -> Result<Task, RtAppError> {
             }]
         }
     };
-    if phases.is_empty() || phases.iter().all(|p| p.events.is_empty()) {
-        return Err(at.error("", v.line, "has no event"));
+    // A task without `phases` is its own phase, refused without an event as a phase is; so is
+    // an empty `phases`.
+    if phases.iter().all(|p| p.events.is_empty()) {
+        return Err(at.error("", v.line, NO_EVENT));
     }
     Ok(Task {
         name: name.to_string(),
@@ -504,6 +433,7 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
         tasks: Vec::new(),
         barriers: BTreeMap::new(),
         threads: 0,
+        notes: Vec::new(),
     };
     let mut policy = "SCHED_OTHER".to_string();
     if let Some(g) = get("global") {
@@ -518,7 +448,7 @@ pub fn read(doc: &Json) -> Result<Spec, RtAppError> {
         if !names.insert(name.as_str()) {
             return Err(top.error("tasks", v.line, format!("two tasks are called `{name}`")));
         }
-        spec.tasks.push(task(name, v, &policy)?);
+        spec.tasks.push(task(name, v, &policy, &mut spec.notes)?);
     }
     if spec.tasks.iter().all(|t| t.instances == 0) {
         return Err(top.error(

@@ -10,7 +10,7 @@ use super::{read, RtApp};
 use crate::Workload;
 
 /// A 4-processor machine at 100 MHz (100 cycles per microsecond), no memory model.
-fn machine() -> MachineConfig {
+pub(super) fn machine() -> MachineConfig {
     let mut m = MachineConfig::tango_12();
     m.processors = 4;
     m.clock_mhz = 100.0;
@@ -25,7 +25,7 @@ fn machine() -> MachineConfig {
     m
 }
 
-fn simulate(text: &str, sched: &str) -> Result<RunReport, SimError> {
+pub(super) fn simulate(text: &str, sched: &str) -> Result<RunReport, SimError> {
     let w = RtApp {
         file: "t.json".into(),
         spec: Some(read("t.json", text).unwrap()),
@@ -44,7 +44,7 @@ fn simulate(text: &str, sched: &str) -> Result<RunReport, SimError> {
     Ok(r)
 }
 
-fn run(text: &str) -> RunReport {
+pub(super) fn run(text: &str) -> RunReport {
     simulate(text, "round-robin").unwrap()
 }
 
@@ -158,10 +158,10 @@ fn barriers_forks_and_suspend_resume_run_their_threads() {
 
 #[test]
 fn a_duration_ends_threads_that_loop_for_ever() {
-    let r = run(r#"{ "global": { "duration": 0.05 },
+    let r = run(r#"{ "global": { "duration": 1 },
                    "tasks": { "p": { "run": 1000, "sleep": 1000 } } }"#);
-    // 25 loops of 2 ms fit in 50 ms; the thread exits at its next event after that.
-    assert_eq!(r.apps[0].time.useful, 25 * 1000 * 100);
+    // 500 loops of 2 ms fit in 1 s; the thread exits at its next event after that.
+    assert_eq!(r.apps[0].time.useful, 500 * 1000 * 100);
     // Killed at the duration, the application ends there: it is not unfinished.
     assert!(!r.apps[0].unfinished);
     assert_eq!(r.apps[0].completion_cycles, r.elapsed_cycles);
@@ -241,7 +241,7 @@ fn forks_that_join_are_checked_once_a_task_and_a_cycle_through_them_is_found() {
     assert!(e.contains("a simulation creates at most"), "{e}");
     let e = read("t.json", &fork_ladder(60, Some(30))).unwrap_err();
     assert!(
-        e.contains("task `t59`") && e.contains("forks make a cycle: t0 -> "),
+        e.contains("task `t59`, phase `phase0`, event `fork`: forks make a cycle: t30 -> "),
         "{e}"
     );
     assert!(e.ends_with("t59 -> t30"), "{e}");
@@ -251,7 +251,7 @@ fn forks_that_join_are_checked_once_a_task_and_a_cycle_through_them_is_found() {
     )
     .unwrap_err();
     assert!(
-        e.contains("task `b`, event `fork`: forks make a cycle: a -> b -> a"),
+        e.contains("task `b`, phase `phase0`, event `fork`: forks make a cycle: a -> b -> a"),
         "{e}"
     );
 }
@@ -281,8 +281,10 @@ fn the_threads_a_file_creates_are_counted_before_it_runs_forks_included() {
     // A chain of forks whose threads multiply: refused when the file is read.
     let e = read("t.json", &fork_chain(5000, 1)).unwrap_err();
     assert!(
-        e.contains("task `t4999`, event `fork`: its forks would make 5000 threads of `t5000`")
-            && e.contains("12507501 threads in all"),
+        e.contains(
+            "task `t4999`, phase `phase0`, event `fork`: its forks would make 5000 threads of \
+             `t5000`"
+        ) && e.contains("12507501 threads in all"),
         "{e}"
     );
 }
@@ -331,7 +333,7 @@ fn the_same_file_and_seed_give_the_same_run() {
 
 /// Values a spoiled rt-app file might hold.
 const JUNK: &[&str] = &[
-    "-1", "0", "1e30", "\"\"", "\"x\"", "[]", "{}", "true", "null", "[1, 99]",
+    "-1", "0", "1e30", "\"\"", "\"x\"", "[]", "{}", "true", "null", "[1, 99]", "2.5", "[0.5]",
 ];
 
 proptest! {
@@ -339,8 +341,8 @@ proptest! {
     /// A file with one value replaced by junk, or cut short, is refused with a message or runs
     /// (bounded) without a panic.
     #[test]
-    fn spoiled_rt_app_files_never_panic(at in 0usize..400, junk in 0usize..10, cut in any::<bool>()) {
-        let text = r#"{ "global": { "duration": 0.01, "calibration": 10 },
+    fn spoiled_rt_app_files_never_panic(at in 0usize..400, junk in 0usize..12, cut in any::<bool>()) {
+        let text = r#"{ "global": { "duration": 1, "calibration": 10 },
           "tasks": {
             "a": { "instance": 2, "cpus": [0, 1], "loop": 3, "phases": {
               "p0": { "loop": 2, "run": 100, "timer": { "ref": "t", "period": 300, "mode": "absolute" } },
@@ -427,7 +429,7 @@ fn suspend_waits_on_its_own_tasks_name_and_a_sync_may_hold_its_mutex() {
     );
     // A sync between a lock and an unlock of its mutex (rt-app's examples) ping-pongs two
     // tasks until the duration.
-    let r = run(r#"{ "global": { "duration": 0.01 }, "tasks": {
+    let r = run(r#"{ "global": { "duration": 1 }, "tasks": {
         "a": { "lock": "m", "sync": { "ref": "c", "mutex": "m" }, "unlock": "m", "run": 100 },
         "b": { "lock": "m", "sync": { "ref": "c", "mutex": "m" }, "unlock": "m", "run": 100 } } }"#);
     assert!(

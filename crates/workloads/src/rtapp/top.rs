@@ -4,7 +4,7 @@
 
 use super::json::{Json, Value};
 use super::spec::{At, RtAppError, Spec, MAX_BYTES, NO_DEADLINE, POLICIES};
-use super::values::{number, object, string, whole};
+use super::values::{integer, object, string, whole};
 
 /// rt-app reads `global` and `tasks` (and `resources` in its old format, which smpsched does
 /// not read): another key is a misspelling whose settings would be lost, and a second `global`
@@ -34,22 +34,26 @@ pub(super) fn global(
 ) -> Result<(), RtAppError> {
     for (k, v) in object(top, "global", g)? {
         match k.as_str() {
+            // An integer of seconds in rt-app (`get_int_value_from`), which its main process
+            // sleeps (rt-app.c, main: `sleep(opts.duration)`).
             "duration" => {
-                let d = number(top, "global.duration", v)?;
+                let d = integer(top, "global.duration", v)?;
                 spec.duration = match d {
                     -1.0 => None,
-                    d if d > 0.0 && d <= 1e6 => Some(d),
+                    d if (1.0..=1e6).contains(&d) => Some(d),
                     _ => {
                         return Err(top.error(
                             "global.duration",
                             v.line,
-                            "must be -1 (until every thread ends) or 0 to 1e6 seconds",
+                            "must be -1 (until every thread ends) or 1 to 1e6 seconds",
                         ))
                     }
                 };
             }
             "calibration" => {
-                if let Value::Number(_) = v.value {
+                // rt-app takes an integer as ns per loop and anything else as a CPU's name
+                // (a number written with `.` is refused as not a string).
+                if let Value::Number { .. } = v.value {
                     spec.ns_per_loop = Some(whole(top, "global.calibration", v, 1.0, 1e9)?);
                 } else {
                     string(top, "global.calibration", v)?;
