@@ -219,6 +219,7 @@ fn command(cli: Cli) -> ExitCode {
             .map(|dir| TraceRequest::parse(trace_events, trace_window.as_deref()).map(|t| (dir, t)))
             .transpose()
             .and_then(|trace| {
+                let remote = remote_of(ray, jobs, quiet)?;
                 let args = RunArgs {
                     file,
                     out,
@@ -231,7 +232,6 @@ fn command(cli: Cli) -> ExitCode {
                     per_job,
                     per_thread,
                 };
-                let remote = ray.map(|address| ray::Ray::new(address, quiet));
                 app::run(&args, remote.as_ref().map(as_remote), &Terminal::new(quiet))
             }),
         Command::Reproduce {
@@ -248,7 +248,6 @@ fn command(cli: Cli) -> ExitCode {
             reports,
             ray,
         } => {
-            let remote = ray.map(|address| ray::Ray::new(address, false));
             let args = ReproduceArgs {
                 paper,
                 only,
@@ -262,7 +261,9 @@ fn command(cli: Cli) -> ExitCode {
                 experiments,
                 reports,
             };
-            app::reproduce(&args, remote.as_ref().map(as_remote), &Terminal::new(false))
+            remote_of(ray, jobs, false).and_then(|remote| {
+                app::reproduce(&args, remote.as_ref().map(as_remote), &Terminal::new(false))
+            })
         }
         Command::Real(args) => return real::main(args),
         Command::List { dir } => app::list(dir.as_deref()).map(|s| stdout::text(&s)),
@@ -277,6 +278,26 @@ fn command(cli: Cli) -> ExitCode {
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// The cluster `--ray` names, its address checked before anything runs (and a note that
+/// `--jobs` does not apply there); `None` without `--ray`.
+fn remote_of(
+    ray: Option<String>,
+    jobs: usize,
+    quiet: bool,
+) -> Result<Option<ray::Ray>, smpsched_lab::LabError> {
+    let Some(address) = ray else {
+        return Ok(None);
+    };
+    ray::check_address(&address)?;
+    if jobs != 0 {
+        eprintln!(
+            "note: --jobs has no effect with --ray: the cluster's CPUs decide how many runs go \
+             at once"
+        );
+    }
+    Ok(Some(ray::Ray::new(address, quiet)))
 }
 
 /// `--trace-events N`: 1 to [`traces::MAX_EVENTS`].

@@ -28,8 +28,23 @@ pub struct Ray {
     pub quiet: bool,
 }
 
+/// A cluster that failed once it was reached (lost mid-sweep, its workers crashing past their
+/// retries): not bad input, so exit 1, naming the flag.
+fn cluster_lost(message: String) -> LabError {
+    LabError::Internal(format!("--ray: {message}"))
+}
+
+/// How the helper's answers ended.
+enum Ending {
+    /// `done`, with every run back.
+    Complete,
+    /// The stream ended early, after the cluster answered (`true`) or before, with the runs back
+    /// until then.
+    Cut { connected: bool, finished: usize },
+}
+
 /// A `--ray` problem: bad input (exit 2) naming the flag.
-fn ray_error(message: String) -> LabError {
+pub(crate) fn ray_error(message: String) -> LabError {
     LabError::Input(Box::new(InputError {
         file: PathBuf::from("--ray"),
         line: None,
@@ -87,28 +102,41 @@ impl Ray {
         out: &mut impl Read,
         total: usize,
         done_task: &mut dyn FnMut(usize, Result<Vec<u8>, TaskFailure>) -> Result<(), LabError>,
-    ) -> Result<bool, LabError> {
+    ) -> Result<Ending, LabError> {
         let bar = if self.quiet {
             ProgressBar::hidden()
         } else {
             crate::progress_bar(total, false)
         };
         let io = |e: std::io::Error| ray_error(format!("the helper's answer broke off: {e}"));
-        let mut finished = 0;
+        let (mut finished, mut connected) = (0, false);
         while let Some(frame) = read_frame(out).map_err(io)? {
             let head: Value = serde_json::from_slice(&frame)
                 .map_err(|e| ray_error(format!("the helper answered garbage: {e}")))?;
             if let Some(c) = head.get("cluster") {
-                bar.set_message(format!("on the Ray cluster ({} CPUs)", c["cpus"]));
+                connected = true;
+                bar.set_message(format!("on Ray ({} CPUs)", c["cpus"]));
             } else if let Some(why) = head.get("fatal") {
                 bar.finish_and_clear();
-                return Err(ray_error(format!(
-                    "the Ray cluster failed: {}",
-                    why.as_str().unwrap_or("")
-                )));
+                let why = why.as_str().unwrap_or("");
+                return Err(if connected {
+                    cluster_lost(format!(
+                        "the Ray cluster failed after {finished} of {total} runs came back \
+                         (nothing was written): {why}"
+                    ))
+                } else {
+                    ray_error(format!("cannot use the Ray cluster: {why}"))
+                });
             } else if head.get("done").is_some() {
                 bar.finish_and_clear();
-                return Ok(finished == total);
+                return Ok(if finished == total {
+                    Ending::Complete
+                } else {
+                    Ending::Cut {
+                        connected,
+                        finished,
+                    }
+                });
             } else if let Some(i) = head.get("i").and_then(Value::as_u64) {
                 let result = if head["ok"] == json!(true) {
                     Ok(read_frame(out).map_err(io)?.unwrap_or_default())
@@ -124,7 +152,10 @@ impl Ray {
             }
         }
         bar.finish_and_clear();
-        Ok(false)
+        Ok(Ending::Cut {
+            connected,
+            finished,
+        })
     }
 }
 
@@ -156,23 +187,70 @@ impl Remote for Ray {
             w.flush()
         })();
         let mut out = BufReader::new(child.stdout.take().expect("stdout is piped"));
-        let complete = match sent {
+        let ending = match sent {
             Ok(()) => self.answers(&mut out, tasks.len(), done),
-            Err(_) => Ok(false),
+            Err(_) => Ok(Ending::Cut {
+                connected: false,
+                finished: 0,
+            }),
         };
-        if complete.is_err() {
+        if ending.is_err() {
             let _ = child.kill();
         }
         let status = child
             .wait()
             .map_err(|e| ray_error(format!("waiting for the helper: {e}")))?;
-        match complete? {
-            true => Ok(()),
-            false => Err(ray_error(format!(
-                "`{python} -m smpsched.cluster` ended ({status}) before every run came back; \
+        match ending? {
+            Ending::Complete => Ok(()),
+            Ending::Cut {
+                connected: true,
+                finished,
+            } => Err(cluster_lost(format!(
+                "the Ray cluster was lost after {finished} of {} runs came back (the helper \
+                 ended: {status}; Ray's messages are above); nothing was written",
+                tasks.len()
+            ))),
+            Ending::Cut { .. } => Err(ray_error(format!(
+                "`{python} -m smpsched.cluster` ended ({status}) before it reached the cluster; \
                  --ray needs the smpsched Python package with Ray in that Python \
                  (pip install './crates/py[ray]'; SMPSCHED_PYTHON names the interpreter)"
             ))),
+        }
+    }
+}
+
+/// Checks `--ray`'s address before anything runs: empty (`RAY_ADDRESS`, or a cluster on this
+/// machine), `auto`, `local`, or `HOST:PORT` (`ray://HOST:PORT` too). A bare word is most often
+/// the paper or file `--ray` took as its address (`reproduce --ray black90`).
+pub fn check_address(address: &str) -> Result<(), LabError> {
+    let a = address.trim();
+    let port = a.rsplit_once(':').map(|(_, p)| p);
+    if a.is_empty()
+        || a == "auto"
+        || a == "local"
+        || port.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Ok(());
+    }
+    Err(ray_error(format!(
+        "`{a}` is not a Ray address (HOST:PORT, ray://HOST:PORT or auto); for RAY_ADDRESS or a \
+         cluster started on this machine, give --ray last or as --ray= (`smpsched reproduce \
+         black90 --ray`)"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_address;
+
+    #[test]
+    fn an_address_is_empty_auto_or_ends_in_a_port() {
+        for ok in ["", "auto", "local", "127.0.0.1:6379", "ray://head:10001", "[::1]:6379"] {
+            assert!(check_address(ok).is_ok(), "{ok}");
+        }
+        for bad in ["black90", "experiments/quickstart.toml", "head:", "head:port"] {
+            let e = check_address(bad).unwrap_err().to_string();
+            assert!(e.contains("is not a Ray address"), "{bad}: {e}");
         }
     }
 }

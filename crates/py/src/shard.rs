@@ -22,9 +22,10 @@ type Plan<'py> = (Bound<'py, PyBytes>, Vec<(usize, u32)>);
 
 /// Loads the experiment at `path` (or given as `text`) with `seed` over the file's and `set`
 /// (`PATH=VALUE` texts) over its values; returns the bundle to ship (its runs keeping every
-/// job's times when `per_job`) and its `(point, repetition)` tasks in plan order.
+/// job's times when `per_job`) and its `(point, repetition)` tasks in plan order. `jobs`, the
+/// merge's later `run_shipped` argument, is checked here, before anything is shipped.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, seed=None, per_job=false, set=Vec::new()))]
+#[pyo3(signature = (path, text=None, seed=None, per_job=false, set=Vec::new(), jobs=0))]
 pub fn shard_plan<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -32,7 +33,9 @@ pub fn shard_plan<'py>(
     seed: Option<u64>,
     per_job: bool,
     set: Vec<String>,
+    jobs: usize,
 ) -> PyResult<Plan<'py>> {
+    crate::run::check_jobs(py, jobs)?;
     let name = path.display().to_string();
     let settings = settings(py, &set, &[])?;
     let loaded = py.allow_threads(|| match text {

@@ -169,7 +169,10 @@ pub fn run(
             }
         }
     }
-    console.begin();
+    // Runs the cluster made are merged here at once: no second bar counting them again.
+    if remote.is_none() {
+        console.begin();
+    }
     console.stage(exp.points.len() * exp.repetitions as usize, "");
     let progress = |done: usize, _| console.done(done);
     let running = |point: &str, p| console.running(running_message(&exp, point, p));

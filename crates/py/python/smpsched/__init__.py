@@ -188,7 +188,8 @@ def _run_on_cluster(path: str, text: Optional[str], seed: Optional[int], jobs: O
     """``run`` with its runs made on a Ray cluster, then merged here in plan order."""
     from . import cluster as _cluster
 
-    bundle, tasks = _native.shard_plan(path, text, seed, per_job, settings)
+    bundle, tasks = _native.shard_plan(path, text, seed, per_job, settings,
+                                       0 if jobs is None else jobs)
     shipped = []
     runs = _cluster.run_tasks([bundle], [(0, p, r) for p, r in tasks], address=address)
     for i, run_bytes, code, message in runs:

@@ -115,6 +115,9 @@ def vary(value: Any) -> List[Tuple[str, List[str]]]:
 
 def cluster(value: Any) -> Any:
     """``cluster``: None or False (run here), True, or a Ray address (a str)."""
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("cluster: an empty address; give HOST:PORT, or True for RAY_ADDRESS "
+                         "or a cluster started on this machine")
     if value is None or isinstance(value, (bool, str)):
         return value
     raise TypeError(f"cluster: expected an address (str), True, or None, got {_kind(value)}")

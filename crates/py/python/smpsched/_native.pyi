@@ -60,6 +60,7 @@ def shard_plan(
     seed: Optional[int] = None,
     per_job: bool = False,
     set: List[str] = ...,
+    jobs: int = 0,
 ) -> Tuple[bytes, List[Tuple[int, int]]]: ...
 def run_task(bundle: bytes, point: int, repetition: int) -> Tuple[Optional[bytes], int, str]: ...
 def run_shipped(

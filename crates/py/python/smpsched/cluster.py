@@ -16,8 +16,10 @@ bytes; a JSON header frame, followed by the run's bytes when it succeeded).
 
 import json
 import os
+import socket
 import struct
 import sys
+import threading
 from typing import Any, BinaryIO, Iterator, List, Optional, Sequence, Tuple
 
 # Retries of a task whose worker died (a failure of the run itself is never retried).
@@ -43,22 +45,65 @@ def _one_run(bundle: bytes, point: int, repetition: int) -> Tuple[Optional[bytes
     return _native.run_task(bundle, point, repetition)
 
 
+# The address this process connected to (None: RAY_ADDRESS or a local cluster or instance).
+_connected: List[Optional[str]] = []
+
+# How long the TCP check of a cluster's address waits for an answer, in seconds.
+_CHECK_SECONDS = 5.0
+
+
+def _check_reachable(addr: Optional[str]) -> None:
+    """Fails at once, naming the address, when nothing listens where the cluster should be:
+    Ray itself retries a silent address for about fourteen minutes."""
+    target = addr if addr is not None else os.environ.get("RAY_ADDRESS", "")
+    if not target.strip() or target.strip() in ("auto", "local"):
+        return
+    host, sep, port = target.strip().split("://", 1)[-1].rpartition(":")
+    if not sep or not port.isdigit():
+        return  # Ray says what is wrong with a malformed address itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=_CHECK_SECONDS).close()
+    except OSError as e:
+        raise ConnectionError(
+            f"no Ray cluster answers at {target} ({e}): start one there (ray start --head "
+            f"--port={port}) or name the address of a running one") from None
+
+
+def _reason(e: BaseException) -> str:
+    """``e`` as a line, with the error it was raised from (Ray wraps the useful one: an
+    authentication error's hint about RAY_AUTH_TOKEN_PATH)."""
+    text = f"{type(e).__name__}: {e}"
+    cause = e.__cause__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f" (from {type(cause).__name__}: {cause})"
+    return text
+
+
 def connect(address: Any = None) -> None:
     """Connects to the Ray cluster at ``address`` (``None`` or ``True``: ``RAY_ADDRESS`` if set,
-    else a cluster ``ray start`` started on this machine, else a local instance started here),
-    unless Ray is already initialized."""
+    else a cluster ``ray start`` started on this machine, else a local instance started here).
+    A connection the program made itself (its own ``ray.init``) is used as it is; one made
+    here is kept when ``address`` names no other cluster, and another address disconnects it
+    first."""
     try:
         import ray
     except ImportError as e:
         raise ImportError(
             "running on a cluster needs Ray: pip install 'smpsched[ray]'") from e
-    if ray.is_initialized():
-        return
     addr = None if address is None or address is True else str(address)
+    if ray.is_initialized():
+        if not _connected or addr is None or _connected[-1] == addr:
+            return
+        ray.shutdown()
+    _check_reachable(addr)
     # The test hook travels to this job's workers, which do not share this process's variables.
     env = {k: os.environ[k] for k in (_DIE_ONCE,) if k in os.environ}
-    ray.init(address=addr, include_dashboard=False, log_to_driver=False,
-             logging_level="warning", runtime_env={"env_vars": env} if env else None)
+    try:
+        ray.init(address=addr, include_dashboard=False, log_to_driver=False,
+                 logging_level="warning", runtime_env={"env_vars": env} if env else None)
+    except Exception as e:
+        raise ConnectionError(f"cluster {addr or 'auto'}: {_reason(e)}") from e
+    _connected[:] = [addr]
 
 
 def run_tasks(bundles: Sequence[bytes], tasks: Sequence[Tuple[int, int, int]],
@@ -83,8 +128,25 @@ def run_tasks(bundles: Sequence[bytes], tasks: Sequence[Tuple[int, int, int]],
                 run, code, message = ray.get(ref)
                 yield i, run, code, message
     finally:
-        for ref in pending:
-            ray.cancel(ref, force=True)
+        _cancel(ray, list(pending))
+
+
+def _cancel(ray: Any, refs: List[Any]) -> None:
+    """Cancels the tasks of ``refs`` that have not finished. Not forced: killing a worker whose
+    task is finishing at that moment can trip an internal check of Ray's that ends the whole
+    process (Ray 2.x, "Tried to complete task that was not pending"); a task already running
+    gets a KeyboardInterrupt instead."""
+    if not refs:
+        return
+    try:
+        _, waiting = ray.wait(refs, num_returns=len(refs), timeout=0)
+    except Exception:  # the cluster already gone: nothing left to cancel
+        return
+    for ref in waiting:
+        try:
+            ray.cancel(ref, force=False)
+        except Exception:
+            pass
 
 
 def _read_frame(stream: BinaryIO) -> Optional[bytes]:
@@ -110,8 +172,49 @@ def _send(stream: BinaryIO, header: dict, payload: Optional[bytes] = None) -> No
     stream.flush()
 
 
+# How long the helper waits for Ray to connect before it gives up, in seconds: an address
+# where something else listens makes Ray retry for about fourteen minutes.
+_CONNECT_SECONDS = 120.0
+
+
+def _watch_parent() -> None:
+    """Ends the helper when the command that started it is gone (killed by a signal the helper
+    did not get): no orphan is left holding the cluster's tasks."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            threading.Event().wait(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _connect_or_give_up(out: BinaryIO, address: Optional[str]) -> None:
+    """Connects, or after ``_CONNECT_SECONDS`` says so to the command and ends the helper."""
+    def give_up() -> None:
+        try:
+            _send(out, {"fatal": f"ConnectionError: no answer from the Ray cluster at "
+                                 f"{address or os.environ.get('RAY_ADDRESS') or 'auto'} within "
+                                 f"{_CONNECT_SECONDS:.0f} s (is it a Ray cluster's address?)"})
+        finally:
+            os._exit(1)
+
+    timer = threading.Timer(_CONNECT_SECONDS, give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        connect(address)
+    finally:
+        timer.cancel()
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """The command's helper: one request on standard input, runs on standard output."""
+    _watch_parent()
+    # One connection attempt at a time, not Ray's twenty (the helper's own window applies).
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "1")
     # Whatever Ray or a library prints goes to standard error; frames alone to standard output.
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
@@ -128,7 +231,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         bundles.append(b)
     tasks = [tuple(t) for t in request["tasks"]]
     try:
-        connect(request.get("address") or None)
+        _connect_or_give_up(out, request.get("address") or None)
         import ray
 
         _send(out, {"cluster": {"cpus": int(ray.cluster_resources().get("CPU", 0))}})
@@ -144,7 +247,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
     except Exception as e:  # the cluster unreachable, Ray missing: said once, to the command
         try:
-            _send(out, {"fatal": f"{type(e).__name__}: {e}"})
+            _send(out, {"fatal": _reason(e)})
         except BrokenPipeError:
             pass
         return 1

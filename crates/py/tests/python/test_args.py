@@ -29,6 +29,7 @@ TINY = {
     ({"set": "machine.processors=4"}, TypeError, "set"),
     ({"set": {"workload.0.name": None}}, TypeError, "workload.0.name"),
     ({"cluster": 0}, TypeError, "cluster"),
+    ({"cluster": " "}, ValueError, "cluster"),
     ({"progress": "no"}, TypeError, "progress"),
     ({"per_job": 1}, TypeError, "per_job"),
 ])

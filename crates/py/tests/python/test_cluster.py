@@ -124,3 +124,32 @@ def test_ctrl_c_cancels_the_tasks_on_the_cluster(address, tmp_path):
         time.sleep(0.2)
     assert ray.available_resources().get("CPU", 0) == 2, "tasks still hold the cluster's CPUs"
     assert not (tmp_path / "out").exists()
+
+
+def test_an_address_where_nothing_listens_fails_at_once_naming_it(tmp_path):
+    import socket
+    import time
+
+    from smpsched import cluster
+
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        t = time.time()
+        with pytest.raises(ConnectionError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
+            cluster._check_reachable(f"127.0.0.1:{port}")
+        assert time.time() - t < 10
+    cluster._check_reachable("auto")  # left to Ray
+    cluster._check_reachable("not an address")  # Ray says what is wrong with it
+
+
+def test_a_bad_jobs_is_refused_before_the_cluster_is_used(tmp_path):
+    with pytest.raises(smpsched.ExperimentError, match="jobs"):
+        smpsched.run(POLICIES, cluster="127.0.0.1:1", jobs=2000, progress=False)
+
+
+def test_the_command_refuses_a_word_taken_for_the_address_before_anything_runs(cli, tmp_path):
+    p = cli("reproduce", "--ray", "black90", "--reports", str(tmp_path / "r"), check=False)
+    assert p.returncode == 2, p.stderr
+    assert "`black90` is not a Ray address" in p.stderr
+    assert not (tmp_path / "r").exists()
