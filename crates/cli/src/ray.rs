@@ -245,10 +245,22 @@ mod tests {
 
     #[test]
     fn an_address_is_empty_auto_or_ends_in_a_port() {
-        for ok in ["", "auto", "local", "127.0.0.1:6379", "ray://head:10001", "[::1]:6379"] {
+        for ok in [
+            "",
+            "auto",
+            "local",
+            "127.0.0.1:6379",
+            "ray://head:10001",
+            "[::1]:6379",
+        ] {
             assert!(check_address(ok).is_ok(), "{ok}");
         }
-        for bad in ["black90", "experiments/quickstart.toml", "head:", "head:port"] {
+        for bad in [
+            "black90",
+            "experiments/quickstart.toml",
+            "head:",
+            "head:port",
+        ] {
             let e = check_address(bad).unwrap_err().to_string();
             assert!(e.contains("is not a Ray address"), "{bad}: {e}");
         }

@@ -59,8 +59,9 @@ pub fn folder_name(name: &str) -> String {
 }
 
 /// A name as it reads in a file name: ASCII letters, digits, `-` and `_` kept, anything else
-/// turned into `-`, at most [`MAX_NAME`] characters, never empty. Two names may share one
-/// (`a.b`, `a-b`); [`folder_name`] never does.
+/// turned into `-`, with no `-` first (a file named `-x` reads as an option to the commands
+/// that take it), at most [`MAX_NAME`] characters, never empty. Two names may share one (`a.b`,
+/// `a-b`, `.a`); [`folder_name`] never does.
 pub fn plain_name(name: &str) -> String {
     let s: String = name
         .chars()
@@ -71,6 +72,7 @@ pub fn plain_name(name: &str) -> String {
                 '-'
             }
         })
+        .skip_while(|&c| c == '-')
         .take(MAX_NAME)
         .collect();
     if s.is_empty() {
@@ -473,6 +475,12 @@ mod tests {
         assert_eq!(folder_name("a-b_c"), "a-b_c");
         assert_ne!(folder_name("a.b"), folder_name("a-b"));
         assert_eq!(plain_name(""), "experiment");
+        // No name begins with `-`, which commands would read as an option.
+        assert_eq!(plain_name(".."), "experiment");
+        assert_eq!(plain_name("ünï ✓"), "n---");
+        assert_eq!(plain_name("-x y"), "x-y");
+        assert!(folder_name("-x").starts_with("x-"));
+        assert_ne!(folder_name("-x"), folder_name("x"));
         assert!(folder_name("").starts_with("experiment-"));
         let a = content_hash(&[("a".into(), b"1".to_vec())]);
         assert_ne!(a, content_hash(&[("b".into(), b"1".to_vec())]));
