@@ -101,7 +101,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo {
             name: "handoff",
             default: "(required)",
-            doc: "hand the processor to a blocked receiver",
+            doc: "hand the processor to a blocked receiver (rpc mode; no effect in one-way)",
         },
         ParamInfo {
             name: "client_cycles",

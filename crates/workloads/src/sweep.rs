@@ -288,7 +288,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo {
             name: "write_fraction",
             default: "none",
-            doc: "fraction of passes that write, spread evenly (instead of access)",
+            doc: "fraction of passes that write, spread evenly (instead of access); whole passes, rounded down (0.1 of 8 passes writes none)",
         },
         ParamInfo {
             name: "shared",

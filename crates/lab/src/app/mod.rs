@@ -499,6 +499,7 @@ fn reproduce_paper(
     console: &dyn Console,
 ) -> Result<PaperOutcome, LabError> {
     console.begin();
+    let told = std::sync::Mutex::new(Vec::<String>::new());
     let outcome = run_paper(
         &args.experiments,
         p,
@@ -518,8 +519,13 @@ fn reproduce_paper(
                 console.stage(runs, &format!("{name}: every file's runs"));
             },
             on_file: &|exp| {
+                // A note every file gets (a deprecated name from --set) is told once.
+                let mut told = told.lock().unwrap_or_else(|e| e.into_inner());
                 for note in exp.notes.iter().filter(|_| notes) {
-                    console.note(note);
+                    if !told.contains(note) {
+                        told.push(note.clone());
+                        console.note(note);
+                    }
                 }
                 console.stage(exp.points.len() * exp.repetitions as usize, &exp.name);
             },

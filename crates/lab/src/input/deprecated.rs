@@ -65,6 +65,27 @@ fn walk(
     }
 }
 
+/// A note for each deprecated name a setting from the command line writes (`--set
+/// scheduler.quantum=...`, `--vary`), as the file's own get.
+pub fn setting_notes(settings: &[crate::input::setting::Setting]) -> Vec<String> {
+    settings
+        .iter()
+        .filter_map(|s| {
+            let parts: Vec<&str> = s.path.split('.').collect();
+            let [.., table, name] = parts.as_slice() else {
+                return None;
+            };
+            deprecation(table, name).map(|d| {
+                format!(
+                    "note: --set `{}` (from the command line) is deprecated; write {}",
+                    field_of(&s.path),
+                    d.instead
+                )
+            })
+        })
+        .collect()
+}
+
 /// The field as a user reads it: the key path without array indices.
 fn field_of(path: &str) -> String {
     path.split('.')
@@ -76,6 +97,20 @@ fn field_of(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deprecated_name_set_from_the_command_line_gets_its_note() {
+        use crate::input::setting::Setting;
+        let set = |t: &str| Setting::parse(t).unwrap();
+        let notes = setting_notes(&[
+            set("scheduler.quantum=50000"),
+            set("machine.processors=4"),
+            set("machine.slice_cycles=5"),
+        ]);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("`scheduler.quantum`") && notes[0].contains("slice_ms"));
+        assert!(notes[1].contains("`machine.slice_cycles`"));
+    }
 
     #[test]
     fn old_slice_names_are_noted_wherever_written_and_new_ones_are_not() {

@@ -215,12 +215,20 @@ fn resolve_machine(
         _ => return Err(src.error("machine", "internal: preset did not serialize")),
     };
     let slice_ms = take_slice_ms(src, &mut m, overrides)?;
+    let cycles_given = m.contains_key("slice_cycles");
     deep_merge(&mut merged, m);
     let mut machine: MachineConfig = toml::Value::Table(merged)
         .try_into()
         .map_err(|e| de_error(src, "machine", &e, overrides))?;
-    if let Some(ms) = slice_ms {
-        machine.slice_cycles = machine.ms(ms).max(1);
+    // The slice is in milliseconds (the preset's too, as `explain` prints it): at another
+    // clock it is as many cycles as that clock makes in its milliseconds.
+    let preset_ms = || preset.slice_cycles as f64 / (preset.clock_mhz * 1000.0);
+    match slice_ms {
+        Some(ms) => machine.slice_cycles = machine.ms(ms).max(1),
+        None if !cycles_given && machine.clock_mhz != preset.clock_mhz => {
+            machine.slice_cycles = machine.ms(preset_ms()).max(1);
+        }
+        None => {}
     }
     machine.validate().map_err(|e| {
         located(

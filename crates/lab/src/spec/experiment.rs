@@ -164,7 +164,8 @@ impl Experiment {
         settings: &[Setting],
     ) -> Result<Experiment, InputError> {
         let (src, table) = Source::parse(path, text)?;
-        let notes = crate::input::deprecated::notes(&src, &table);
+        let mut notes = crate::input::deprecated::notes(&src, &table);
+        notes.extend(crate::input::deprecated::setting_notes(settings));
         let raw: RawFile = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e| de_error(&src, "", &e, &[]))?;

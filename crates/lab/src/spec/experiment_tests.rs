@@ -232,6 +232,23 @@ fn the_machines_slice_is_slice_ms_and_slice_cycles_still_works() {
         assert_eq!(e.field, "machine.slice_ms", "{bad}: {e}");
         assert!(e.line.is_some(), "{bad}: {e}");
     }
+    // The preset's slice is 10 ms (`explain` prints `slice_ms = 10.0`): at another clock it is
+    // 10 ms of that clock, as writing `slice_ms = 10.0` gives; a deprecated `slice_cycles` is
+    // cycles whatever the clock.
+    let slow = parse(&with("clock_mhz = 5.0")).unwrap();
+    let written = parse(&with(
+        "clock_mhz = 5.0
+slice_ms = 10.0",
+    ))
+    .unwrap();
+    assert_eq!(slow.points[0].machine.slice_cycles, 50_000);
+    assert_eq!(written.points[0].machine.slice_cycles, 50_000);
+    let cycles = parse(&with(
+        "clock_mhz = 5.0
+slice_cycles = 250000",
+    ))
+    .unwrap();
+    assert_eq!(cycles.points[0].machine.slice_cycles, 250_000);
 }
 
 fn parse_set(text: &str, settings: &[&str]) -> Result<Experiment, InputError> {

@@ -379,6 +379,18 @@ impl super::PolicyParams for Params {
                 "periodic balancing pulls work, so it needs pull = true",
             ));
         }
+        if self.push_threshold == 0 {
+            return Err(super::ParamError::new(
+                "push_threshold",
+                "a queue must be at least 1 shorter for a push (0 pushes as 1 does)",
+            ));
+        }
+        if self.push_threshold != Params::default().push_threshold && !self.push {
+            return Err(super::ParamError::new(
+                "push_threshold",
+                "a push threshold needs push = true",
+            ));
+        }
         Ok(())
     }
 }
@@ -431,7 +443,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         ParamInfo {
             name: "push_threshold",
             default: "2",
-            doc: "how much shorter a queue must be for a push",
+            doc: "how much shorter a queue must be for a push, 1 or more (with push = true)",
         },
         ParamInfo {
             name: "slice_ms",

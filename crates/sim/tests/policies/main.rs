@@ -498,3 +498,27 @@ fn per_core_global_queue_is_one_queue_behind_one_lock() {
     let err = policy("per-core").unwrap().make(&table).err().unwrap();
     assert!(err.to_string().contains("pull = false"), "{err}");
 }
+
+#[test]
+fn per_core_refuses_a_push_threshold_that_would_do_nothing() {
+    let make = |params: &str| {
+        let t: toml::Table = params.parse().unwrap();
+        policy("per-core")
+            .unwrap()
+            .make(&t)
+            .err()
+            .map(|e| e.to_string())
+    };
+    for (params, says) in [
+        ("push = true\npush_threshold = 0", "at least 1 shorter"),
+        ("push_threshold = 3", "needs push = true"),
+    ] {
+        let e = make(params).unwrap_or_else(|| panic!("{params}: accepted"));
+        assert!(
+            e.contains("push_threshold") && e.contains(says),
+            "{params}: {e}"
+        );
+    }
+    assert_eq!(make("push = true\npush_threshold = 1"), None);
+    assert_eq!(make("push_threshold = 2"), None, "the default, written out");
+}

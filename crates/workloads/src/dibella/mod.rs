@@ -385,7 +385,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         ParamInfo { name: "service_ms", default: "0.11", doc: "service time incl. bookkeeping (NULL request)" },
         ParamInfo { name: "service_dist", default: "fixed", doc: "fixed | exponential service times with mean service_ms" },
         ParamInfo { name: "mailboxes", default: "32", doc: "mailboxes per queue, MaxReqs (<= 64)" },
-        ParamInfo { name: "cutoff", default: "clients", doc: "Primary client policies' cutoff capacity" },
+        ParamInfo { name: "cutoff", default: "clients", doc: "Primary client policies' cutoff capacity, 1 or more" },
         ParamInfo { name: "bidirectional", default: "true", doc: "search secondary queues right to left" },
         ParamInfo { name: "gap_ms", default: "0.5", doc: "mean wait between requests of a slow client" },
         ParamInfo { name: "signal_ms", default: "0.65", doc: "reply signal propagation" },

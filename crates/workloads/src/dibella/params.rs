@@ -71,9 +71,10 @@ pub struct DiBella {
     /// FCFS queue (the global queue holds this many per scheduler).
     #[serde(default = "d_mailboxes")]
     pub mailboxes: u32,
-    /// The Primary client policies' cutoff capacity (0: the number of clients, as in the paper).
+    /// The Primary client policies' cutoff capacity, 1 or more (left out: the number of
+    /// clients, as in the paper).
     #[serde(default)]
-    pub cutoff: u32,
+    pub cutoff: Option<u32>,
     /// Search secondary queues right to left (section 2.2; the paper's tests always do).
     #[serde(default = "d_true")]
     pub bidirectional: bool,
@@ -207,11 +208,7 @@ fn d_pause() -> f64 {
 impl DiBella {
     /// The scheduler and client policies, checked against Table 3.
     pub fn policies(&self) -> Result<(SchedulerPolicy, ClientPolicy), String> {
-        let cutoff = if self.cutoff == 0 {
-            self.clients as usize
-        } else {
-            self.cutoff as usize
-        };
+        let cutoff = self.cutoff.unwrap_or(self.clients) as usize;
         let s = SchedulerPolicy::parse(&self.scheduler).ok_or_else(|| {
             let names: Vec<&str> = SchedulerPolicy::ALL.iter().map(|p| p.name()).collect();
             format!(
@@ -233,6 +230,13 @@ impl DiBella {
     }
 
     pub(super) fn validate(&self) -> Result<(), String> {
+        if self.cutoff == Some(0) {
+            return Err(
+                "cutoff: must be 1 or more (leave it out for the number of clients, \
+                        as in the paper)"
+                    .into(),
+            );
+        }
         self.policies()?;
         if self.schedulers == 0 || self.schedulers > 64 {
             return Err(format!(

@@ -252,6 +252,31 @@ fn an_incompatible_pair_is_refused_naming_both_and_the_compatible_clients() {
 }
 
 #[test]
+fn a_cutoff_of_zero_is_refused_and_left_out_is_the_number_of_clients() {
+    let table = |cutoff: Option<i64>| {
+        let mut t = toml::Table::new();
+        for (k, v) in [
+            ("scheduler", "sequential"),
+            ("client", "primary-fixed"),
+            ("load", "synchronous"),
+        ] {
+            t.insert(k.into(), v.into());
+        }
+        for k in ["schedulers", "clients", "requests"] {
+            t.insert(k.into(), 3i64.into());
+        }
+        if let Some(c) = cutoff {
+            t.insert("cutoff".into(), c.into());
+        }
+        t
+    };
+    let e = (INFO.build)(table(Some(0))).err().unwrap().to_string();
+    assert!(e.contains("cutoff") && e.contains("1 or more"), "{e}");
+    assert!((INFO.build)(table(None)).is_ok());
+    assert!((INFO.build)(table(Some(1))).is_ok());
+}
+
+#[test]
 fn too_many_processes_for_the_machine_is_an_error() {
     let w = params("sequential", "random", 8, 9, 10, Load::Synchronous);
     let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();

@@ -129,32 +129,32 @@ pub(crate) const QUEUE_PARAMS: [ParamInfo; 10] = [
     ParamInfo {
         name: "queue_size",
         default: "1",
-        doc: "q: processors per leaf and items per leaf queue (H = ceil(log2(P/q)))",
+        doc: "q: processors per leaf and items per leaf queue (H = ceil(log2(P/q))) (ddq; ignored when height is given)",
     },
     ParamInfo {
         name: "height",
         default: "(none)",
-        doc: "a fixed tree height instead (1: two queues); q = ceil(P per tree / 2^height)",
+        doc: "a fixed tree height instead (1: two queues); q = ceil(P per tree / 2^height) (ddq; past log2(P per tree), q = 1 as at that height)",
     },
     ParamInfo {
         name: "trees",
         default: "1",
-        doc: "trees (clusters) polled round robin by inserts (2.4)",
+        doc: "trees (clusters) polled round robin by inserts (2.4) (ddq; at most one per processor: more are as many as processors)",
     },
     ParamInfo {
         name: "ascend",
         default: "last-data",
-        doc: "eager | last-data (2.3, the paper's) | first-waiter",
+        doc: "eager | last-data (2.3, the paper's) | first-waiter (ddq)",
     },
     ParamInfo {
         name: "local_first",
         default: "true",
-        doc: "inserts first use a lazily freed slot of the home leaf (2.3)",
+        doc: "inserts first use a lazily freed slot of the home leaf (2.3) (ddq)",
     },
     ParamInfo {
         name: "capacity",
         default: "4096",
-        doc: "tasks the centralized queue buffers",
+        doc: "tasks the centralized queue buffers (central)",
     },
     ParamInfo {
         name: "backoff_cycles",

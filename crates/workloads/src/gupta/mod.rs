@@ -51,12 +51,12 @@ macro_rules! gupta_params {
             ParamInfo {
                 name: "spin_cycles",
                 default: "(absent: busy-wait)",
-                doc: "cycles a waiter spins before blocking (500 in the paper's blocking locks)",
+                doc: "cycles a waiter spins before blocking (500 in the paper's blocking locks); no effect where nothing waits (Matmul)",
             },
             ParamInfo {
                 name: "handoff",
                 default: "false",
-                doc: "hand the processor to the process being waited for (section 5.1)",
+                doc: "with spin_cycles, hand the processor to the lock's holder when it is ready but not running (section 5.1); no effect under busy-waiting, nor where no one holds what is waited for (MP3D's barriers, Matmul)",
             },
             ParamInfo {
                 name: "compute_per_ref",
