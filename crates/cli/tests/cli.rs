@@ -7,31 +7,8 @@ mod common;
 
 use common::{
     read_csv_strict, reproduce_tiny as reproduce, smpsched, smpsched_with_memory, tempdir,
-    tiny_repro_dir as repro_dir, TINY_REPRO as REPRO,
+    tiny_repro_dir as repro_dir, SWEEP_EXP as EXP, TINY_REPRO as REPRO,
 };
-
-const EXP: &str = r#"
-name = "cli test"
-seed = 5
-repetitions = 2
-
-[machine]
-preset = "tango-12"
-processors = 4
-
-[scheduler]
-policy = "round-robin"
-
-[[workload]]
-kind = "synthetic"
-threads = 6
-bursts = 10
-compute = { dist = "exponential", mean = 100000 }
-block = { dist = "uniform", min = 1000, max = 90000 }
-
-[sweep]
-"scheduler.policy" = ["batch", "round-robin", "priority"]
-"#;
 
 fn run_to(dir: &Path, out: &str, extra: &[&str]) -> (String, String, String) {
     let mut args = vec!["run", "exp.toml", "--out", out, "--quiet"];

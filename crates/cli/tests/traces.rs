@@ -8,31 +8,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{read_csv_strict, smpsched, tempdir};
+use common::{read_csv_strict, smpsched, tempdir, SWEEP_EXP as EXP};
 use serde_json::Value;
-
-const EXP: &str = r#"
-name = "trace test"
-seed = 5
-repetitions = 2
-
-[machine]
-preset = "tango-12"
-processors = 4
-
-[scheduler]
-policy = "round-robin"
-
-[[workload]]
-kind = "synthetic"
-threads = 6
-bursts = 10
-compute = { dist = "exponential", mean = 100000 }
-block = { dist = "uniform", min = 1000, max = 90000 }
-
-[sweep]
-"scheduler.policy" = ["batch", "round-robin", "priority"]
-"#;
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["run", "exp.toml", "--quiet"];
@@ -124,7 +101,7 @@ fn traces_are_chrome_json_per_point_bounded_and_never_overwrite() {
         }
         let about = &v["otherData"];
         assert!(about["truncated_at_cycle"].is_null());
-        assert_eq!(about["experiment"], "trace test");
+        assert_eq!(about["experiment"], "cli test");
         assert_eq!(about["point"], name.as_str());
         assert_eq!(about["seed"].as_u64(), Some(5));
         assert!(about["params"]["scheduler.policy"].is_string());

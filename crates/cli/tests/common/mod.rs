@@ -124,3 +124,28 @@ pub fn reproduce_tiny(dir: &Path, extra: &[&str]) -> Output {
     args.extend_from_slice(extra);
     smpsched(&args, dir)
 }
+
+/// A small experiment of three points (batch, round-robin, priority; two repetitions) on four
+/// processors, for tests of the command's outputs.
+pub const SWEEP_EXP: &str = r#"
+name = "cli test"
+seed = 5
+repetitions = 2
+
+[machine]
+preset = "tango-12"
+processors = 4
+
+[scheduler]
+policy = "round-robin"
+
+[[workload]]
+kind = "synthetic"
+threads = 6
+bursts = 10
+compute = { dist = "exponential", mean = 100000 }
+block = { dist = "uniform", min = 1000, max = 90000 }
+
+[sweep]
+"scheduler.policy" = ["batch", "round-robin", "priority"]
+"#;

@@ -191,7 +191,6 @@ impl Experiment {
             .map_err(|e| from_settings(e, settings))?;
         // What a workload reads otherwise than written (an rt-app CPU number's fraction), told
         // once however many points build it.
-        let mut notes = notes;
         for app in points.iter().flat_map(|p| &p.apps) {
             for n in app.workload.notes() {
                 if !notes.contains(&n) {
