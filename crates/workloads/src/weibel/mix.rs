@@ -41,8 +41,8 @@ pub struct Mix {
     /// Cycles of register work per element and pass.
     #[serde(default)]
     pub alu: f64,
-    /// How the main process joins its children: "block" (the default) or "spin" (busy-wait,
-    /// checking after every clock tick's worth of work).
+    /// How the main process joins its children: "block" (the default) or "spin" (busy-waits on
+    /// the children's semaphore, its cycles spin time).
     #[serde(default)]
     pub join: JoinBy,
     /// The order of the classes.
@@ -82,7 +82,7 @@ impl Workload for Mix {
 
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let procs = sim.machine().processors;
-        let done = Join::new(sim);
+        let done = Join::new(sim, self.join);
         let children = (0..self.tasks)
             .map(|k| {
                 let work = vec![Multiply {
@@ -93,7 +93,7 @@ impl Workload for Mix {
                 Box::new(Process::new(work, done.clone(), None)) as Box<dyn Program>
             })
             .collect();
-        spawn_main(sim, task, children, done, self.join)
+        spawn_main(sim, task, children, done)
     }
 }
 

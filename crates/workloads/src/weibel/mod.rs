@@ -8,7 +8,7 @@
 //! The scalar multiply of one element is a read-modify-write of a 32-bit word (two references)
 //! and `alu` cycles of register work; a pass multiplies every element of the process's data.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -85,28 +85,30 @@ pub(crate) struct Process {
     finished: bool,
 }
 
-/// How children tell the main process they are done: a semaphore it may block on, and a count
-/// it may spin on.
+/// How children tell the main process they are done: a semaphore each signals, which the main
+/// process blocks or spins on.
 #[derive(Clone, Debug)]
 pub(crate) struct Join {
     /// Signalled once by each child.
     pub(crate) sem: SyncId,
-    /// Children done so far.
-    pub(crate) count: Rc<Cell<u64>>,
 }
 
 impl Join {
-    /// A fresh join point in `sim`.
-    pub(crate) fn new(sim: &mut Simulation) -> Self {
+    /// A fresh join point in `sim`, waited on `by` blocking or spinning (a busy-wait on the
+    /// semaphore's word: its cycles are the spin time of the machine's split, and the last
+    /// child's signal is noticed as a spinner notices a changed line).
+    pub(crate) fn new(sim: &mut Simulation, by: JoinBy) -> Self {
+        let policy = match by {
+            JoinBy::Block => WaitPolicy::BLOCK,
+            JoinBy::Spin => WaitPolicy::SPIN,
+        };
         Join {
-            sem: sim.create_sync(SyncKind::Semaphore { count: 0 }, WaitPolicy::BLOCK),
-            count: Rc::new(Cell::new(0)),
+            sem: sim.create_sync(SyncKind::Semaphore { count: 0 }, policy),
         }
     }
 
     /// A child's last operation before it exits.
     pub(crate) fn arrive(&self) -> Op {
-        self.count.set(self.count.get() + 1);
         Op::Signal(self.sem)
     }
 }
@@ -157,34 +159,25 @@ pub enum JoinBy {
     /// It blocks on a semaphore each child signals (a blocking join).
     #[default]
     Block,
-    /// It checks whether every child is done after every clock tick's worth of busy work,
-    /// holding its processor (a spinning join, `while (!done) ;`).
+    /// It busy-waits on the semaphore each child signals, holding its processor (a spinning
+    /// join, `while (!done) ;`): spin time, preemptible like any computation.
     Spin,
 }
 
 /// The main process: spawns every program of its queue, one after the other (each spawn costs
-/// the kernel's thread creation), then joins them as `by` says, and exits.
+/// the kernel's thread creation), then joins them through the join's semaphore (blocking or
+/// spinning, as the join was made), and exits.
 pub(crate) struct Main {
     children: Rc<RefCell<VecDeque<Box<dyn Program>>>>,
     spawner: Spawner,
     to_spawn: usize,
     to_join: usize,
-    total: u64,
     done: Join,
-    by: JoinBy,
-    /// Cycles between two checks of a spinning join.
-    poll_cycles: u64,
 }
 
 impl Main {
-    /// A main process that spawns `children` in order and joins them through `done`, by
-    /// blocking or by spinning, checking every `poll_cycles`.
-    pub(crate) fn new(
-        children: Vec<Box<dyn Program>>,
-        done: Join,
-        by: JoinBy,
-        poll_cycles: u64,
-    ) -> Self {
+    /// A main process that spawns `children` in order and joins them through `done`.
+    pub(crate) fn new(children: Vec<Box<dyn Program>>, done: Join) -> Self {
         let n = children.len();
         let queue = Rc::new(RefCell::new(VecDeque::from(children)));
         let q = queue.clone();
@@ -198,10 +191,7 @@ impl Main {
             spawner,
             to_spawn: n,
             to_join: n,
-            total: n as u64,
             done,
-            by,
-            poll_cycles: poll_cycles.max(1),
         }
     }
 }
@@ -213,28 +203,23 @@ impl Program for Main {
             debug_assert!(!self.children.borrow().is_empty());
             return Op::Spawn(self.spawner.clone());
         }
-        match self.by {
-            JoinBy::Block if self.to_join > 0 => {
-                self.to_join -= 1;
-                Op::Wait(self.done.sem)
-            }
-            JoinBy::Spin if self.done.count.get() < self.total => Op::Compute(self.poll_cycles),
-            _ => Op::Exit,
+        if self.to_join > 0 {
+            self.to_join -= 1;
+            return Op::Wait(self.done.sem);
         }
+        Op::Exit
     }
 }
 
 /// Spawns the main process of `task`: it spawns `children` one by one and joins them through
-/// `done` (blocking, or spinning a clock tick at a time).
+/// `done` (blocking or spinning, as `done` was made).
 pub(crate) fn spawn_main(
     sim: &mut Simulation,
     task: TaskId,
     children: Vec<Box<dyn Program>>,
     done: Join,
-    by: JoinBy,
 ) -> Result<(), SimError> {
-    let poll = sim.machine().tick_cycles;
-    sim.spawn(task, Box::new(Main::new(children, done, by, poll)))?;
+    sim.spawn(task, Box::new(Main::new(children, done)))?;
     Ok(())
 }
 

@@ -40,8 +40,8 @@ pub struct Pool {
     /// Cycles of register work per element and pass.
     #[serde(default)]
     pub alu: f64,
-    /// How the main process joins its children: "block" (the default) or "spin" (busy-wait,
-    /// checking after every clock tick's worth of work).
+    /// How the main process joins its children: "block" (the default) or "spin" (busy-waits on
+    /// the children's semaphore, its cycles spin time).
     #[serde(default)]
     pub join: JoinBy,
 }
@@ -69,7 +69,7 @@ impl Workload for Pool {
     }
 
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
-        let done = Join::new(sim);
+        let done = Join::new(sim, self.join);
         let matrices: Vec<Region> = (0..self.matrices)
             .map(|_| data(sim, self.matrix_bytes))
             .collect();
@@ -107,7 +107,7 @@ impl Workload for Pool {
                 })
                 .collect()
         };
-        spawn_main(sim, task, children, done, self.join)
+        spawn_main(sim, task, children, done)
     }
 }
 

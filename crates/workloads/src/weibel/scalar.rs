@@ -26,8 +26,8 @@ pub struct Scalar {
     /// Cycles of register work per element and pass.
     #[serde(default)]
     pub alu: f64,
-    /// How the main process joins its children: "block" (the default) or "spin" (busy-wait,
-    /// checking after every clock tick's worth of work).
+    /// How the main process joins its children: "block" (the default) or "spin" (busy-waits on
+    /// the children's semaphore, its cycles spin time).
     #[serde(default)]
     pub join: JoinBy,
     /// Process `i` pins itself to processor `i mod P`.
@@ -76,7 +76,7 @@ impl Workload for Scalar {
         }
         let part = self.data_bytes / u64::from(self.processes);
         let procs = sim.machine().processors;
-        let done = Join::new(sim);
+        let done = Join::new(sim, self.join);
         let children = (0..self.processes)
             .map(|i| {
                 let region = data(sim, part);
@@ -89,7 +89,7 @@ impl Workload for Scalar {
                 Box::new(Process::new(work, done.clone(), pin)) as Box<dyn Program>
             })
             .collect();
-        spawn_main(sim, task, children, done, self.join)
+        spawn_main(sim, task, children, done)
     }
 }
 

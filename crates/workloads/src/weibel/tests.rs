@@ -107,6 +107,28 @@ fn affinity_keeps_each_part_in_its_cores_cache() {
 }
 
 #[test]
+fn a_spinning_join_is_spin_time_not_useful_work() {
+    let params = "processes = 8\ndata_bytes = 65536\npasses = 100\n";
+    let block = run("weibel-scalar", params, "pull = false", 1);
+    let spin = run(
+        "weibel-scalar",
+        &format!("{params}join = \"spin\"\n"),
+        "pull = false",
+        1,
+    );
+    assert_eq!(block.total.spin, 0);
+    assert!(spin.total.spin > 0, "the busy-waiting main process spins");
+    // The children's work is the same: what the spinning join adds is spin, not useful work.
+    let diff = spin.total.useful.abs_diff(block.total.useful);
+    assert!(
+        diff * 100 < block.total.useful,
+        "useful {} spinning, {} blocking",
+        spin.total.useful,
+        block.total.useful
+    );
+}
+
+#[test]
 fn spawning_and_joining_conserve_time_and_charge_the_kernel() {
     // The same work as 64 threads or as a pool of 16: the same user references, the thread
     // creations' kernel stacks as kernel references (4 KB each, one write per 64-byte line).
