@@ -285,7 +285,7 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
         .structure
         .clone()
         .unwrap_or_else(|| requests::structure_of(scheduler).to_string());
-    check_applies(a, &structure, client)?;
+    check_applies(a, &structure, scheduler, client)?;
     let least = least_seconds(a, load, service, interarrival);
     if least > MAX_RUN_SECONDS {
         return Err(format!(
@@ -320,12 +320,17 @@ pub fn plan(a: &RealArgs) -> Result<Vec<RequestTest>, String> {
 /// Refuses `--mailboxes` for a structure without mailboxes and `--cutoff` for a client policy
 /// without a cutoff capacity (every pair of `--table4` has its Primary clients), rather than
 /// leave either unused.
-fn check_applies(a: &RealArgs, structure: &str, client: ClientPolicy) -> Result<(), String> {
+fn check_applies(
+    a: &RealArgs,
+    structure: &str,
+    scheduler: SchedulerPolicy,
+    client: ClientPolicy,
+) -> Result<(), String> {
     if let (Some(n), false) = (a.mailboxes, structure == "multi-access") {
         return Err(format!(
             "--mailboxes {n}: only multi-access queues have mailboxes, not {structure} (the \
              structure of scheduler policy `{}`)",
-            scheduler_of(a)?.name()
+            scheduler.name()
         ));
     }
     let primary = matches!(

@@ -10,10 +10,10 @@ pub mod across_plot;
 pub mod catalog;
 pub mod papers;
 pub mod reproduction;
+pub mod trace_request;
 
 use std::path::{Path, PathBuf};
 
-use smpsched_sim::trace::TraceConfig;
 use smpsched_sim::Progress;
 
 use crate::app::papers::{papers, run_paper, Listeners, PaperOutcome, Variant};
@@ -24,8 +24,9 @@ use crate::input::setting::{check_distinct, Setting};
 use crate::reproduce::terminal::render_terminal;
 use crate::results::{terminal_table, Delivered, Destination, Outbox};
 use crate::spec::experiment::Experiment;
-use crate::store::output::{folder_name, Staging};
+use crate::store::output::folder_name;
 use crate::store::traces;
+pub use trace_request::TraceRequest;
 
 /// Where a command's output goes: lines for people, notes, and a progress display of runs.
 pub trait Console: Sync {
@@ -45,70 +46,6 @@ pub trait Console: Sync {
     fn running(&self, line: String);
     /// The progress display ends and is cleared.
     fn finish(&self);
-}
-
-/// What `--trace` asked for: `events` at most per trace, within a window of milliseconds (the
-/// window becomes cycles per machine).
-#[derive(Clone, Copy, Debug)]
-pub struct TraceRequest {
-    /// Most events kept per trace.
-    pub events: usize,
-    /// Start of the window, in milliseconds of simulated time.
-    pub from: Option<f64>,
-    /// End of the window, in milliseconds of simulated time.
-    pub until: Option<f64>,
-}
-
-impl TraceRequest {
-    /// The bounds of `--trace`: `events` at most, within `window` (milliseconds, `FROM:UNTIL`,
-    /// either side may be left out).
-    pub fn parse(events: usize, window: Option<&str>) -> Result<TraceRequest, LabError> {
-        let bad = |message: String| {
-            LabError::Input(Box::new(InputError {
-                file: PathBuf::from("smpsched run"),
-                line: None,
-                field: "--trace-window".into(),
-                message,
-            }))
-        };
-        let Some(w) = window else {
-            return Ok(TraceRequest {
-                events,
-                from: None,
-                until: None,
-            });
-        };
-        let (a, b) = w
-            .split_once(':')
-            .ok_or_else(|| bad(format!("expected FROM:UNTIL in milliseconds, got `{w}`")))?;
-        let ms = |s: &str| -> Result<Option<f64>, LabError> {
-            if s.trim().is_empty() {
-                return Ok(None);
-            }
-            match s.trim().parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
-                Ok(v) if v < 0.0 => Err(bad(format!(
-                    "`{s}` is negative: the window is in milliseconds of simulated time from \
-                     the run's start, 0 or more"
-                ))),
-                _ => Err(bad(format!("`{s}` is not a number of milliseconds"))),
-            }
-        };
-        let (from, until) = (ms(a)?, ms(b)?);
-        if let (Some(f), Some(u)) = (from, until) {
-            if u <= f {
-                let when = if u == f { "where" } else { "before" };
-                return Err(bad(format!(
-                    "the window ends ({u} ms) {when} it starts ({f} ms): it would hold nothing"
-                )));
-            }
-        }
-        Ok(TraceRequest {
-            events,
-            from,
-            until,
-        })
-    }
 }
 
 /// What `smpsched run` was asked.
@@ -159,7 +96,7 @@ pub fn run(
         None => Destination::Under(Path::new("results").join(folder_name(&exp.name))),
     };
     let outbox = Outbox::prepare(dest, &args.file)?.with_threads(args.per_thread);
-    let (trace_config, trace_staging) = trace_config(args, &exp)?;
+    let (trace_config, trace_staging) = trace_request::prepare(args.trace.as_ref(), &exp)?;
     let memo = RunMemo::default();
     match remote {
         Some(remote) => prefill(&[&exp], &[bundle], remote, &memo)?,
@@ -239,28 +176,6 @@ fn load_run(args: &RunArgs, console: &dyn Console) -> Result<(Bundle, Experiment
         ));
     }
     Ok((bundle, exp))
-}
-
-/// With `--trace`: checks that the traces fit in memory and the trace folder (making the hidden
-/// folder they are written into), and converts the window to cycles. Every point of a file
-/// shares one clock rate in practice; the window is converted with the first point's machine.
-fn trace_config(
-    args: &RunArgs,
-    exp: &Experiment,
-) -> Result<(Option<TraceConfig>, Option<Staging>), LabError> {
-    let Some((dir, t)) = &args.trace else {
-        return Ok((None, None));
-    };
-    let avail = crate::input::budget::available().map_err(|e| LabError::Input(Box::new(e)))?;
-    traces::check_budget(exp.points.len(), t.events, avail)?;
-    let staging = traces::prepare(dir)?;
-    let m = &exp.points[0].machine;
-    let config = TraceConfig {
-        max_events: t.events,
-        from: t.from.map_or(0, |ms| m.ms(ms)),
-        until: t.until.map_or(u64::MAX, |ms| m.ms(ms)),
-    };
-    Ok((Some(config), Some(staging)))
 }
 
 /// Prints the result files written and where `latest` points.
