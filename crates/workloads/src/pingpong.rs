@@ -1,7 +1,9 @@
 //! Pingpong: Black 1990 section 5.1's synchronization test. A shared variable names one thread;
 //! that thread replaces it with another randomly chosen thread's number, and so on. The others
 //! wait for their turn using a scheduling hint (none, mild, strong, handoff), all on one
-//! processor so that the named thread is never running when it is named (Table 2).
+//! processor so that the named thread is never running when it is named (Table 2). Without a
+//! hint a waiting thread busy-waits on a semaphore of its own, which the thread naming it
+//! signals: its cycles are spin time, preemptible at the end of its quantum.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -9,6 +11,7 @@ use std::rc::Rc;
 use rand::Rng;
 use serde::Deserialize;
 use smpsched_sim::sched::ParamInfo;
+use smpsched_sim::sync::{SyncId, SyncKind, WaitPolicy};
 use smpsched_sim::{Cycles, Hint, Op, Program, SimError, Simulation, TaskId, ThreadCtx, ThreadId};
 
 use crate::{Workload, WorkloadInfo};
@@ -17,7 +20,7 @@ use crate::{Workload, WorkloadInfo};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WaitHint {
-    /// Busy-wait: re-read the variable until the quantum ends.
+    /// Busy-wait: re-read the variable until named or until the quantum ends (spin time).
     None,
     /// Mild discouragement (yield to any other thread).
     Mild,
@@ -79,12 +82,66 @@ struct Player {
     checked: bool,
     depressed: bool,
     shared: Rc<Shared>,
+    /// Without a hint: each thread's semaphore, signalled when it is named.
+    turns: Rc<Vec<SyncId>>,
+    /// Without a hint: the work to do after signalling the thread named.
+    pending: Option<Op>,
+    /// Without a hint: this thread took the last turn, so it wakes every other to exit.
+    closing: bool,
+    /// Without a hint, closing: the next thread to wake.
+    woken: u32,
+}
+
+impl Player {
+    /// Takes this thread's turn: counts the synchronization and names a random other thread.
+    fn name_next(&mut self, cx: &mut ThreadCtx<'_>) -> u32 {
+        self.shared.left.set(self.shared.left.get() - 1);
+        let mut next = cx.rng.random_range(0..self.threads - 1);
+        if next >= self.me {
+            next += 1;
+        }
+        self.shared.named.set(next);
+        next
+    }
+
+    /// The next operation without a hint: busy-wait on this thread's semaphore until named,
+    /// signal the next thread's, work; the last turn's thread wakes the others to exit.
+    fn next_spinning(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
+        if let Some(op) = self.pending.take() {
+            return op;
+        }
+        if self.shared.left.get() == 0 {
+            while self.closing && self.woken < self.threads {
+                let t = self.woken;
+                self.woken += 1;
+                if t != self.me {
+                    return Op::Signal(self.turns[t as usize]);
+                }
+            }
+            return Op::Exit;
+        }
+        if !self.checked {
+            self.checked = true;
+            return Op::Wait(self.turns[self.me as usize]);
+        }
+        self.checked = false;
+        let next = self.name_next(cx);
+        if self.shared.left.get() == 0 {
+            self.closing = true;
+            return Op::Compute(self.work);
+        }
+        self.pending = Some(Op::Compute(self.work));
+        Op::Signal(self.turns[next as usize])
+    }
 }
 
 impl Program for Player {
     fn next(&mut self, cx: &mut ThreadCtx<'_>) -> Op {
         if self.skew > 0 {
             return Op::Compute(std::mem::take(&mut self.skew));
+        }
+        if self.hint == WaitHint::None {
+            return self.next_spinning(cx);
         }
         if self.shared.left.get() == 0 {
             return Op::Exit;
@@ -100,16 +157,11 @@ impl Program for Player {
                 self.depressed = false;
                 return Op::Hint(Hint::Cancel);
             }
-            self.shared.left.set(self.shared.left.get() - 1);
-            let mut next = cx.rng.random_range(0..self.threads - 1);
-            if next >= self.me {
-                next += 1;
-            }
-            self.shared.named.set(next);
+            self.name_next(cx);
             return Op::Compute(self.work);
         }
         match self.hint {
-            WaitHint::None => Op::Compute(self.check),
+            WaitHint::None => unreachable!("a thread without a hint waits on its semaphore"),
             WaitHint::Mild => Op::Hint(Hint::Mild),
             WaitHint::Strong => {
                 self.depressed = true;
@@ -137,6 +189,16 @@ impl Workload for Pingpong {
             left: Cell::new(self.syncs),
             all: Default::default(),
         });
+        let turns: Rc<Vec<SyncId>> = Rc::new(if self.hint == WaitHint::None {
+            (0..self.threads)
+                .map(|t| {
+                    let count = u64::from(t == 0);
+                    sim.create_sync(SyncKind::Semaphore { count }, WaitPolicy::SPIN)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        });
         for me in 0..self.threads {
             let t = sim.spawn(
                 task,
@@ -151,6 +213,10 @@ impl Workload for Pingpong {
                     checked: false,
                     depressed: false,
                     shared: shared.clone(),
+                    turns: turns.clone(),
+                    pending: None,
+                    closing: false,
+                    woken: 0,
                 }),
             )?;
             shared.all.borrow_mut().push(t);
@@ -165,8 +231,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "threads passing a turn to a random other thread, waiting with a hint",
     description: "A shared variable names one of `threads` threads; the named thread works \
                   `work_cycles`, then names a random other thread. The others re-check the \
-                  variable (`check_cycles`) and wait using `hint`: none (spin until the \
-                  quantum ends), mild, strong (depression with `strong_timeout`) or handoff to \
+                  variable (`check_cycles`) and wait using `hint`: none (busy-wait until named \
+                  or the quantum ends, booked as spin time), mild, strong (depression with `strong_timeout`) or handoff to \
                   the named thread. Run on one processor; report time per synchronization.",
     paper: "Black 1990 section 5.1, Table 2",
     params: &[
@@ -226,3 +292,51 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
         Ok(Box::new(w))
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use smpsched_sim::sched::policy;
+    use smpsched_sim::{Limits, MachineConfig, RunReport, Simulation};
+
+    fn run(hint: &str, threads: u32, syncs: u64) -> RunReport {
+        let params = format!("threads = {threads}\nsyncs = {syncs}\nhint = \"{hint}\"\n");
+        let w = (super::INFO.build)(toml::from_str(&params).unwrap()).unwrap();
+        let sched = policy("round-robin")
+            .unwrap()
+            .make(&toml::Table::new())
+            .unwrap();
+        let mut machine = MachineConfig::multimax();
+        machine.processors = 1;
+        let mut sim = Simulation::new(machine, sched, 1).unwrap();
+        let task = sim.add_task("pingpong");
+        w.install(&mut sim, task).unwrap();
+        sim.set_limits(Limits {
+            events: 1_000_000,
+            ..Limits::NONE
+        });
+        let report = sim.run().unwrap();
+        report.check_conservation().unwrap();
+        report
+    }
+
+    #[test]
+    fn waiting_without_a_hint_is_spin_time_and_every_thread_exits() {
+        let none = run("none", 3, 20);
+        assert!(
+            !none.apps[0].unfinished,
+            "the run ends with every thread exited"
+        );
+        // Twenty turns of 100 cycles of work and a check: everything else the waiting threads
+        // burn (about a quantum per turn) is spin, not useful work.
+        assert!(none.total.useful < 20 * 200, "useful {}", none.total.useful);
+        assert!(
+            none.total.spin > 20 * none.total.useful,
+            "spin {} useful {}",
+            none.total.spin,
+            none.total.useful
+        );
+        let mild = run("mild", 3, 20);
+        assert_eq!(mild.total.spin, 0, "a yielding thread does not spin");
+        assert!(!mild.apps[0].unfinished);
+    }
+}
