@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod catalog;
 mod errors;
+mod remote;
 mod reproduce;
 mod run;
 mod shard;

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use serde_json::{json, Value};
 use smpsched_lab::app::across::{vary_runs, write_seeds_report, write_vary_report};
 use smpsched_lab::app::papers::{run_paper, Listeners, PaperOutcome, Variant};
-use smpsched_lab::exec::shard::Exec;
+use smpsched_lab::exec::shard::{Exec, Remote};
 use smpsched_lab::input::setting::{check_distinct, vary_values};
 use smpsched_lab::reproduce::across::check_seeds;
 use smpsched_lab::reproduce::report::{PaperReport, Verdict};
@@ -20,14 +20,18 @@ use smpsched_lab::reproduce::summary::relative_distance;
 use smpsched_lab::LabError;
 
 use crate::errors::to_py;
+use crate::remote::PyRemote;
 use crate::run::{bad_argument, settings};
 use crate::wait::{run_released, Tally};
 
 /// Reproduces `paper` at `scale` (and `seed` over the files' when given, `set` over every file)
 /// from the files under `experiments`, writing its report under `reports` (as the command
 /// does); returns JSON with `claims`, `values`, `summary`, `latest`, `run_dir` and `skipped`.
+/// With `remote` (the package's `smpsched.cluster.run_tasks`, its address bound) the runs are
+/// made on that Ray cluster, here and in the two functions below; the files written are the
+/// same.
 #[pyfunction]
-#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new(), only=Vec::new()))]
+#[pyo3(signature = (paper, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new(), only=Vec::new(), remote=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_paper(
     py: Python<'_>,
@@ -40,16 +44,18 @@ pub fn reproduce_paper(
     seed: Option<u64>,
     set: Vec<String>,
     only: Vec<String>,
+    remote: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let at = Where::checked(py, experiments, reports, scale, jobs)?;
-    let variant = Variant::new(only, seed, settings(py, &set, &[])?);
     let tally = Arc::new(Tally::default());
+    let at = Where::checked(py, experiments, reports, scale, jobs)?.on(remote, &tally);
+    let cluster = at.remote.clone();
+    let variant = Variant::new(only, seed, settings(py, &set, &[])?);
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
     let outcome = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
         run_one(&at, &name, &variant, &t2, &name)
     })?
-    .map_err(|e| to_py(py, e, &paper))?;
+    .map_err(|e| raised(py, e, &paper, cluster.as_deref()))?;
     Ok(outcome_json(&outcome).to_string())
 }
 
@@ -57,7 +63,7 @@ pub fn reproduce_paper(
 /// it), then the report across them; returns that report's JSON (`seeds`, `claims` with a mark
 /// per seed, `agreement`, `summaries`) with `latest`, its Markdown's path, and `summary_line`.
 #[pyfunction]
-#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, set=Vec::new(), only=Vec::new()))]
+#[pyo3(signature = (paper, seeds, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, set=Vec::new(), only=Vec::new(), remote=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_seeds(
     py: Python<'_>,
@@ -70,11 +76,13 @@ pub fn reproduce_seeds(
     progress: Option<Bound<'_, PyAny>>,
     set: Vec<String>,
     only: Vec<String>,
+    remote: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let at = Where::checked(py, experiments, reports, scale, jobs)?;
+    let tally = Arc::new(Tally::default());
+    let at = Where::checked(py, experiments, reports, scale, jobs)?.on(remote, &tally);
+    let cluster = at.remote.clone();
     check_seeds(&seeds).map_err(|e| bad_argument(py, "seeds", &e))?;
     let base = Variant::new(only, None, settings(py, &set, &[])?);
-    let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
     let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
@@ -86,7 +94,7 @@ pub fn reproduce_seeds(
         }
         write_seeds_report(&at.reports, &name, at.scale, &seeds, &base, &outcomes)
     })?
-    .map_err(|e: LabError| to_py(py, e, &paper))?;
+    .map_err(|e: LabError| raised(py, e, &paper, cluster.as_deref()))?;
     across_json(py, &paper, written)
 }
 
@@ -95,7 +103,7 @@ pub fn reproduce_seeds(
 /// `seed` and `set`, which every run shares), then the report across them; returns that report's JSON (`varied`, `claims` with a mark per value,
 /// `agreement`, `summaries`) with `latest` and `summary_line`.
 #[pyfunction]
-#[pyo3(signature = (paper, vary, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new(), only=Vec::new()))]
+#[pyo3(signature = (paper, vary, scale=1.0, jobs=0, experiments=PathBuf::from("experiments"), reports=PathBuf::from("reports"), progress=None, seed=None, set=Vec::new(), only=Vec::new(), remote=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reproduce_vary(
     py: Python<'_>,
@@ -109,8 +117,11 @@ pub fn reproduce_vary(
     seed: Option<u64>,
     set: Vec<String>,
     only: Vec<String>,
+    remote: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let at = Where::checked(py, experiments, reports, scale, jobs)?;
+    let tally = Arc::new(Tally::default());
+    let at = Where::checked(py, experiments, reports, scale, jobs)?.on(remote, &tally);
+    let cluster = at.remote.clone();
     let axes = vary
         .iter()
         .map(|(path, values)| vary_values(path, values))
@@ -120,7 +131,6 @@ pub fn reproduce_vary(
     check_distinct(&[], &varied).map_err(|e| bad_argument(py, "vary", &e))?;
     let base = Variant::new(only, seed, settings(py, &set, &varied)?);
     let runs = vary_runs(&base, &axes).map_err(|e| bad_argument(py, "vary", &e))?;
-    let tally = Arc::new(Tally::default());
     let t2 = Arc::clone(&tally);
     let name = paper.clone();
     let written = run_released(py, Arc::clone(&tally), progress.as_ref(), move || {
@@ -131,7 +141,7 @@ pub fn reproduce_vary(
         }
         write_vary_report(&at.reports, &name, at.scale, &base, &axes, &outcomes)
     })?
-    .map_err(|e: LabError| to_py(py, e, &paper))?;
+    .map_err(|e: LabError| raised(py, e, &paper, cluster.as_deref()))?;
     across_json(py, &paper, written)
 }
 
@@ -149,12 +159,22 @@ fn across_json(
     Ok(out.to_string())
 }
 
+/// The Python exception for `e`: the cluster's own when it ended the sweep, else the lab's.
+fn raised(py: Python<'_>, e: LabError, paper: &str, cluster: Option<&PyRemote>) -> PyErr {
+    match cluster.and_then(PyRemote::take_failure) {
+        Some(failure) => failure,
+        None => to_py(py, e, paper),
+    }
+}
+
 /// Where a reproduction reads and writes, and how it runs.
 struct Where {
     experiments: PathBuf,
     reports: PathBuf,
     scale: f64,
     jobs: usize,
+    /// The cluster its runs are made on, if any.
+    remote: Option<Arc<PyRemote>>,
 }
 
 impl Where {
@@ -184,7 +204,17 @@ impl Where {
             reports,
             scale,
             jobs,
+            remote: None,
         })
+    }
+
+    /// The same, with the runs made through `run_tasks` (`smpsched.cluster.run_tasks` with the
+    /// address bound) when it is given, counted in `tally`.
+    fn on(self, run_tasks: Option<Py<PyAny>>, tally: &Arc<Tally>) -> Where {
+        Where {
+            remote: run_tasks.map(|r| Arc::new(PyRemote::new(r, Arc::clone(tally)))),
+            ..self
+        }
     }
 }
 
@@ -205,7 +235,7 @@ fn run_one(
         Exec {
             jobs: at.jobs,
             cancel: Some(&tally.cancel),
-            ..Exec::default()
+            remote: at.remote.as_deref().map(|r| r as &dyn Remote),
         },
         &at.reports,
         Listeners {

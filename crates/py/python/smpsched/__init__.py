@@ -13,6 +13,7 @@ command's ``results.json``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import warnings
@@ -345,6 +346,7 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
               set: Optional[Dict[str, Any]] = None,
               vary: "Union[None, Tuple[str, List[Any]], List[Tuple[str, List[Any]]]]" = None,
               only: "Union[None, str, List[str]]" = None,
+              cluster: Any = None,
               ) -> "Union[Reproduction, SeedsReproduction, VaryReproduction]":
     """Reproduces a paper's tables and figures as ``smpsched reproduce PAPER`` does (the same
     report written under ``reports``) and returns its claims and values as data frames.
@@ -361,6 +363,10 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
     without ``.toml`` or a list of them (``"table4"``), reproduces those files of the paper
     alone (``--only``). Raises ``ExperimentError`` for an unknown paper or file, a bad file,
     bad seeds or a bad setting.
+
+    ``cluster``: make every run on a Ray cluster instead, as ``run``'s ``cluster`` does and as
+    ``smpsched reproduce --ray`` does (its address, or ``True`` for ``RAY_ADDRESS`` or a local
+    instance); the reports written are byte-identical to a local reproduction's.
     """
     if seed is not None and seeds is not None:
         raise ValueError("give seed or seeds, not both")
@@ -377,23 +383,36 @@ def reproduce(paper: str, scale: float = 1.0, jobs: Optional[int] = None, progre
     jobs = _args.whole("jobs", jobs) or 0
     seed_list = None if seeds is None else _args.seeds(seeds)
     texts = None if vary is None else _args.vary(vary)
+    remote = _remote(_args.cluster(cluster))
     cb = bar(_args.flag("progress", progress))
     try:
         if seed_list is not None:
             out = _native.reproduce_seeds(paper, seed_list, scale, jobs, experiments, reports,
-                                          cb, settings, files)
+                                          cb, settings, files, remote)
         elif texts is not None:
             out = _native.reproduce_vary(paper, texts, scale, jobs, experiments, reports, cb,
-                                         seed, settings, files)
+                                         seed, settings, files, remote)
         else:
             out = _native.reproduce_paper(paper, scale, jobs, experiments, reports, cb, seed,
-                                          settings, files)
+                                          settings, files, remote)
     finally:
         if cb is not None:
             cb.close()
     if seeds is not None:
         return SeedsReproduction(out)
     return VaryReproduction(out) if vary is not None else Reproduction(out)
+
+
+def _remote(cluster: Any) -> Any:
+    """What makes a reproduction's runs on ``cluster``: ``smpsched.cluster.run_tasks`` with
+    its address bound, connected here first (so a cluster that cannot be reached fails before
+    anything runs); ``None`` to run here."""
+    if cluster is None or cluster is False:
+        return None
+    from . import cluster as _cluster
+
+    _cluster.connect(cluster)
+    return functools.partial(_cluster.run_tasks, address=cluster)
 
 
 def policies() -> List[Dict[str, Any]]:

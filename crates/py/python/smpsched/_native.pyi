@@ -30,6 +30,7 @@ def reproduce_paper(
     seed: Optional[int] = None,
     set: List[str] = ...,
     only: List[str] = ...,
+    remote: Optional[Callable[..., Any]] = None,
 ) -> str: ...
 def reproduce_seeds(
     paper: str,
@@ -41,6 +42,7 @@ def reproduce_seeds(
     progress: Optional[Callable[[int, int, str], None]] = None,
     set: List[str] = ...,
     only: List[str] = ...,
+    remote: Optional[Callable[..., Any]] = None,
 ) -> str: ...
 def reproduce_vary(
     paper: str,
@@ -53,6 +55,7 @@ def reproduce_vary(
     seed: Optional[int] = None,
     set: List[str] = ...,
     only: List[str] = ...,
+    remote: Optional[Callable[..., Any]] = None,
 ) -> str: ...
 def shard_plan(
     path: Union[str, os.PathLike[str]],

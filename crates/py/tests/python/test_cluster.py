@@ -66,6 +66,37 @@ def test_a_reproduction_through_ray_writes_the_same_report(address, cli, tmp_pat
     assert here == there
 
 
+def test_python_reproduce_on_the_cluster_writes_the_same_report(address, tmp_path,
+                                                               monkeypatch):
+    from smpsched import cluster
+
+    shipped = []
+    real = cluster.run_tasks
+
+    def counting(bundles, tasks, address=None):
+        for finished in real(bundles, tasks, address=address):
+            shipped.append(finished[0])
+            yield finished
+
+    here = smpsched.reproduce("black90", scale=0.2, reports=tmp_path / "here", progress=False)
+    monkeypatch.setattr(cluster, "run_tasks", counting)
+    there = smpsched.reproduce("black90", scale=0.2, reports=tmp_path / "there",
+                               progress=False, cluster=address)
+    assert len(shipped) >= 20, "the runs were not made on the cluster"
+    assert sorted(shipped) == list(range(len(shipped)))
+    assert files_of(tmp_path / "here") == files_of(tmp_path / "there")
+    assert there.summary == here.summary
+    # Across seeds, each reproduction's runs go to the cluster too.
+    shipped.clear()
+    here = smpsched.reproduce("black90", scale=0.2, seeds=[1, 2], only="table2",
+                              reports=tmp_path / "here-seeds", progress=False)
+    there = smpsched.reproduce("black90", scale=0.2, seeds=[1, 2], only="table2",
+                               reports=tmp_path / "there-seeds", progress=False,
+                               cluster=address)
+    assert len(shipped) >= 2 * 20
+    assert files_of(tmp_path / "here-seeds") == files_of(tmp_path / "there-seeds")
+
+
 def test_a_killed_worker_is_retried_and_changes_nothing(address, cli, tmp_path):
     marker = tmp_path / "a-worker-died"
     cli("run", POLICIES, "--out", str(tmp_path / "here"), "--quiet")
