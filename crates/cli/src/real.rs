@@ -363,6 +363,21 @@ fn least_seconds(a: &RealArgs, load: Load, service: Duration, interarrival: Dura
     pairs * serving.max(posting)
 }
 
+/// A note when a test's `threads` outnumber the host's cores: schedulers and clients spin (as
+/// the paper's processes did, each on a processor of its own), so a spinning thread holds a core
+/// its peer needs until the operating system preempts it, and the test can take many times the
+/// least its arithmetic gives; its delays then measure the host's time slices.
+fn oversubscribed(threads: usize) -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    (threads > cores).then(|| {
+        format!(
+            "note: {} on {} spin waiting for each other (the paper gave each process a              processor of its own): the test can take far longer than its arithmetic, and its              delays include the operating system's time slices",
+            count(threads, "thread"),
+            count(cores, "core")
+        )
+    })
+}
+
 /// The 30 pairs of DiBella's Table 4 on multi-access queues, with `base`'s sizes and load.
 fn table4_pairs(base: &RequestTest, cutoff: usize) -> Vec<RequestTest> {
     let schedulers = [
@@ -409,6 +424,9 @@ pub fn main(a: RealArgs) -> ExitCode {
             count(a.schedulers, "scheduler"),
             count(a.clients, "client")
         );
+    }
+    if let Some(note) = oversubscribed(a.schedulers + a.clients) {
+        eprintln!("{note}");
     }
     stdout::line(&format!(
         "DiBella request test on real threads: {}, {}, {} load, service {} us, interarrival {} us, {}",
@@ -581,5 +599,12 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn more_threads_than_cores_are_noted() {
+        assert_eq!(oversubscribed(1), None);
+        let note = oversubscribed(100_000).expect("no host has 100,000 cores");
+        assert!(note.starts_with("note: 100000 threads on "), "{note}");
     }
 }
