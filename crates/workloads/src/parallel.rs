@@ -1,8 +1,9 @@
 //! A parallel application in phases (the kind Black's processor sets were made for, 1990
 //! section 6): `threads` workers compute `phase_cycles` each, then meet at a barrier, `phases`
 //! times. With `dedicated`, its first worker first asks the kernel for a processor set of
-//! `threads` processors (creating the set, assigning processors 1 to `threads` to it and its
-//! task to the set), so the workers run on processors of their own while other applications
+//! `threads` processors (creating the set, assigning processors to it and its task to the set;
+//! the processors are the next `threads` that no other application of the run took for a set,
+//! from processor 1 up), so the workers run on processors of their own while other applications
 //! time-share the rest (the processors go back to the default set when it is done); without,
 //! it competes with them. Each phase's time is recorded as
 //! `phase_ms` and the phases' total as `run_ms`; a barrier wait may spin (the default, as fine-grained parallel code does) or
@@ -70,6 +71,11 @@ impl Workload for Parallel {
             policy,
         );
         let cycles_per_ms = sim.machine().ms(1.0).max(1) as f64;
+        let first = if self.dedicated {
+            sim.reserve_processors(self.threads)?.0
+        } else {
+            0
+        };
         for rank in 0..self.threads {
             let stage = if self.dedicated && rank == 0 {
                 Stage::Setup(0)
@@ -83,6 +89,7 @@ impl Workload for Parallel {
                     w: self.clone(),
                     barrier,
                     stage,
+                    first,
                     set: 0,
                     phase: 0,
                     phase_start: 0,
@@ -119,6 +126,8 @@ struct Worker {
     w: Parallel,
     barrier: SyncId,
     stage: Stage,
+    /// The first of the processors reserved for its set (with `dedicated`).
+    first: u32,
     set: u32,
     phase: u32,
     phase_start: u64,
@@ -141,7 +150,7 @@ impl Program for Worker {
                 self.stage = Stage::Setup(k + 1);
                 Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: self.set,
-                    processor: ProcId(k),
+                    processor: ProcId(self.first + k - 1),
                 }))
             }
             Stage::Setup(_) => {
@@ -194,7 +203,7 @@ impl Program for Worker {
                 self.stage = Stage::Release(k + 1);
                 Op::Kernel(Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                     set: 0,
-                    processor: ProcId(k),
+                    processor: ProcId(self.first + k - 1),
                 }))
             }
             Stage::Release(_) => Op::Exit,
@@ -216,7 +225,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "a parallel application in phases meeting at barriers, on dedicated processors or not",
     description: "`threads` workers compute `phase_cycles` and meet at a barrier, `phases` times. \
                   With `dedicated` the first worker first creates a processor set of `threads` \
-                  processors (1 to `threads`) and moves its task there (needs `mach`). Barrier \
+                  processors (the next `threads` no other application took for a set, from processor 1 \
+                  up; processor 0 stays in the default set) and moves its task there (needs \
+                  `mach`). Barrier \
                   waiters spin, or spin `spin_cycles` then block.",
     paper: "Black 1990 section 6 (processor sets for parallel applications)",
     params: &[

@@ -54,9 +54,11 @@ impl Workload for Psets {
             }),
         )?;
         let us_per_cycle = 1.0 / sim.machine().clock_mhz;
+        let processor = sim.reserve_processors(1)?;
         sim.spawn(
             task,
             Box::new(Measurer {
+                processor,
                 rounds: self.rounds,
                 step: 0,
                 set: 0,
@@ -93,6 +95,8 @@ const STEPS: [&str; 4] = [
 ];
 
 struct Measurer {
+    /// The processor its sets take (reserved for it, [`Simulation::reserve_processors`]).
+    processor: ProcId,
     rounds: u64,
     /// Step within a round: 0-3 the timed operations, 4-6 putting things back.
     step: usize,
@@ -142,7 +146,7 @@ impl Measurer {
             0 => Request::ProcessorSet(ProcessorSetCall::Create),
             1 => Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                 set,
-                processor: ProcId(1),
+                processor: self.processor,
             }),
             2 => Request::ProcessorSet(ProcessorSetCall::AssignThread { set, thread: None }),
             3 => Request::ProcessorSet(ProcessorSetCall::AssignThread {
@@ -161,7 +165,7 @@ impl Measurer {
             }),
             _ => Request::ProcessorSet(ProcessorSetCall::AssignProcessor {
                 set: 0,
-                processor: ProcId(1),
+                processor: self.processor,
             }),
         };
         self.step += 1;
@@ -177,7 +181,7 @@ impl Measurer {
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "psets",
     summary: "times processor-set creation and assignment requests (Black's Table 4)",
-    description: "One thread creates a processor set, assigns processor 1 to it, assigns itself \
+    description: "One thread creates a processor set, assigns a processor to it (processor 1, or the next no other application took for a set), assigns itself \
                   and a second thread to it, then returns them all to the default set, `rounds` \
                   times. It records each operation's time in microseconds as create_set_us, \
                   assign_processor_us, assign_self_us and assign_other_us. Needs a policy with \

@@ -46,3 +46,55 @@ fn a_dedicated_processor_set_keeps_a_parallel_applications_phases_undisturbed() 
     );
     assert!(own.recorded["run_ms"].sum < shared.recorded["run_ms"].sum);
 }
+
+/// Two parallel applications of 7 threads, each in a processor set of its own, on 16
+/// processors: each set gets processors of its own (1-7 and 8-14), so both run their phases
+/// undisturbed. (Both sets took processors 1-7 before: the second took the first's away, which
+/// left it deadlocked, livelocked or on one processor.)
+#[test]
+fn two_applications_get_disjoint_processor_sets() {
+    let mut m = MachineConfig::multimax();
+    m.processors = 16;
+    let sched = policy("mach").unwrap().make(&toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(m, sched, 1).unwrap();
+    for name in ["A", "B"] {
+        let app: toml::Table = toml::from_str(
+            "threads = 7\nphases = 50\nphase_cycles = 4000\ndedicated = true\nspin_cycles = 500",
+        )
+        .unwrap();
+        let t = sim.add_task(name);
+        (workload("parallel").unwrap().build)(app)
+            .unwrap()
+            .install(&mut sim, t)
+            .unwrap();
+    }
+    let r = sim.run().unwrap();
+    r.check_conservation().unwrap();
+    for a in &r.apps {
+        // Each phase is its 2 ms of compute and a barrier on processors of its own.
+        let phase = a.recorded["phase_ms"];
+        assert!(phase.max < 2.1, "{}: {phase:?}", a.name);
+    }
+    // A third set of 2 would need processor 15 and 16: refused, naming the machine's size.
+    let app: toml::Table =
+        toml::from_str("threads = 2\nphases = 1\nphase_cycles = 10\ndedicated = true").unwrap();
+    let (mut sim, task) = sim_with_two_sets();
+    let e = (workload("parallel").unwrap().build)(app)
+        .unwrap()
+        .install(&mut sim, task)
+        .unwrap_err();
+    assert!(e.to_string().contains("machine has 16"), "{e}");
+}
+
+/// A 16-processor Mach machine whose processors 1-14 are reserved by two sets of 7, and a task
+/// to install a third application in.
+fn sim_with_two_sets() -> (Simulation, smpsched_sim::TaskId) {
+    let mut m = MachineConfig::multimax();
+    m.processors = 16;
+    let sched = policy("mach").unwrap().make(&toml::Table::new()).unwrap();
+    let mut sim = Simulation::new(m, sched, 1).unwrap();
+    assert_eq!(sim.reserve_processors(7).unwrap().0, 1);
+    assert_eq!(sim.reserve_processors(7).unwrap().0, 8);
+    let task = sim.add_task("C");
+    (sim, task)
+}

@@ -15,6 +15,25 @@ use crate::sync::{SyncId, SyncKind, SyncObject, SyncStats, WaitPolicy};
 use crate::thread::{ThreadAttrs, ThreadCold, ThreadExec, ThreadSlot};
 
 impl Simulation {
+    /// Reserves `n` processors for a processor set that a workload's thread will create (Black
+    /// 1990, section 6): the first of `n` consecutive processors no other workload of this run
+    /// reserved, from processor 1 up (processor 0 stays in the default set, as do any left
+    /// over). Only bookkeeping at build time, so that two applications asking for sets of their
+    /// own get disjoint processors; the kernel's processor-set calls move them.
+    pub fn reserve_processors(&mut self, n: u32) -> Result<ProcId, SimError> {
+        let first = self.reserved_processors + 1;
+        let end = u64::from(first) + u64::from(n);
+        if end > u64::from(self.cx.machine.processors) {
+            return Err(SimError::Workload(format!(
+                "processor sets of {} processors in all, beside the default set's processor 0,                  need {end} processors; the machine has {} (machine.processors)",
+                u64::from(self.reserved_processors) + u64::from(n),
+                self.cx.machine.processors
+            )));
+        }
+        self.reserved_processors += n;
+        Ok(ProcId(first))
+    }
+
     /// Creates a synchronization object; with the memory model on, its variable gets a line of
     /// its own.
     pub fn create_sync(&mut self, kind: SyncKind, policy: WaitPolicy) -> SyncId {

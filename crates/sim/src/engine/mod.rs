@@ -222,6 +222,9 @@ pub struct Simulation {
     polls: std::collections::BTreeMap<usize, Polling>,
     /// The most threads the run may create ([`Simulation::set_thread_limit`]).
     max_threads: u64,
+    /// Processors handed out for processor sets so far ([`Simulation::reserve_processors`]),
+    /// from processor 1 up.
+    reserved_processors: u32,
 }
 
 mod actions;
@@ -305,6 +308,7 @@ impl Simulation {
             parks: 0,
             polls: Default::default(),
             max_threads: MAX_THREADS,
+            reserved_processors: 0,
             trace: None,
             keep_job_times: false,
             runq_lock: Default::default(),
