@@ -52,6 +52,14 @@ pub trait Workload: Send + Sync {
         0
     }
 
+    /// Whether the workload places its data on NUMA nodes (a home node per region, interleaved,
+    /// or the allocating processor's node). Those that do not allocate every region with no home
+    /// (`Placement::Uma`), as the bus machines of their papers had it: on a NUMA machine their
+    /// misses cost the same from every processor, which the lab notes.
+    fn places_on_nodes(&self) -> bool {
+        false
+    }
+
     /// What the workload needs of the machine and the policy to make progress, checked before
     /// any run so that a run that could never finish is refused with the reason.
     fn needs(&self) -> Needs {

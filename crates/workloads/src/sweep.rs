@@ -171,6 +171,10 @@ impl Workload for Sweep {
         regions.saturating_mul(self.bytes)
     }
 
+    fn places_on_nodes(&self) -> bool {
+        self.placement != SweepPlacement::Uma
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let processors = sim.machine().processors;
         let placement = |owner: Option<u64>| match (self.placement, owner) {

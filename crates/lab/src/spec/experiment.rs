@@ -191,10 +191,12 @@ impl Experiment {
             .map_err(|e| from_settings(e, settings))?;
         // What a workload reads otherwise than written (an rt-app CPU number's fraction), told
         // once however many points build it.
-        for app in points.iter().flat_map(|p| &p.apps) {
-            for n in app.workload.notes() {
-                if !notes.contains(&n) {
-                    notes.push(n);
+        for p in &points {
+            for app in &p.apps {
+                for n in app.workload.notes().into_iter().chain(uma_note(p, app)) {
+                    if !notes.contains(&n) {
+                        notes.push(n);
+                    }
                 }
             }
         }
@@ -447,3 +449,21 @@ fn recorded_path(path: &Path) -> String {
 #[cfg(test)]
 #[path = "experiment_tests.rs"]
 mod tests;
+
+/// A note when `app` allocates memory with no home node on a point whose machine has NUMA
+/// nodes: its misses then cost the same from every processor, so the machine's local and
+/// remote latencies do not apply to it (the Gupta, DiBella and Weibel workloads model the bus
+/// machines of their papers).
+fn uma_note(p: &crate::plan::point::Point, app: &crate::plan::point::App) -> Option<String> {
+    let nodes = p.machine.memory.numa.as_ref().map_or(1, |n| n.nodes);
+    let uma = app.workload.memory_bytes() > 0 && !app.workload.places_on_nodes();
+    (uma && nodes > 1 && p.machine.memory.enabled).then(|| {
+        format!(
+            "note: `{}` ({}) places its data on no NUMA node, as its paper's bus machine had \
+             it: on `{}`, with {nodes} nodes, its misses cost machine.memory.miss_cycles from \
+             every processor and none is remote (sweep's `placement`, george's workloads and \
+             rt-app's `mem` place data on nodes)",
+            app.name, app.kind.name, p.machine.name
+        )
+    })
+}

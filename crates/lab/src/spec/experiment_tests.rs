@@ -313,3 +313,28 @@ fn a_setting_the_file_sweeps_or_cannot_take_is_refused_with_its_place() {
     let e = refused(GOOD, &["workload.4.threads=6"]);
     assert!(e.message.contains("not an index"), "{e}");
 }
+
+#[test]
+fn a_workload_with_data_on_no_node_is_noted_on_a_numa_machine() {
+    let file = |preset: &str, workload: &str| {
+        format!(
+            "name = \"n\"\n[machine]\npreset = \"{preset}\"\nprocessors = 4\n\
+             [scheduler]\npolicy = \"round-robin\"\n[[workload]]\n{workload}\n"
+        )
+    };
+    let matmul = "kind = \"matmul\"\nname = \"M\"\nprocesses = 4\nn = 16\nblock = 8";
+    let e = parse(&file("bbn-gp1000", matmul)).unwrap();
+    assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
+    assert!(
+        e.notes[0].starts_with("note: `M` (matmul) places its data on no NUMA node"),
+        "{}",
+        e.notes[0]
+    );
+    // On a bus machine, and for a workload that places its data on nodes, nothing to note.
+    assert!(parse(&file("tango-12", matmul)).unwrap().notes.is_empty());
+    let sweep = "kind = \"sweep\"\nthreads = 4\nbytes = 4096\npasses = 1";
+    let e = parse(&file("bbn-gp1000", sweep)).unwrap();
+    assert!(e.notes.is_empty(), "{:?}", e.notes);
+    let uma = format!("{sweep}\nplacement = \"uma\"");
+    assert_eq!(parse(&file("bbn-gp1000", &uma)).unwrap().notes.len(), 1);
+}

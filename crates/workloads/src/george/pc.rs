@@ -166,6 +166,10 @@ impl Workload for ProducerConsumer {
         self.queue.memory_bytes(256)
     }
 
+    fn places_on_nodes(&self) -> bool {
+        true
+    }
+
     fn needs(&self) -> crate::Needs {
         // One producer and one consumer, each pinned to a processor of its own.
         crate::Needs {

@@ -298,6 +298,10 @@ impl Workload for Sieve {
         self.queue.memory_bytes(256)
     }
 
+    fn places_on_nodes(&self) -> bool {
+        true
+    }
+
     fn install(&self, sim: &mut Simulation, task: TaskId) -> Result<(), SimError> {
         let procs = processors(sim, "george-sieve")?;
         let mhz = sim.machine().clock_mhz;

@@ -90,6 +90,10 @@ impl Workload for RtApp {
             .sum()
     }
 
+    fn places_on_nodes(&self) -> bool {
+        true
+    }
+
     fn check_machine(&self, processors: u32) -> Result<(), (&'static str, String)> {
         objects::check_cpus(self.spec(), processors)
             .map_err(|e| ("file", format!("`{}`: {e}", self.file)))
