@@ -225,10 +225,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "a parallel application in phases meeting at barriers, on dedicated processors or not",
     description: "`threads` workers compute `phase_cycles` and meet at a barrier, `phases` times. \
                   With `dedicated` the first worker first creates a processor set of `threads` \
-                  processors (the next `threads` no other application took for a set, from processor 1 \
-                  up; processor 0 stays in the default set) and moves its task there (needs \
-                  `mach`). Barrier \
-                  waiters spin, or spin `spin_cycles` then block.",
+                  processors (the next `threads` no other application took for a set, from \
+                  processor 1 up) and moves its task there (needs `mach`); processor 0 stays in \
+                  the default set, so the machine needs at least `threads` + 1 processors. \
+                  Barrier waiters spin, or spin `spin_cycles` then block.",
     paper: "Black 1990 section 6 (processor sets for parallel applications)",
     params: &[
         ParamInfo {
