@@ -109,3 +109,31 @@ fn no_exited_job_gives_no_response_in_the_json_either() {
         assert_eq!(&app[col("mean_response")], "");
     }
 }
+
+/// The printed table gives the elapsed time's spread over the repetitions beside its mean, and
+/// says so when the repetitions ran identically (nothing drew on the seed), which a table of
+/// means alone hid (found by a new-user probe, 2026-11-29).
+#[test]
+fn the_table_shows_the_repetitions_spread_and_says_when_there_is_none() {
+    let dir = tempdir("spread");
+    std::fs::write(dir.join("random.toml"), common::SWEEP_EXP).unwrap();
+    let pingpong = "name = \"fixed\"\nrepetitions = 2\n[machine]\npreset = \"multimax\"\n\
+                    processors = 1\n[scheduler]\npolicy = \"round-robin\"\n[[workload]]\n\
+                    kind = \"parallel\"\nthreads = 2\nphases = 3\nphase_cycles = 1000\n";
+    std::fs::write(dir.join("fixed.toml"), pingpong).unwrap();
+    let table = |file: &str| {
+        let out = format!("{file}.out");
+        let o = smpsched(&["run", file, "--out", &out], &dir);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let random = table("random.toml");
+    assert!(random.contains("± sd %"), "{random}");
+    assert!(!random.contains("ran alike"), "{random}");
+    let fixed = table("fixed.toml");
+    assert!(fixed.contains("± sd %"), "{fixed}");
+    assert!(
+        fixed.contains("every point's repetitions ran alike"),
+        "{fixed}"
+    );
+}

@@ -1,5 +1,6 @@
 //! The readable table `smpsched run` prints: means per point of the terminal columns of the
-//! measure table, the machine's and each application's.
+//! measure table, the machine's and each application's; with repetitions, the spread of the
+//! elapsed time beside its mean, and a line when every point's repetitions ran identically.
 
 use crate::exec::runner::RunRecord;
 use crate::metric::{self, TermColumn};
@@ -21,8 +22,13 @@ pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
             .map(String::from)
             .collect()
     };
+    let repeated = exp.repetitions > 1;
     let mut rows = vec![header(&["point"], &machine)];
+    if repeated {
+        rows[0].insert(2, "± sd %".into());
+    }
     let mut app_rows = vec![header(&["point", "app"], &apps)];
+    let mut all_identical = true;
     let runs_of = crate::metric::runs_of(runs);
     for point in &exp.points {
         let rs: Vec<&RunRecord> = runs_of(&point.label)
@@ -41,6 +47,11 @@ pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
         };
         let mut row = vec![point.label.clone()];
         row.extend(machine.iter().map(|c| mean(c, None)));
+        if repeated {
+            let elapsed: Vec<f64> = rs.iter().map(|r| r.report.elapsed_cycles as f64).collect();
+            all_identical &= elapsed.windows(2).all(|w| w[0] == w[1]);
+            row.insert(2, format!("{:.1}", spread_percent(&elapsed)));
+        }
         rows.push(row);
         for (i, app) in point.apps.iter().enumerate() {
             let mut row = vec![point.label.clone(), app.name.clone()];
@@ -55,9 +66,28 @@ pub fn terminal_table(exp: &Experiment, runs: &[RunRecord]) -> String {
         exp.repetitions
     );
     out.push_str(&format_table(&rows));
+    if repeated && all_identical && rows.len() > 1 {
+        out.push_str(
+            "(every point's repetitions ran alike, cycle for cycle: nothing in these runs draws \
+             on the run's seed, so there is no spread to see; vary an input's own seed, such as \
+             a workload's graph_seed, or a random demand, for one)\n",
+        );
+    }
     out.push('\n');
     out.push_str(&format_table(&app_rows));
     out
+}
+
+/// The standard deviation of `xs` as a percentage of their mean (0 for fewer than two values or
+/// a zero mean).
+fn spread_percent(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 || mean == 0.0 {
+        return 0.0;
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    100.0 * var.sqrt() / mean
 }
 
 /// Aligns rows into columns: the first column left-aligned, the others right-aligned.
