@@ -168,7 +168,9 @@ pub const MEASURES: &[Measure] = &[
         Unit::Microseconds,
         "mean microseconds a run-queue lock acquisition stalled on \
          the lock's line (policies whose queues live in the simulated \
-         memory, e.g. `per-core`)",
+         memory, e.g. `per-core`). The model takes the lock at each \
+         dispatch, for the pick; a wake-up's or an arrival's enqueue \
+         takes none",
         |p, r| {
             (r.runq_lock.acquires > 0)
                 .then(|| p.machine.to_us(r.runq_lock.wait_cycles) / r.runq_lock.acquires as f64)
@@ -177,7 +179,9 @@ pub const MEASURES: &[Measure] = &[
     Measure::machine(
         "runq_lock_hold_us",
         Unit::Microseconds,
-        "mean microseconds a run-queue lock was held per acquisition",
+        "mean microseconds a run-queue lock was held per acquisition: \
+         the pick's references to the queue (the run-queue \
+         operation's `sched_op_cycles` are charged outside it)",
         |p, r| {
             (r.runq_lock.acquires > 0)
                 .then(|| p.machine.to_us(r.runq_lock.hold_cycles) / r.runq_lock.acquires as f64)
