@@ -40,8 +40,8 @@ enum Command {
     /// results/NAME/seedS-HASH/, with results/NAME/latest pointing at it: earlier results are
     /// kept. Files are written whole and renamed into place, so an interrupted run leaves no
     /// partial file. Every run is bounded (`time_limit_cycles`, `event_limit`,
-    /// `reference_limit` in the file); a run that reaches a bound is kept in the results,
-    /// marked, and the command exits with 2.
+    /// `reference_limit` in the file); a run that reaches a bound, or cannot go on (a
+    /// deadlock, a livelock), is kept in the results, marked, and the command exits with 2.
     Run {
         /// The experiment file (TOML), e.g. experiments/quickstart.toml.
         file: PathBuf,

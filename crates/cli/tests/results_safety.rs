@@ -173,10 +173,14 @@ fn times_that_would_overflow_stop_the_run_instead_of_panicking() {
 #[test]
 fn a_run_that_would_never_end_stops_at_its_event_limit() {
     let dir = tempdir("hang");
-    // Busy-waiting threads on one processor under batch scheduling never finish.
+    // A billion bursts of 10 cycles each would take far longer than anyone waits. (Busy-waiting
+    // pingpong threads under batch scheduling were the example until their wait became a spin
+    // on a semaphore, which the engine finds to be a livelock at once.)
     let text = "name = \"busy\"\nevent_limit = 200000\n[machine]\npreset = \"tango-12\"\n\
                 processors = 1\n[scheduler]\npolicy = \"batch\"\n[[workload]]\n\
-                kind = \"pingpong\"\nthreads = 2\nsyncs = 1000\nhint = \"none\"\n";
+                kind = \"synthetic\"\nthreads = 2\nbursts = 1000000000\n\
+                compute = { dist = \"fixed\", value = 10 }\n\
+                block = { dist = \"fixed\", value = 10 }\n";
     std::fs::write(dir.join("exp.toml"), text).unwrap();
     let start = Instant::now();
     let o = smpsched(&["run", "exp.toml", "--quiet"], &dir);
@@ -500,4 +504,60 @@ fn ray_without_the_python_package_is_refused_and_writes_nothing() {
     let o = smpsched(&["run", "exp.toml", "--ray", "--trace", "t"], &dir);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+/// A point whose runs deadlock no longer loses the whole sweep: every run's results are written,
+/// the stuck ones kept with what they measured up to the deadlock and marked in `stopped` (as a
+/// run stopped at a bound is), the traces written, and the command exits 2 naming the point
+/// (it wrote nothing and left an empty folder; found by a new-user probe, 2026-11-29).
+#[test]
+fn a_point_that_deadlocks_keeps_every_runs_results() {
+    let dir = tempdir("deadlock-kept");
+    // The waiter waits on a condition signalled before it waits: it waits for ever.
+    std::fs::write(
+        dir.join("lost.json"),
+        r#"{ "tasks": {
+            "waiter": { "loop": 1, "sleep": 1000, "lock": "m",
+                        "wait": { "ref": "c", "mutex": "m" }, "unlock": "m" },
+            "signaller": { "loop": 1, "signal": "c" } } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("ok.json"),
+        r#"{ "tasks": { "worker": { "loop": 3, "run": 1000, "sleep": 500 } } }"#,
+    )
+    .unwrap();
+    let exp = "name = \"dl\"\nrepetitions = 2\n[machine]\npreset = \"tango-12\"\n\
+               processors = 2\n[scheduler]\npolicy = \"round-robin\"\n[[workload]]\n\
+               kind = \"rt-app\"\nfile = \"ok.json\"\n\
+               [sweep]\n\"workload.0.file\" = [\"ok.json\", \"lost.json\"]\n";
+    std::fs::write(dir.join("dl.toml"), exp).unwrap();
+    let o = smpsched(
+        &["run", "dl.toml", "--out", "out", "--trace", "tr", "--quiet"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("2 of 4 run(s) did not finish; point `file=lost.json` (repetition 0), could not go on: deadlock"),
+        "{e}"
+    );
+    check_files_well_formed(&dir.join("out"));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("out/results.json")).unwrap()).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4, "every run is kept");
+    let stuck: Vec<&serde_json::Value> =
+        runs.iter().filter(|r| r.get("stopped").is_some()).collect();
+    assert_eq!(stuck.len(), 2);
+    for r in stuck {
+        assert_eq!(r["point"], "file=lost.json");
+        assert!(r["stopped"]["stuck"]
+            .as_str()
+            .unwrap()
+            .starts_with("deadlock at cycle"));
+        assert!(r["stopped"].get("bound").is_none() && r["stopped"].get("field").is_none());
+        assert_eq!(r["stopped"]["at_cycle"], r["elapsed_cycles"]);
+    }
+    assert!(dir.join("tr/file-lost-json.trace.json").exists());
 }

@@ -225,15 +225,18 @@ pub(crate) fn run_one(
             live,
             partial,
         }) => (*partial, Some(Stopped::at(bound, at, events, live))),
-        Err(source) => {
-            return Err(LabError::Run {
-                experiment: exp.name.clone(),
-                point: point.label.clone(),
-                repetition: r,
-                seed,
-                source,
-            })
-        }
+        Err(source) => match kept_stuck(source) {
+            Ok(outcome) => outcome,
+            Err(source) => {
+                return Err(LabError::Run {
+                    experiment: exp.name.clone(),
+                    point: point.label.clone(),
+                    repetition: r,
+                    seed,
+                    source,
+                })
+            }
+        },
     };
     if let Some(m) = options.memo {
         m.put(&point.key, seed, outcome.clone());
@@ -241,7 +244,34 @@ pub(crate) fn run_one(
     Ok(record(outcome))
 }
 
-/// The error for runs that stopped at a bound: bad input (exit code 2) naming the file, the
+/// A run that could not go on (a deadlock, a livelock, threads no processor takes), kept with
+/// what it measured up to then, as a run stopped at a bound is; any other error as it is.
+fn kept_stuck(e: SimError) -> Result<(RunReport, Option<Stopped>), SimError> {
+    let why = e.to_string();
+    match e {
+        SimError::Deadlock {
+            blocked: n,
+            partial: Some(p),
+            ..
+        }
+        | SimError::Livelock {
+            spinning: n,
+            partial: Some(p),
+            ..
+        }
+        | SimError::Stranded {
+            ready: n,
+            partial: Some(p),
+            ..
+        } => {
+            let stopped = Stopped::stuck(why, p.elapsed_cycles, p.events, n as u64);
+            Ok((*p, Some(stopped)))
+        }
+        other => Err(other),
+    }
+}
+
+/// The error for runs that stopped at a bound or could not go on: bad input (exit code 2) naming the file, the
 /// field to raise and its line when the file writes it, after the results were written. With
 /// runs stopped at different bounds, it counts those at each and names the first run's field.
 /// `None` when every run finished.
@@ -251,7 +281,7 @@ pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
         .filter_map(|r| Some((r, r.stopped.as_ref()?)))
         .collect();
     let (first, why) = stopped.first()?;
-    // How many stopped at each bound, in the order first met.
+    // How many stopped at each bound (or stuck), in the order first met.
     let mut at: Vec<(&str, usize)> = Vec::new();
     for (_, s) in &stopped {
         match at.iter_mut().find(|(f, _)| *f == s.field) {
@@ -261,7 +291,16 @@ pub fn stopped_error(exp: &Experiment, runs: &[RunRecord]) -> Option<LabError> {
     }
     let mut message = format!("{} of {} run(s) did not finish", stopped.len(), runs.len());
     if at.len() > 1 {
-        let counts: Vec<String> = at.iter().map(|(f, n)| format!("{n} at `{f}`")).collect();
+        let counts: Vec<String> = at
+            .iter()
+            .map(|(f, n)| {
+                if f.is_empty() {
+                    format!("{n} stuck")
+                } else {
+                    format!("{n} at `{f}`")
+                }
+            })
+            .collect();
         message.push_str(&format!(" ({}); the first,", counts.join(", ")));
     } else {
         message.push(';');

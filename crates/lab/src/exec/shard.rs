@@ -62,8 +62,13 @@ pub struct Task {
 struct WireRun {
     report: RunReport,
     user_kernel: UserKernel,
-    stopped: Option<(Bound, Cycles, u64, u64)>,
+    /// The bound (none for a run that could not go on), the cycle, events, live threads, and
+    /// why it could not go on.
+    stopped: Option<WireStop>,
 }
+
+/// A stop as it travels: [`Stopped`]'s fields but the one its bound implies.
+type WireStop = (Option<Bound>, Cycles, u64, u64, Option<String>);
 
 /// A task that failed for its own reason (bad input, a failing simulation): the exit code the
 /// command gives and the message, exactly as a local run would report it.
@@ -205,7 +210,9 @@ pub fn run_task(bundle: &[u8], task: Task) -> Result<Vec<u8>, TaskFailure> {
     let wire = WireRun {
         user_kernel: run.report.user_kernel,
         report: run.report,
-        stopped: run.stopped.map(|s| (s.bound, s.at_cycle, s.events, s.live)),
+        stopped: run
+            .stopped
+            .map(|s| (s.bound, s.at_cycle, s.events, s.live, s.stuck)),
     };
     let mut out = Vec::new();
     ciborium::into_writer(&wire, &mut out).expect("a run serializes");
@@ -228,7 +235,10 @@ pub fn accept(exp: &Experiment, task: Task, run: &[u8], memo: &RunMemo) -> Resul
     report.user_kernel = wire.user_kernel;
     let stopped = wire
         .stopped
-        .map(|(bound, at, events, live)| Stopped::at(bound, at, events, live));
+        .map(|(bound, at, events, live, stuck)| match bound {
+            Some(bound) => Stopped::at(bound, at, events, live),
+            None => Stopped::stuck(stuck.unwrap_or_default(), at, events, live),
+        });
     memo.put(&point.key, exp.seed_of(task.repetition), (report, stopped));
     Ok(())
 }

@@ -33,6 +33,9 @@ pub enum SimError {
         example: ThreadId,
         /// Its application.
         app: String,
+        /// What was measured up to then (its `elapsed_cycles` is that cycle), once the run
+        /// has ended.
+        partial: Option<Box<RunReport>>,
     },
     /// Live threads remain, none blocked, but those running spin on something no thread will
     /// ever change (a busy-wait with no one left to release it).
@@ -49,6 +52,9 @@ pub enum SimError {
         example: ThreadId,
         /// Its application.
         app: String,
+        /// What was measured up to then (its `elapsed_cycles` is that cycle), once the run
+        /// has ended.
+        partial: Option<Box<RunReport>>,
     },
     /// Ready threads remain that no processor ever takes: their processor set or affinity mask
     /// leaves them no processor the policy will give them.
@@ -65,6 +71,9 @@ pub enum SimError {
         example: ThreadId,
         /// Its application.
         app: String,
+        /// What was measured up to then (its `elapsed_cycles` is that cycle), once the run
+        /// has ended.
+        partial: Option<Box<RunReport>>,
     },
     /// The run reached one of its [`Limits`](crate::Limits) before every thread exited. What was measured up
     /// to the stop is in `partial` (its `elapsed_cycles` is the stop time).

@@ -226,6 +226,7 @@ impl Simulation {
                 blocked: blocked.len(),
                 example: ThreadId(t as u32),
                 app: app(t),
+                partial: None,
             };
         }
         let spinning = with(&|s| matches!(s, ThreadState::Running(_)));
@@ -235,6 +236,7 @@ impl Simulation {
                 spinning: spinning.len(),
                 example: ThreadId(t as u32),
                 app: app(t),
+                partial: None,
             };
         }
         let ready = with(&|s| s == ThreadState::Ready);
@@ -244,6 +246,19 @@ impl Simulation {
             ready: ready.len(),
             example: ThreadId(t as u32),
             app: app(t),
+            partial: None,
         }
+    }
+
+    /// Ends a run with `e`; a run that cannot go on (a deadlock, a livelock, threads stranded)
+    /// keeps what was measured up to now, as one stopped at a bound does.
+    pub(super) fn ended(self, mut e: SimError) -> SimError {
+        if let SimError::Deadlock { partial, .. }
+        | SimError::Livelock { partial, .. }
+        | SimError::Stranded { partial, .. } = &mut e
+        {
+            *partial = Some(Box::new(self.finish()));
+        }
+        e
     }
 }

@@ -444,7 +444,8 @@ impl Simulation {
                     self.event_pushed = Cycles::MAX;
                     break;
                 }
-                return Err(self.deadlock());
+                let stuck = self.deadlock();
+                return Err(self.ended(stuck));
             };
             if time > stop_at {
                 if let Some(end) = self.end_time.filter(|&end| time > end) {
@@ -472,7 +473,9 @@ impl Simulation {
             self.event_pushed = 0;
             self.fetch_next_events();
             let tick = self.handle(kind)?;
-            self.after_event(tick)?;
+            if let Err(e) = self.after_event(tick) {
+                return Err(self.ended(e));
+            }
         }
         match self.fault.take() {
             Some(fault) => Err(fault),
