@@ -47,7 +47,8 @@ class Result:
     ``runs``, ``processors``, ``apps`` and ``jobs`` are polars data frames (built on first
     use); ``to_json()`` is the command's ``results.json`` and ``jobs_csv()`` its ``jobs.csv``
     (``smpsched run --per-job``); ``stopped`` says which runs reached a bound
-    (``time_limit_cycles``, ``event_limit``, ``reference_limit``), or is None.
+    (``time_limit_cycles``, ``event_limit``, ``reference_limit``) or could not go on (a
+    deadlock, a livelock), each kept with what it measured up to then, or is None.
     """
 
     def __init__(self, json_text: str, stopped: Optional[str],
