@@ -23,7 +23,12 @@
 //! fewer than H atomics, section 2.4), `root_cycles` (mean cycles of an atomic on a root, the
 //! hot spot: 40 uncontended from another node), `root_ops` (atomics on a root), `retries`
 //! (re-reads in the starvation case), `local_inserts`, and for the sieve `tasks` and `primes`.
+//! One measure is recorded per queue operation instead, as the operation ends: `hotspot_wait`,
+//! the cycles it spent contending for the hot spot beyond the uncontended cost of its accesses
+//! there (the centralized queue's lock: from the first attempt to holding it; a DDQ: its
+//! accesses to a tree root), the introduction's item 3 (`hotspot.rs`).
 
+mod hotspot;
 pub mod pc;
 mod port;
 pub mod sieve;

@@ -12,6 +12,7 @@ use smpsched_sim::readyq::dual::Backoff;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{Op, Program, SimError, Simulation, TaskId, ThreadCtx};
 
+use super::hotspot::HotSpot;
 use super::port::{Poll, Port, TERM};
 use super::{pin, processors, split, QueueParams, QUEUE_PARAMS};
 use crate::{Workload, WorkloadInfo};
@@ -204,7 +205,7 @@ impl Workload for ProducerConsumer {
                 full: 0,
                 backoff: tuning.backoff,
                 work: self.load.work_cycles,
-                port: Port::new(&layout, p, tuning, height),
+                port: Port::new(&layout, p, tuning, height, HotSpot::new(sim, &layout, p)),
                 shared: shared.clone(),
                 phase: Phase::Start,
                 records: Vec::new(),
@@ -225,7 +226,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   (`structure = \"central\"` or `\"ddq\"`), backing off exponentially while \
                   every tree is full, then help remove; the odd ones remove until the last \
                   item is consumed. Records `backoffs`, `insert_us`, `remove_us`, \
-                  `insert_atomics`, `remove_atomics`, `below_h`, `root_cycles`, `root_ops`, `retries`.",
+                  `insert_atomics`, `remove_atomics`, `below_h`, `root_cycles`, `root_ops`, \
+                  `retries` per processor, and per queue operation `hotspot_wait` (cycles \
+                  contending for the central lock or a tree root beyond its accesses' \
+                  uncontended cost).",
     paper: "George 1990 sections 2 and 3, Figure 5",
     params: &[
         ParamInfo { name: "items", default: "(required)", doc: "items each producer inserts (20,000 in the paper)" },

@@ -1,13 +1,16 @@
 //! A processor's handle on the queue under test (George 1990, sections 1 and 2): it runs one
 //! insert or remove protocol of [`smpsched_sim::readyq::ddq`] at a time and keeps the measures
-//! of section 3: backoffs, tree atomics per operation, time per operation, and the latency of
-//! atomics on a tree root (the hot spot).
+//! of section 3: backoffs, tree atomics per operation, time per operation, the latency of
+//! atomics on a tree root (the hot spot), and each operation's wait at the hot spot
+//! ([`super::hotspot`], the introduction's item 3), recorded as the operation ends.
 
 use std::rc::Rc;
 
 use smpsched_sim::readyq::ddq::{DdqInsert, DdqRemove, GeorgeLayout, Inserted, Tuning};
 use smpsched_sim::readyq::Step;
 use smpsched_sim::{Cycles, Op, Outcome};
+
+use super::hotspot::{HotSpot, Wait};
 
 /// The item a finishing processor writes into the others' spin words: "the run is over".
 pub(crate) const TERM: u64 = u64::MAX - 1;
@@ -36,6 +39,8 @@ enum Active {
     None,
     Insert(DdqInsert, Cycles),
     Remove(DdqRemove, Cycles),
+    /// The operation ended; its `hotspot_wait` record is issued, its result comes next.
+    Ended(Poll),
 }
 
 /// What a step of the port gives.
@@ -58,12 +63,20 @@ pub(crate) struct Port {
     height: u32,
     active: Active,
     root_issued: Option<Cycles>,
+    hot: HotSpot,
+    wait: Wait,
     pub stats: Stats,
 }
 
 impl Port {
-    /// Processor `me`'s port.
-    pub(crate) fn new(layout: &Rc<GeorgeLayout>, me: usize, tuning: Tuning, height: u32) -> Self {
+    /// Processor `me`'s port; `hot`: its view of the hot spot.
+    pub(crate) fn new(
+        layout: &Rc<GeorgeLayout>,
+        me: usize,
+        tuning: Tuning,
+        height: u32,
+        hot: HotSpot,
+    ) -> Self {
         let cursor = layout.home[me].0;
         Port {
             layout: layout.clone(),
@@ -73,6 +86,8 @@ impl Port {
             height,
             active: Active::None,
             root_issued: None,
+            hot,
+            wait: Wait::default(),
             stats: Stats::default(),
         }
     }
@@ -98,15 +113,43 @@ impl Port {
         self.active = Active::Remove(DdqRemove::new(&self.layout, self.me, self.tuning), now);
     }
 
-    /// Advances the protocol under way with the outcome of the operation issued last.
+    /// Advances the protocol under way with the outcome of the operation issued last. An
+    /// operation ends with its `hotspot_wait` record, then its result.
     pub(crate) fn step(&mut self, outcome: Option<&Outcome>, now: Cycles) -> Poll {
+        match self.active {
+            Active::Insert(..) | Active::Remove(..) => {}
+            Active::None => return Poll::Inserted(Inserted::Failed),
+            Active::Ended(_) => {
+                let Active::Ended(r) = std::mem::replace(&mut self.active, Active::None) else {
+                    unreachable!("matched above")
+                };
+                return r;
+            }
+        }
+        self.wait.complete(now);
+        match self.advance(outcome, now) {
+            Poll::Op(op) => {
+                if let Some(a) = self.hot.access(&op) {
+                    self.wait.issue(a, now);
+                }
+                Poll::Op(op)
+            }
+            r => {
+                self.active = Active::Ended(r);
+                Poll::Op(rec("hotspot_wait", self.wait.take() as f64))
+            }
+        }
+    }
+
+    /// The protocol's next step (an operation is under way).
+    fn advance(&mut self, outcome: Option<&Outcome>, now: Cycles) -> Poll {
         if let Some(at) = self.root_issued.take() {
             self.stats.root_ops += 1;
             self.stats.root_cycles += now - at;
         }
         let tree = self.layout.tree_count() > 0;
         match std::mem::replace(&mut self.active, Active::None) {
-            Active::None => Poll::Inserted(Inserted::Failed),
+            Active::None | Active::Ended(_) => Poll::Inserted(Inserted::Failed),
             Active::Insert(mut p, start) => match p.resume(outcome) {
                 Step::Op(op) => {
                     if p.root_op() {

@@ -23,6 +23,7 @@ use smpsched_sim::readyq::ddq::Inserted;
 use smpsched_sim::sched::ParamInfo;
 use smpsched_sim::{Op, Program, SimError, Simulation, TaskId, ThreadCtx};
 
+use super::hotspot::HotSpot;
 use super::port::{Poll, Port, TERM};
 use super::{pin, processors, split, QueueParams, QUEUE_PARAMS};
 use crate::{Workload, WorkloadInfo};
@@ -327,7 +328,7 @@ impl Workload for Sieve {
                     self.load.generate_cycles,
                     self.load.spawn_cycles,
                 ),
-                port: Port::new(&layout, p, tuning, height),
+                port: Port::new(&layout, p, tuning, height, HotSpot::new(sim, &layout, p)),
                 shared: shared.clone(),
                 phase: Phase::Start,
                 local: Vec::new(),
@@ -353,7 +354,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
                   starts a new one. Every task is spawned (`spawn_cycles`) through the \
                   structure under test; a failed insert (a busy central lock on the single \
                   migration attempt, a full tree) runs the task on its spawner. One pinned \
-                  process per processor. Records `tasks`, `primes` and the queue measures.",
+                  process per processor. Records `tasks`, `primes` and the queue measures, \
+                  `hotspot_wait` among them (per queue operation: cycles contending for the \
+                  central lock or a tree root beyond its accesses' uncontended cost).",
     paper: "George 1990 sections 1, 2 and 3.1, Figures 1 and 6",
     params: &[
         ParamInfo { name: "numbers", default: "(required)", doc: "the sieve runs over 2..=numbers" },

@@ -120,3 +120,147 @@ fn bad_parameters_name_the_field() {
     )
     .contains("pause_cycles"));
 }
+
+/// The sieve over 2..=`numbers` on `procs` processors: its `hotspot_wait` (count, mean, max)
+/// and the tasks it ran.
+fn sieve_wait(structure: &str, numbers: u64, procs: u32) -> ((u64, f64, f64), f64) {
+    let w = build(
+        &sieve::INFO,
+        &format!("numbers = {numbers}\nstructure = \"{structure}\"\nqueue_size = 4"),
+    )
+    .unwrap();
+    let r = run(w.as_ref(), procs, 1);
+    let (n, sum, max) = rec(&r, "hotspot_wait");
+    ((n, sum / n as f64, max), rec(&r, "tasks").1)
+}
+
+#[test]
+fn the_hotspot_wait_is_nothing_alone_and_grows_with_contention_on_the_central_lock() {
+    // Alone, a processor waits for nothing, on either structure: every uncontended access costs
+    // exactly what `uncontended` says (or less, a line still held), never more.
+    for structure in ["central", "ddq"] {
+        let ((n, _, max), tasks) = sieve_wait(structure, 300, 1);
+        assert_eq!(max, 0.0, "{structure}: one processor waited {max} cycles");
+        // One record per operation: an insert per task but the first, a remove per task taken.
+        assert!(
+            n as f64 >= tasks - 1.0,
+            "{structure}: {n} operations, {tasks} tasks"
+        );
+    }
+    let mut last = 0.0;
+    for procs in [2, 4, 15] {
+        let ((n, mean, _), tasks) = sieve_wait("central", 1000, procs);
+        assert!(
+            mean > last,
+            "{procs} processors: {mean} cycles, after {last}"
+        );
+        // Every spawn is an insert; a remove gets a task or the end (one per processor at most).
+        assert!(n as f64 >= tasks - 1.0 && n as f64 <= 2.0 * tasks + f64::from(procs));
+        last = mean;
+    }
+    // At Figure 1's 15 processors the trees' roots are far quieter than the lock.
+    let ((_, ddq, _), _) = sieve_wait("ddq", 1000, 15);
+    assert!(ddq < last / 10.0, "ddq {ddq} against central {last}");
+}
+
+#[test]
+fn producer_consumer_records_one_hotspot_wait_per_operation() {
+    let w = build(&pc::INFO, "items = 100\nstructure = \"ddq\"").unwrap();
+    let r = run(w.as_ref(), 8, 2);
+    let items = 4.0 * 100.0;
+    let failed = rec(&r, "failed_inserts").1;
+    // Every item is inserted (after any failed attempts, each an operation) and removed; each
+    // consumer's last remove gets the end instead.
+    let (n, _, _) = rec(&r, "hotspot_wait");
+    let lo = 2.0 * items + failed;
+    assert!(
+        n as f64 >= lo && n as f64 <= lo + 7.0,
+        "{n} operations, {failed} failed"
+    );
+}
+
+#[test]
+fn uncontended_accesses_cost_a_miss_from_home_plus_the_atomic() {
+    use super::hotspot::uncontended;
+    let mut m = MachineConfig::bbn_gp1000().memory;
+    // The GP1000: local 4, remote 20 (5:1), an atomic holds the line 20 more.
+    assert_eq!(uncontended(&m, Some(true), true), 24);
+    assert_eq!(uncontended(&m, Some(false), true), 40);
+    assert_eq!(uncontended(&m, Some(false), false), 20);
+    assert_eq!(uncontended(&m, None, true), m.miss_cycles + m.atomic_cycles);
+    m.enabled = false;
+    assert_eq!(uncontended(&m, Some(false), true), m.hit_cycles);
+}
+
+#[test]
+fn the_wait_counts_the_lock_from_its_first_attempt_and_each_root_access_beyond_its_cost() {
+    use super::hotspot::{Access, Wait};
+    // A lock taken at the third attempt: issued at 100, held at 1,000, 24 alone.
+    let mut w = Wait::default();
+    w.issue(Access::Lock(24), 100);
+    w.complete(140);
+    w.complete(400); // the backoff, no access
+    w.issue(Access::Lock(24), 400);
+    w.complete(440);
+    w.issue(Access::Lock(24), 960);
+    w.complete(1_000);
+    assert_eq!(w.take(), 1_000 - 100 - 24);
+    // The next operation starts afresh: a root read alone (20), then an atomic that waited 60.
+    w.issue(Access::Root(20), 0);
+    w.complete(20);
+    w.issue(Access::Root(40), 20);
+    w.complete(120);
+    // A hit on a line still held costs less than a miss: nothing waited.
+    w.issue(Access::Root(40), 200);
+    w.complete(221);
+    assert_eq!(w.take(), 60);
+    assert_eq!(w.take(), 0);
+}
+
+#[test]
+fn each_processor_sees_the_hot_spot_from_its_node() {
+    use super::hotspot::{Access, HotSpot};
+    use smpsched_sim::readyq::ddq::Scheme;
+    use smpsched_sim::{Op, WordOp};
+    let layout = |src: &str| {
+        let sched = policy("batch").unwrap().make(&toml::Table::new()).unwrap();
+        let mut m = MachineConfig::bbn_gp1000();
+        m.processors = 8;
+        let mut sim = Simulation::new(m, sched, 1).unwrap();
+        let q: super::QueueParams = toml::from_str(src).unwrap();
+        let (layout, _) = q.build(&mut sim, 8);
+        (sim, layout)
+    };
+    let at = |addr, op| Op::Word { addr, op };
+    // The centralized queue's lock lies on processor 0: a test-and-set on it is contention, the
+    // holder's release is not.
+    let (mut sim, central) = layout("structure = \"central\"");
+    let Scheme::Central(q) = &central.scheme else {
+        unreachable!()
+    };
+    let tas = at(q.lock(), WordOp::TestAndSet);
+    let on = |sim: &mut Simulation, p| HotSpot::new(sim, &central, p);
+    assert_eq!(on(&mut sim, 0).access(&tas), Some(Access::Lock(24)));
+    assert_eq!(on(&mut sim, 5).access(&tas), Some(Access::Lock(40)));
+    assert_eq!(
+        on(&mut sim, 5).access(&at(q.lock(), WordOp::Store(0))),
+        None
+    );
+    assert_eq!(on(&mut sim, 5).access(&at(q.count(), WordOp::Load)), None);
+    // A tree's root N field, read or changed; not the N fields below it.
+    let (mut sim, trees) = layout("structure = \"ddq\"");
+    let Scheme::Trees(t) = &trees.scheme else {
+        unreachable!()
+    };
+    let (root, home) = (t[0].n[1], t[0].n_home[1]);
+    let other = (home + 1) % 8;
+    let add = at(root, WordOp::FetchAdd(1));
+    let hot = HotSpot::new(&mut sim, &trees, home);
+    assert_eq!(hot.access(&at(root, WordOp::Load)), Some(Access::Root(4)));
+    assert_eq!(hot.access(&add), Some(Access::Root(24)));
+    let hot = HotSpot::new(&mut sim, &trees, other);
+    assert_eq!(hot.access(&at(root, WordOp::Load)), Some(Access::Root(20)));
+    assert_eq!(hot.access(&add), Some(Access::Root(40)));
+    assert_eq!(hot.access(&at(t[0].n[2], WordOp::FetchAdd(1))), None);
+    assert_eq!(hot.access(&Op::Compute(5)), None);
+}
