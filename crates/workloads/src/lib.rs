@@ -18,6 +18,7 @@ pub mod gang_server;
 pub mod george;
 pub mod gupta;
 pub mod input;
+pub mod locks;
 pub mod parallel;
 pub mod pingpong;
 pub mod psets;
@@ -127,6 +128,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     psets::INFO,
     gang_server::INFO,
     taskqueue::INFO,
+    locks::INFO,
     parallel::INFO,
     gupta::mp3d::INFO,
     gupta::lu::INFO,
