@@ -76,8 +76,13 @@ pub(crate) fn expand(
             ));
         }
     }
+    let paths: Vec<&str> = axes.iter().map(|(k, _, _)| k.as_str()).collect();
+    let keys: Vec<String> = paths
+        .iter()
+        .map(|p| short_key(p, &paths).to_string())
+        .collect();
     let mut out = bases;
-    for (path, vals, line) in axes {
+    for ((path, vals, line), key) in axes.into_iter().zip(keys) {
         let mut next = Vec::with_capacity(out.len() * vals.len());
         for (label, overrides) in &out {
             for v in &vals {
@@ -87,7 +92,7 @@ pub(crate) fn expand(
                     value: v.clone(),
                     line,
                 });
-                let part = format!("{}={}", short_key(&path), value_label(v));
+                let part = format!("{key}={}", value_label(v));
                 let l = if label.is_empty() {
                     part
                 } else {
@@ -106,8 +111,25 @@ pub(crate) fn expand(
     Ok(out)
 }
 
-fn short_key(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
+/// The label's name for the swept `path`: its last segment, or as many trailing segments as
+/// tell it apart from every other path of `all` (`0.dedicated` and `1.dedicated` for two
+/// workloads' `dedicated`, which `dedicated=false/dedicated=true` could not tell apart).
+fn short_key<'a>(path: &'a str, all: &[&str]) -> &'a str {
+    let suffix = |p: &'a str, n: usize| -> &'a str {
+        match p.rmatch_indices('.').nth(n.saturating_sub(1)) {
+            Some((i, _)) if n > 0 => &p[i + 1..],
+            _ => p,
+        }
+    };
+    let segments = path.split('.').count();
+    (1..=segments)
+        .map(|n| suffix(path, n))
+        .find(|s| {
+            all.iter()
+                .filter(|&&o| o != path)
+                .all(|o| o != s && !o.ends_with(&format!(".{s}")))
+        })
+        .unwrap_or(path)
 }
 
 /// A short label for a value: strings bare, tables by their `policy`, `kind` or `name`.

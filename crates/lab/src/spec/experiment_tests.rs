@@ -338,3 +338,29 @@ fn a_workload_with_data_on_no_node_is_noted_on_a_numa_machine() {
     let uma = format!("{sweep}\nplacement = \"uma\"");
     assert_eq!(parse(&file("bbn-gp1000", &uma)).unwrap().notes.len(), 1);
 }
+
+#[test]
+fn swept_paths_with_one_last_name_are_labelled_apart() {
+    let text = GOOD
+        .replace(
+            "[sweep]",
+            "[[workload]]\nkind = \"synthetic\"\nname = \"B\"\nthreads = 2\nbursts = 1\n\
+             compute = { dist = \"fixed\", value = 10 }\n\n[sweep]\n\
+             \"workload.0.threads\" = [1, 2]\n\"workload.1.threads\" = [3]",
+        )
+        .replace("\"machine.processors\" = [1, 2]\n", "");
+    let e = parse(&text).unwrap();
+    let labels: Vec<&str> = e.points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "0.threads=1/1.threads=3/policy=batch",
+            "0.threads=1/1.threads=3/policy=priority",
+            "0.threads=2/1.threads=3/policy=batch",
+            "0.threads=2/1.threads=3/policy=priority",
+        ]
+    );
+    // Paths whose last names differ keep them alone.
+    let plain = parse(GOOD).unwrap();
+    assert_eq!(plain.points[0].label, "policy=batch/processors=1");
+}
