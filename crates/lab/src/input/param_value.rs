@@ -19,8 +19,8 @@ impl serde::Serialize for ParamValue {
 }
 
 impl ParamValue {
-    /// The value `v`, labelled as point names show it (a table by its `name`, `policy` or
-    /// `kind`).
+    /// The value `v`, labelled as point names show it (a table by its `name`, or its `policy`
+    /// or `kind` with its other values).
     pub fn new(v: toml::Value) -> ParamValue {
         ParamValue {
             label: value_label(&v),
@@ -57,6 +57,11 @@ mod tests {
         // A string that reads as a number is still a string.
         assert_eq!(v("v = \"8\"").number(), None);
         assert_eq!(v("v = \"8\"").label(), "8");
-        assert_eq!(v("v = { policy = \"mach\", ipi = true }").label(), "mach");
+        assert_eq!(v("v = { policy = \"mach\" }").label(), "mach");
+        assert_eq!(
+            v("v = { policy = \"mach\", ipi = true }").label(),
+            "mach(ipi=true)"
+        );
+        assert_eq!(v("v = { name = \"x\", policy = \"mach\" }").label(), "x");
     }
 }

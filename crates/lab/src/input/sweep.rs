@@ -132,14 +132,33 @@ fn short_key<'a>(path: &'a str, all: &[&str]) -> &'a str {
         .unwrap_or(path)
 }
 
-/// A short label for a value: strings bare, tables by their `policy`, `kind` or `name`.
+/// A short label for a value: strings bare; a table by its `name`, or by its `policy` or `kind`
+/// with the other values it sets in parentheses (`gang(fill=true)`), so that two tables of one
+/// policy label apart.
 pub(crate) fn value_label(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
-        toml::Value::Table(t) => ["name", "policy", "kind"]
-            .iter()
-            .find_map(|k| t.get(*k).and_then(|x| x.as_str()).map(str::to_string))
-            .unwrap_or_else(|| v.to_string()),
+        toml::Value::Table(t) => {
+            if let Some(name) = t.get("name").and_then(|x| x.as_str()) {
+                return name.to_string();
+            }
+            let Some((key, head)) = ["policy", "kind"]
+                .iter()
+                .find_map(|k| Some((*k, t.get(*k)?.as_str()?)))
+            else {
+                return v.to_string();
+            };
+            let rest: Vec<String> = t
+                .iter()
+                .filter(|(k, _)| k.as_str() != key)
+                .map(|(k, x)| format!("{k}={}", value_label(x)))
+                .collect();
+            if rest.is_empty() {
+                head.to_string()
+            } else {
+                format!("{head}({})", rest.join(","))
+            }
+        }
         other => other.to_string(),
     }
 }
