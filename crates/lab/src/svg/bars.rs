@@ -28,11 +28,11 @@ pub(super) fn draw_category_labels(
 }
 
 /// The width of the plot of `count` categories: `per` pixels each (at most, narrower down to
-/// `least` each to keep within `room`), at least 240.
-pub(super) fn plot_width(count: usize, per: u32, least: u32, room: u32) -> u32 {
+/// `least` each to keep within `room`), at least `narrowest`.
+pub(super) fn plot_width(count: usize, (per, least): (u32, u32), room: u32, narrowest: u32) -> u32 {
     let count = count.max(1) as u32;
     let fits = (room / count).clamp(least, per);
-    count.saturating_mul(fits).max(240)
+    count.saturating_mul(fits).max(narrowest)
 }
 
 /// The height of the labels of categories `slot` pixels apart, and whether they turn upright
@@ -180,7 +180,7 @@ pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
     let legend = legend_width(legend_entries.iter().map(|(l, _)| l.chars().count()));
     let y_area = label_area(&y_axis, 11);
     let room = MAX_WIDTH - legend - y_area - 24;
-    let plot = plot_width(spec.bars.len(), 72, 14, room);
+    let plot = plot_width(spec.bars.len(), (72, 14), room, 240);
     let (label_height, turned) = label_height(&labels.labels, plot / spec.bars.len() as u32);
     let width = width_for_title(&spec.title, plot + y_area + 24 + legend);
     let size = (width, 400 + label_height + title_height(&spec.title, width));
@@ -225,7 +225,7 @@ pub fn stacked_bars(spec: &StackedBars) -> Result<String, PlotError> {
     })
 }
 
-/// Writes what the parts of the shortened labels are (`labels: scheduler/client`) centred at
+/// Writes what the parts of the shortened labels are (`labels: scheduler, client`) centred at
 /// `at`, under the labels.
 pub(super) fn draw_parts(root: &Area<'_>, parts: &str, x: i32, y: i32) -> Result<(), PlotError> {
     let style = TextStyle::from((FONT, AXIS_DESC_SIZE).into_font())

@@ -101,7 +101,7 @@ fn plan_panels(spec: &GroupedBars, columns: usize) -> Result<Vec<PanelPlan<'_>>,
 fn panel_width(plan: &PanelPlan<'_>) -> u32 {
     let per = if plan.paper { 56 } else { 40 };
     let room = MAX_WIDTH - plan.y_area - 24;
-    plot_width(plan.panel.groups.len(), per, 14, room) + plan.y_area + 24
+    plot_width(plan.panel.groups.len(), (per, 14), room, 160) + plan.y_area + 24
 }
 
 /// How many panels to a row: as many as fit in [`MAX_WIDTH`], spread over balanced rows.
@@ -248,7 +248,7 @@ fn draw_panel(
         if let (Some(parts), Some(first), Some(last)) =
             (&plan.labels.parts, centers.first(), centers.last())
         {
-            let under = baseline + label_h as i32 - 10;
+            let under = baseline + label_h as i32 - 20;
             draw_parts(root, parts, (first + last) / 2, under)?;
         }
     }

@@ -84,18 +84,19 @@ pub struct CategoryLabels {
     /// One label per category, in order.
     pub labels: Vec<String>,
     /// When `key=` parts shared by every label were dropped: the parts' names joined by `/`
-    /// (`point` for a part that has no shared key), e.g. `scheduler/client`.
+    /// (`point` for a part that has no shared key), e.g. `scheduler, client`.
     pub parts: Option<String>,
 }
 
-/// Labels longer than [`SHORT_ENOUGH`] characters lose the `key=` of each `/`-separated part
-/// whose key every label shares at that place.
-const SHORT_ENOUGH: usize = 24;
+/// Labels longer than this many characters lose the `key=` of each `/`-separated part whose
+/// key every label shares at that place.
+const SHORT_ENOUGH: usize = 30;
 
 /// Shortens category labels: long labels whose `/`-separated parts share their keys keep only
-/// the values (`scheduler=static/client=random` becomes `static/random`, and `parts` says
-/// `scheduler/client`), and what is still longer than [`LONGEST_LABEL`] loses its middle; two
-/// different labels never come out the same.
+/// the values, joined by `, ` (`scheduler=static/client=random` becomes `static, random`, and
+/// `parts` says `scheduler, client`; not `/`, which would make `1/16` of `q=1/n=16`), and what
+/// is still longer than [`LONGEST_LABEL`] loses its middle; two different labels never come out
+/// the same.
 pub fn category_labels(labels: &[String]) -> CategoryLabels {
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     let split: Vec<Vec<&str>> = labels.iter().map(|l| l.split('/').collect()).collect();
@@ -125,14 +126,14 @@ pub fn category_labels(labels: &[String]) -> CategoryLabels {
                     None => part,
                 })
                 .collect::<Vec<_>>()
-                .join("/")
+                .join(", ")
         })
         .collect();
     let parts = keys
         .iter()
         .map(|k| k.unwrap_or("point"))
         .collect::<Vec<_>>()
-        .join("/");
+        .join(", ");
     CategoryLabels {
         labels: distinct_labels(&stripped, LONGEST_LABEL),
         parts: Some(parts),

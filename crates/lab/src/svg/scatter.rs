@@ -164,17 +164,24 @@ fn draw_panel(
 ) -> Result<(), PlotError> {
     let heading = elide_middle(&panel.heading, (PANEL.0 / CHAR_WIDTH) as usize);
     let (width, height) = area.dim_in_pixel();
-    let style = TextStyle::from((FONT, AXIS_DESC_SIZE).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Center, VPos::Top));
-    area.draw(&Text::new(heading, (width as i32 / 2, 4), style))
-        .map_err(drawing)?;
     // The plot square: what is left of the panel once the heading, axes and margins are off.
     let y_area = label_area(&axis, 8);
     let across = width.saturating_sub(y_area + 24);
     let up = height.saturating_sub(28 + 44 + 24);
     let side = across.min(up);
     let (extra_x, extra_y) = ((across - side) / 2, up - side);
+    // The heading right above the square, centred on it.
+    let style = TextStyle::from((FONT, AXIS_DESC_SIZE).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let half = (text_width(&heading) / 2).min(width / 2);
+    let middle = (extra_x + y_area + 12 + side / 2).clamp(half, width - half) as i32;
+    area.draw(&Text::new(
+        heading,
+        (middle, (extra_y / 2) as i32 + 8),
+        style,
+    ))
+    .map_err(drawing)?;
     let area = area.margin(28 + extra_y / 2, extra_y - extra_y / 2, extra_x, extra_x);
     let (x_desc, y_desc) = axis_names(panel);
     let mut chart = ChartBuilder::on(&area)
@@ -206,7 +213,7 @@ fn draw_panel(
 }
 
 /// The dots (circles within the band, triangles outside), with `×n` beside a place that `n`
-/// dots share (lie within 3 pixels of its first).
+/// dots share (lie within 3 pixels of its first; counts that would touch are added up).
 fn draw_dots(
     area: &Area<'_>,
     chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<ValueAxis, ValueAxis>>,
@@ -227,10 +234,19 @@ fn draw_dots(
             None => places.push((at, 1)),
         }
     }
+    // A count that would touch another joins it: `×n` then counts the dots around there.
+    let mut counts: Vec<((i32, i32), usize)> = Vec::new();
+    for (at, n) in places.into_iter().filter(|(_, n)| *n > 1) {
+        let touches = |p: &(i32, i32)| (p.0 - at.0).abs() < 18 && (p.1 - at.1).abs() < 12;
+        match counts.iter_mut().find(|(p, _)| touches(p)) {
+            Some((_, m)) => *m += n,
+            None => counts.push((at, n)),
+        }
+    }
     let style = TextStyle::from((FONT, LABEL_SIZE).into_font())
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Bottom));
-    for ((x, y), n) in places.into_iter().filter(|(_, n)| *n > 1) {
+    for ((x, y), n) in counts {
         area.draw(&Text::new(format!("×{n}"), (x + 5, y - 3), style.clone()))
             .map_err(drawing)?;
     }

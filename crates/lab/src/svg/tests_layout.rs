@@ -68,7 +68,7 @@ fn a_bar_chart_of_several_measures_has_a_y_axis_title_per_measure() {
     // One legend for the chart, the keys shared by every label said once per label row.
     assert_eq!(all.iter().filter(|t| *t == "ours").count(), 1);
     assert!(
-        all.contains(&"labels: scheduler/client".to_string()),
+        all.contains(&"labels: scheduler, client".to_string()),
         "{all:?}"
     );
     assert_eq!(svg, grouped_bars(&three_measures()).unwrap());
@@ -80,7 +80,7 @@ fn no_two_points_get_the_same_label() {
     let all = texts(&svg);
     let shown: Vec<&String> = all
         .iter()
-        .filter(|t| t.contains('/') && !t.contains(' '))
+        .filter(|t| t.starts_with("primary-") || t.starts_with("static,"))
         .collect();
     // Three panels side by side, each labelling its four points: four labels, three times each.
     assert_eq!(shown.len(), 12, "{shown:?}");
@@ -88,7 +88,7 @@ fn no_two_points_get_the_same_label() {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), 4, "{shown:?}");
-    assert!(all.contains(&"primary-sequential/primary-random".to_string()));
+    assert!(all.contains(&"primary-sequential, primary-random".to_string()));
     // Stacked in one column (30 points), long labels show once, under the last panel.
     let mut many = three_measures();
     for panel in &mut many.panels {
