@@ -235,13 +235,15 @@ impl ValueFormatter<f64> for ValueAxis {
     }
 }
 
-/// Ticks of a log axis over `[lo, hi]` (in decades): the densest of 1-9, 1-2-3-4-5-6-8, 1-2-5,
-/// 1-3 and 1 times the powers of ten whose ticks stay apart (at most `max`, each at least a
-/// half a `max`-th of the axis from the next), or every few powers of ten over many decades.
+/// Ticks of a log axis over `[lo, hi]` (in decades): the densest of 1-9, 1-2-3-4-5-6-8,
+/// 1-2-3-5, 1-2-5, 1-3 and 1 times the powers of ten whose ticks stay apart (at most `max`,
+/// each at least half a `max`-th of the axis from the next), or every few powers of ten over
+/// many decades.
 fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    const SETS: [&[f64]; 5] = [
+    const SETS: [&[f64]; 6] = [
         &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
         &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0],
+        &[1.0, 2.0, 3.0, 5.0],
         &[1.0, 2.0, 5.0],
         &[1.0, 3.0],
         &[1.0],

@@ -215,8 +215,8 @@ const TITLE_LINE: u32 = 22;
 /// Labels longer than this many characters lose their middle.
 const LONGEST_LABEL: usize = 40;
 /// The widest canvas a chart takes while its content still fits at a readable size: shown
-/// 1,000 to 1,400 pixels wide, its text stays at its size or near it.
-const MAX_WIDTH: u32 = 1400;
+/// 1,000 to 1,400 pixels wide, its labels (10.5 pixels at full size) stay above 8.5.
+const MAX_WIDTH: u32 = 1200;
 /// Positive values spanning more than this ratio (two orders of magnitude) get a log axis.
 pub const WIDE_SPAN: f64 = 100.0;
 

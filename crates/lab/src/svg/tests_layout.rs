@@ -218,6 +218,9 @@ fn wide_spans_get_a_log_axis_that_says_so_with_enough_ticks() {
     let ticks = axis.key_points(BoldPoints(10));
     assert!(ticks.iter().any(|t| *t < 50.0) && ticks.iter().any(|t| *t > 200.0));
     assert!(ticks.len() >= 4, "{ticks:?}");
+    // George's Figure 5, 29 to 1,240: a tick below 50 as well.
+    let ticks = ValueAxis::logarithmic(29.0, 1240.0).key_points(BoldPoints(10));
+    assert!(ticks.iter().any(|t| *t < 50.0), "{ticks:?}");
     // 2,000 to 9,999 grouped as 10,000 is.
     assert_eq!(tick_text(5000.0, 5000.0), "5,000");
     assert_eq!(tick_text(2.5e9, 3e9), "2.5G");
