@@ -2,7 +2,9 @@
 //! measure's rank correlation with the paper, and its share of values within 25% of the paper's,
 //! at each run, as line charts with one line per file and measure. Where a setting was varied over
 //! numbers, the runs lie at their values, so that a reader sees at a glance how far the
-//! agreement rests on one guess of a constant.
+//! agreement rests on one guess of a constant; seeds and combinations of values are points on
+//! their own (named on the axis, not joined), and the y axes cover -1 to 1 and 0 to 100% whatever
+//! the values.
 //!
 //! Pure: the report in, the charts' specifications out ([`crate::svg::line_chart`] draws them).
 
@@ -21,9 +23,18 @@ pub struct AgreementCharts {
     pub within: LineChart,
 }
 
-/// Where each run lies on the x axis, and the axis's label: at its value when one path is varied
-/// and every value is a number, at its seed across seeds, else at its place in the report.
-fn x_positions(r: &AcrossReport) -> (Vec<f64>, String) {
+/// Where the runs lie on the x axis: each run's place, the axis's label, and the names of the
+/// places 1..n when they are categories (empty when x is a number).
+struct Positions {
+    x: Vec<f64>,
+    label: String,
+    names: Vec<String>,
+}
+
+/// Where each run lies on the x axis: at its value when one path is varied and every value is a
+/// number, at its seed across seeds, else at its place in the report, named by its value (or
+/// its combination of values).
+fn x_positions(r: &AcrossReport) -> Positions {
     let n = r.summaries.len();
     let in_order = || (1..=n).map(|k| k as f64).collect();
     match &r.varied {
@@ -34,18 +45,28 @@ fn x_positions(r: &AcrossReport) -> (Vec<f64>, String) {
                 .map(|s| s.parse::<f64>().ok().filter(|x| x.is_finite()))
                 .collect();
             match numbers {
-                Some(x) => (x, v.path.clone()),
-                None => (
-                    in_order(),
-                    format!("{} (its values in the report's order)", v.path),
-                ),
+                Some(x) => Positions {
+                    x,
+                    label: v.path.clone(),
+                    names: Vec::new(),
+                },
+                None => Positions {
+                    x: in_order(),
+                    label: v.path.clone(),
+                    names: v.values.clone(),
+                },
             }
         }
-        Some(v) => (
-            in_order(),
-            format!("combinations of {} (in the report's order)", v.path),
-        ),
-        None => (r.seeds.iter().map(|&s| s as f64).collect(), "seed".into()),
+        Some(v) => Positions {
+            x: in_order(),
+            label: format!("combinations of {}", v.path),
+            names: v.values.clone(),
+        },
+        None => Positions {
+            x: r.seeds.iter().map(|&s| s as f64).collect(),
+            label: "seed".into(),
+            names: Vec::new(),
+        },
     }
 }
 
@@ -62,7 +83,13 @@ pub fn agreement_charts(r: &AcrossReport) -> Option<AgreementCharts> {
     if r.agreement.is_empty() {
         return None;
     }
-    let (x, x_label) = x_positions(r);
+    let Positions {
+        x,
+        label: x_label,
+        names,
+    } = x_positions(r);
+    // Seeds and categories have no order between them to draw a line along.
+    let points_only = r.varied.is_none() || !names.is_empty();
     let ranks = r
         .agreement
         .iter()
@@ -102,6 +129,9 @@ pub fn agreement_charts(r: &AcrossReport) -> Option<AgreementCharts> {
             y_label: "rank correlation".into(),
             log_y: false,
             series: ranks,
+            x_names: names.clone(),
+            points_only,
+            y_range: Some((-1.0, 1.0)),
         },
         within: LineChart {
             title: format!(
@@ -112,6 +142,9 @@ pub fn agreement_charts(r: &AcrossReport) -> Option<AgreementCharts> {
             y_label: "% of the values".into(),
             log_y: false,
             series: within,
+            x_names: names,
+            points_only,
+            y_range: Some((0.0, 100.0)),
         },
     })
 }

@@ -9,6 +9,7 @@ pub mod across;
 pub mod across_plot;
 pub mod catalog;
 pub mod papers;
+pub mod repro_plots;
 pub mod reproduction;
 pub mod trace_request;
 

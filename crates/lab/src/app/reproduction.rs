@@ -23,9 +23,8 @@
 //! headline = "optional: the paper's finding in words, listed at the top of the report"
 //! ```
 
-use std::collections::BTreeMap;
-
-use crate::exec::runner::{run_experiment, RunMemo, RunOptions, RunRecord};
+use crate::app::repro_plots::{agreement_plot, compared, draw};
+use crate::exec::runner::{run_experiment, RunMemo, RunOptions};
 use crate::exec::shard::Exec;
 use crate::input::error::LabError;
 use crate::metric;
@@ -33,10 +32,6 @@ use crate::reproduce::agreement;
 use crate::reproduce::claims::Lookup;
 use crate::reproduce::report::{ClaimRow, PlotRef, PointRow, ReportFile, Verdict};
 use crate::spec::experiment::Experiment;
-use crate::svg::{
-    agreement_chart, grouped_bars, line_chart, AgreementChart, AgreementDot, AgreementPanel,
-    BarGroup, GroupedBars, LineChart, Series, SeriesStyle,
-};
 
 pub use crate::spec::repro_spec::{ClaimSpec, Expect, PlotKind, PlotSpec, Spec};
 
@@ -130,42 +125,6 @@ pub fn reproduce_file(
     })
 }
 
-/// `(ours, paper)` of measure `metric` at each point the file gives the paper's value for.
-fn compared<'a>(rows: &'a [PointRow], metric: &'a str) -> impl Iterator<Item = (f64, f64)> + 'a {
-    rows.iter()
-        .filter(move |r| r.metric == metric)
-        .filter_map(|r| r.paper.map(|p| (r.ours, p)))
-}
-
-/// The agreement plot: a panel per measure of `[reproduce] agreement`, a dot per point, ours
-/// against the paper's (points whose value we could not compute are left out).
-fn agreement_plot(
-    spec: &Spec,
-    rows: &[PointRow],
-    agreement: &[agreement::Agreement],
-) -> Result<String, LabError> {
-    let panels = agreement
-        .iter()
-        .map(|a| AgreementPanel {
-            heading: agreement::heading(a),
-            dots: compared(rows, &a.metric)
-                .filter(|(ours, paper)| ours.is_finite() && paper.is_finite())
-                .map(|(ours, paper)| AgreementDot {
-                    paper,
-                    ours,
-                    within: agreement::within(ours, paper),
-                })
-                .collect(),
-        })
-        .collect();
-    agreement_chart(&AgreementChart {
-        title: spec.title.clone(),
-        band: agreement::BAND,
-        panels,
-    })
-    .map_err(|e| LabError::Internal(format!("agreement plot: {e}")))
-}
-
 /// The compared values: each expected point beside the paper's, or every point's measure when
 /// the file expects none.
 fn point_rows(exp: &Experiment, spec: &Spec, lookup: &Lookup<'_>) -> Vec<PointRow> {
@@ -254,113 +213,4 @@ fn setup_rows(exp: &Experiment, spec: &Spec) -> Vec<(String, String)> {
         ("seed".to_string(), exp.seed.to_string()),
         ("measure".to_string(), spec.metric.clone()),
     ]
-}
-
-/// A line plot's series against the swept parameter `x`: ours and (where the file expects
-/// values) the paper's for each label with the `x` part removed; series with paper values
-/// first, so the i-th ours and i-th paper series share a colour.
-fn line_series(
-    exp: &Experiment,
-    spec: &Spec,
-    x: &str,
-    runs: &[RunRecord],
-    rows: &[PointRow],
-) -> Vec<Series> {
-    let short = x.rsplit('.').next().unwrap_or(x);
-    let mut ours: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let paper: BTreeMap<&str, f64> = rows
-        .iter()
-        .filter_map(|r| Some((r.point.as_str(), r.paper?)))
-        .collect();
-    let mut paper_series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for p in &exp.points {
-        let Some(xv) = p
-            .params
-            .iter()
-            .find(|(k, _)| k == x)
-            .and_then(|(_, v)| v.number())
-        else {
-            continue;
-        };
-        let series: String = p
-            .label
-            .split('/')
-            .filter(|part| !part.starts_with(&format!("{short}=")))
-            .collect::<Vec<_>>()
-            .join("/");
-        if !order.contains(&series) {
-            order.push(series.clone());
-        }
-        if let Some(v) = metric::value(&spec.metric, p, runs) {
-            ours.entry(series.clone()).or_default().push((xv, v));
-        }
-        if let Some(&v) = paper.get(p.label.as_str()) {
-            paper_series.entry(series).or_default().push((xv, v));
-        }
-    }
-    order.sort_by_key(|s| !paper_series.contains_key(s));
-    let mut series = Vec::new();
-    for (set, style, tag) in [
-        (&ours, SeriesStyle::Ours, "ours"),
-        (&paper_series, SeriesStyle::Paper, "paper"),
-    ] {
-        for s in &order {
-            if let Some(pts) = set.get(s) {
-                series.push(Series {
-                    name: format!("{s} ({tag})"),
-                    points: pts.clone(),
-                    style,
-                });
-            }
-        }
-    }
-    series
-}
-
-/// Draws one of a reproduction's plots (see [`PlotKind`]) as an SVG document.
-fn draw(
-    exp: &Experiment,
-    spec: &Spec,
-    ps: &PlotSpec,
-    runs: &[RunRecord],
-    rows: &[PointRow],
-) -> Result<String, LabError> {
-    let y_label = ps.y_label.clone().unwrap_or_else(|| spec.metric.clone());
-    let plot_err = |e: crate::svg::PlotError| LabError::Internal(format!("plot: {e}"));
-    match ps.kind {
-        PlotKind::Line => {
-            let x = ps.x.as_deref().unwrap_or_default();
-            let short = x.rsplit('.').next().unwrap_or(x);
-            line_chart(&LineChart {
-                title: spec.title.clone(),
-                x_label: ps.x_label.clone().unwrap_or_else(|| short.to_string()),
-                y_label,
-                log_y: ps.log_y,
-                series: line_series(exp, spec, x, runs, rows),
-            })
-            .map_err(plot_err)
-        }
-        PlotKind::Bars => grouped_bars(&GroupedBars {
-            title: spec.title.clone(),
-            y_label,
-            groups: rows
-                .iter()
-                .map(|r| BarGroup {
-                    label: r.point.clone(),
-                    ours: r.ours.is_finite().then_some(r.ours),
-                    paper: r.paper,
-                })
-                .collect(),
-        })
-        .map_err(plot_err),
-        PlotKind::Apps => {
-            let paper: Vec<(String, String, f64)> = rows
-                .iter()
-                .filter_map(|r| Some((r.point.clone(), r.metric.clone(), r.paper?)))
-                .collect();
-            crate::results::app_split_chart(&spec.title, &y_label, exp, runs, &paper)
-        }
-        PlotKind::Stacked => crate::results::time_split_chart(&spec.title, exp, runs),
-    }
 }

@@ -106,9 +106,13 @@ impl PlotKind {
         match self {
             PlotKind::Line => {
                 "the metric against the swept parameter `x`, one line per remaining label, \
-                 `log_y` for a logarithmic axis"
+                 `log_y` for a logarithmic axis (also drawn where the values span more than \
+                 100 to 1)"
             }
-            PlotKind::Bars => "ours beside the paper's for each expected point",
+            PlotKind::Bars => {
+                "ours beside the paper's for each expected point, a panel per measure, each \
+                 with its own y axis (logarithmic where its values span more than 100 to 1)"
+            }
             PlotKind::Stacked => "where the machine's time went, per point",
             PlotKind::Apps => {
                 "Gupta's bars: each application's held time split into useful work, cache-miss \

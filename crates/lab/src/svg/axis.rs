@@ -1,4 +1,5 @@
-//! The axes: a value axis (linear or log, with nice ticks) and a category axis.
+//! The axes: a value axis (linear or log, with nice ticks, whole numbers only on an axis of
+//! whole numbers, written compactly) and a category axis.
 
 use super::*;
 
@@ -8,6 +9,69 @@ pub(super) struct ValueAxis {
     pub(super) lo: f64,
     pub(super) hi: f64,
     pub(super) log: bool,
+    /// Ticks at whole numbers only (the values are counts, seeds, threads).
+    pub(super) integer: bool,
+}
+
+/// Whether every value is a whole number (an axis of counts), with at least one value.
+pub(super) fn all_integers(values: &[f64]) -> bool {
+    !values.is_empty() && values.iter().all(|v| v.fract() == 0.0 && v.abs() < 1e15)
+}
+
+/// Whether `values` need a log axis: none negative (nor zero unless `zeros` may be marked
+/// apart), and the positive ones spanning more than [`WIDE_SPAN`] to one.
+pub(super) fn wants_log(values: &[f64], zeros: bool) -> bool {
+    if values.iter().any(|v| *v < 0.0 || (*v == 0.0 && !zeros)) {
+        return false;
+    }
+    let positive: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
+    let (lo, hi) = min_max(&positive);
+    positive.len() >= 2 && hi / lo > WIDE_SPAN
+}
+
+/// The axis description with " (log scale)" added on a log axis.
+pub(super) fn axis_title(label: &str, axis: &ValueAxis) -> String {
+    if axis.log {
+        format!("{label} (log scale)")
+    } else {
+        label.to_string()
+    }
+}
+
+/// The width the tick labels of `axis` take with at most `count` ticks, plus room for the
+/// axis description beside them.
+pub(super) fn label_area(axis: &ValueAxis, count: usize) -> u32 {
+    let widest = axis
+        .key_points(BoldPoints(count))
+        .iter()
+        .map(|v| text_width(&axis.format_ext(v)))
+        .max()
+        .unwrap_or(0);
+    widest + 42
+}
+
+/// A tick's text: thousands grouped from 1,000 up; from a million up (the axis's `magnitude`,
+/// its largest value, decides) in millions, billions or trillions: `2.5G`.
+pub(super) fn tick_text(value: f64, magnitude: f64) -> String {
+    const UNITS: [(f64, &str); 3] = [(1e12, "T"), (1e9, "G"), (1e6, "M")];
+    if value == 0.0 {
+        return "0".to_string();
+    }
+    if magnitude < 1e15 {
+        for (unit, suffix) in UNITS {
+            if magnitude >= unit {
+                return format!("{}{suffix}", format_number(value / unit));
+            }
+        }
+    }
+    let text = format_number(value);
+    let digits = text.trim_start_matches('-');
+    if digits.len() == 4 && digits.chars().all(|c| c.is_ascii_digit()) {
+        let sign = &text[..text.len() - digits.len()];
+        format!("{sign}{},{}", &digits[..1], &digits[1..])
+    } else {
+        text
+    }
 }
 
 impl ValueAxis {
@@ -47,7 +111,17 @@ impl ValueAxis {
         if !(lo.is_finite() && hi.is_finite() && (hi - lo).is_finite()) {
             return Err(PlotError::RangeTooLarge { axis });
         }
-        Ok(ValueAxis { lo, hi, log: false })
+        Ok(ValueAxis {
+            lo,
+            hi,
+            log: false,
+            integer: false,
+        })
+    }
+
+    /// The same axis with ticks at whole numbers only when `integer`.
+    pub(super) fn integer(self, integer: bool) -> Self {
+        ValueAxis { integer, ..self }
     }
 
     /// A log axis over `[min, max]` (both positive), padded by a tenth of a decade.
@@ -60,7 +134,12 @@ impl ValueAxis {
             lo -= 0.1;
             hi += 0.1;
         }
-        ValueAxis { lo, hi, log: true }
+        ValueAxis {
+            lo,
+            hi,
+            log: true,
+            integer: false,
+        }
     }
 
     fn position(&self, value: f64) -> f64 {
@@ -74,6 +153,11 @@ impl ValueAxis {
 
 /// Tick values `k * step` inside `[lo, hi]` with a 1-2-5 step giving at most `max` ticks.
 pub(super) fn nice_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
+    nice_ticks_from(lo, hi, max, 0.0)
+}
+
+/// [`nice_ticks`] with a step of at least `least` (1 on an axis of whole numbers).
+pub(super) fn nice_ticks_from(lo: f64, hi: f64, max: usize, least: f64) -> Vec<f64> {
     if max == 0 || hi.is_nan() || lo.is_nan() || hi <= lo || !(hi - lo).is_finite() {
         return Vec::new();
     }
@@ -83,7 +167,8 @@ pub(super) fn nice_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
         .iter()
         .map(|m| m * base)
         .find(|s| *s >= raw)
-        .unwrap_or(10.0 * base);
+        .unwrap_or(10.0 * base)
+        .max(least);
     if step.is_nan() || step <= 0.0 || !step.is_finite() {
         return Vec::new();
     }
@@ -117,37 +202,11 @@ impl Ranged for ValueAxis {
             return Vec::new();
         }
         let max = hint.max_num_points();
-        if !self.log {
-            return nice_ticks(self.lo, self.hi, max);
-        }
-        let (first, last) = (self.lo.ceil(), self.hi.floor());
-        let decades = (last - first + 1.0).max(0.0);
-        let mut ticks = Vec::new();
-        if decades < 4.0 {
-            // Few decades: 1, 2 and 5 times each power of ten.
-            let mut exponent = self.lo.floor();
-            while exponent <= self.hi.ceil() {
-                for multiple in [1.0, 2.0, 5.0] {
-                    let value = multiple * 10f64.powf(exponent);
-                    let at = value.log10();
-                    if at >= self.lo && at <= self.hi {
-                        ticks.push(value);
-                    }
-                }
-                exponent += 1.0;
-            }
-            if ticks.len() < 2 {
-                return nice_ticks(10f64.powf(self.lo), 10f64.powf(self.hi), max);
-            }
+        if self.log {
+            log_ticks(self.lo, self.hi, max)
         } else {
-            let stride = (decades / max.max(1) as f64).ceil().max(1.0);
-            let mut exponent = first;
-            while exponent <= last {
-                ticks.push(10f64.powf(exponent));
-                exponent += stride;
-            }
+            nice_ticks_from(self.lo, self.hi, max, if self.integer { 1.0 } else { 0.0 })
         }
-        ticks
     }
 
     fn range(&self) -> Range<f64> {
@@ -161,12 +220,70 @@ impl Ranged for ValueAxis {
 
 impl ValueFormatter<f64> for ValueAxis {
     fn format(value: &f64) -> String {
-        format_number(*value)
+        tick_text(*value, value.abs())
     }
 
     fn format_ext(&self, value: &f64) -> String {
-        format_number(*value)
+        // A linear axis writes every tick in the unit its largest one needs; a log axis each in
+        // its own.
+        let magnitude = if self.log {
+            value.abs()
+        } else {
+            self.lo.abs().max(self.hi.abs())
+        };
+        tick_text(*value, magnitude)
     }
+}
+
+/// Ticks of a log axis over `[lo, hi]` (in decades): the densest of 1-9, 1-2-3-4-5-6-8,
+/// 1-2-3-5, 1-2-5, 1-3 and 1 times the powers of ten whose ticks stay apart (at most `max`,
+/// each at least half a `max`-th of the axis from the next), or every few powers of ten over
+/// many decades.
+fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
+    const SETS: [&[f64]; 6] = [
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0],
+        &[1.0, 2.0, 3.0, 5.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 3.0],
+        &[1.0],
+    ];
+    let span = hi - lo;
+    if !(span > 0.0 && span.is_finite()) || max == 0 {
+        return Vec::new();
+    }
+    let gap = span / (2.0 * max as f64);
+    if span <= 4.0 {
+        for set in SETS {
+            let mut ticks: Vec<f64> = Vec::new();
+            let mut exponent = lo.floor();
+            while exponent <= hi.ceil() {
+                for multiple in set {
+                    let value = multiple * 10f64.powf(exponent);
+                    let at = value.log10();
+                    if at >= lo && at <= hi {
+                        ticks.push(value);
+                    }
+                }
+                exponent += 1.0;
+            }
+            let apart = ticks.windows(2).all(|w| w[1].log10() - w[0].log10() >= gap);
+            if ticks.len() >= 2 && ticks.len() <= max && apart {
+                return ticks;
+            }
+        }
+        return nice_ticks(10f64.powf(lo), 10f64.powf(hi), max);
+    }
+    let (first, last) = (lo.ceil(), hi.floor());
+    let decades = (last - first + 1.0).max(0.0);
+    let stride = (decades / max.max(1) as f64).ceil().max(1.0);
+    let mut ticks = Vec::new();
+    let mut exponent = first;
+    while exponent <= last {
+        ticks.push(10f64.powf(exponent));
+        exponent += stride;
+    }
+    ticks
 }
 
 /// `count` categories centred on 0, 1, 2, ... over `[-0.5, count - 0.5]`; no ticks of its own

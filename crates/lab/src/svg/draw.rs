@@ -1,4 +1,5 @@
-//! Drawing pieces the charts share: the SVG canvas, the empty chart, legends, markers and bars.
+//! Drawing pieces the charts share: the SVG canvas, the empty chart, legends, bars and the marks
+//! for a zero or missing value.
 
 use super::*;
 
@@ -16,15 +17,14 @@ where
         draw(&root)?;
         root.present().map_err(drawing)?;
     }
-    Ok(svg)
+    Ok(apply_dashes(svg))
 }
 
 /// A chart that only says why there is nothing to show.
 pub(super) fn empty_chart(title: &str, note: &str) -> Result<String, PlotError> {
-    render((640, 240), |root| {
-        let area = root
-            .titled(&shorten_to(title, LONGEST_TITLE), (FONT, TITLE_SIZE))
-            .map_err(drawing)?;
+    let width = width_for_title(title, 640);
+    render((width, 160 + title_height(title, width)), |root| {
+        let area = draw_title(root, title)?;
         let (width, height) = area.dim_in_pixel();
         let style = TextStyle::from((FONT, AXIS_DESC_SIZE).into_font())
             .color(&BLACK)
@@ -40,66 +40,113 @@ pub(super) fn empty_chart(title: &str, note: &str) -> Result<String, PlotError> 
 
 /// How a legend entry's sample is drawn.
 pub(super) enum Swatch {
-    Line { color: RGBColor, style: SeriesStyle },
-    Fill { color: RGBColor, style: SeriesStyle },
+    /// A line (dashed for the paper's) with its marker; `joined: false` draws the marker alone.
+    Line {
+        color: RGBColor,
+        style: SeriesStyle,
+        shape: Shape,
+        joined: bool,
+    },
+    Fill {
+        color: RGBColor,
+        style: SeriesStyle,
+    },
+    /// A sample of a mark written on the chart (`0`, `n/a`).
+    Mark(&'static str),
 }
 
+/// The legend's width for labels of these lengths (in characters, elided at [`LONGEST_LABEL`]).
 pub(super) fn legend_width(labels: impl Iterator<Item = usize>) -> u32 {
     let longest = labels.max().unwrap_or(0).min(LONGEST_LABEL) as u32;
     (longest * CHAR_WIDTH + 64).clamp(120, 340)
 }
 
-/// Draws legend entries top to bottom at the left of `area`.
+/// Draws one legend sample centred at `(x, y)` (a 32-pixel-wide sample).
+fn draw_swatch(area: &Area<'_>, (x, y): (i32, i32), swatch: &Swatch) -> Result<(), PlotError> {
+    match *swatch {
+        Swatch::Line {
+            color,
+            style,
+            shape,
+            joined,
+        } => {
+            let ends = vec![(x - 16, y), (x + 16, y)];
+            match (joined, style) {
+                (false, _) => {}
+                (true, SeriesStyle::Ours) => area
+                    .draw(&PathElement::new(ends, color.stroke_width(2)))
+                    .map_err(drawing)?,
+                (true, SeriesStyle::Paper) => draw_dashed(area, ends, color, 2, Dash::Paper)?,
+            }
+            draw_marker(area, (x, y), color, style, shape)
+        }
+        Swatch::Fill { color, style } => {
+            draw_bar_rect(area, ((x - 14, y - 7), (x + 14, y + 7)), color, style)
+        }
+        Swatch::Mark(text) => draw_mark(area, (x, y + 6), text, false),
+    }
+}
+
+/// Draws legend entries top to bottom at the left of `area`; labels longer than
+/// [`LONGEST_LABEL`] lose their middle, and no two read the same.
 pub(super) fn draw_legend(area: &Area<'_>, entries: &[(String, Swatch)]) -> Result<(), PlotError> {
     let text = TextStyle::from((FONT, LABEL_SIZE).into_font())
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center));
-    for (index, (label, swatch)) in entries.iter().enumerate() {
+    let names: Vec<String> = entries.iter().map(|(l, _)| l.clone()).collect();
+    let names = distinct_labels(&names, LONGEST_LABEL);
+    for (index, ((_, swatch), name)) in entries.iter().zip(names).enumerate() {
         let y = 30 + 22 * index as i32;
-        match *swatch {
-            Swatch::Line { color, style } => {
-                let stroke = color.stroke_width(2);
-                match style {
-                    SeriesStyle::Ours => {
-                        area.draw(&PathElement::new(vec![(8, y), (40, y)], stroke))
-                            .map_err(drawing)?;
-                    }
-                    SeriesStyle::Paper => {
-                        area.draw(&DashedPathElement::new(vec![(8, y), (40, y)], 7, 4, stroke))
-                            .map_err(drawing)?;
-                    }
-                }
-                draw_marker(area, (24, y), color, style)?;
-            }
-            Swatch::Fill { color, style } => {
-                draw_bar_rect(area, ((10, y - 7), (38, y + 7)), color, style)?;
-            }
-        }
-        area.draw(&Text::new(shorten(label), (48, y), text.clone()))
+        draw_swatch(area, (24, y), swatch)?;
+        area.draw(&Text::new(name, (48, y), text.clone()))
             .map_err(drawing)?;
     }
     Ok(())
 }
 
-/// Ours: filled circle. Paper: hollow square with a white inside.
-pub(super) fn draw_marker(
+/// The width a legend row of these entries takes (see [`draw_legend_row`]).
+pub(super) fn legend_row_width(entries: &[(String, Swatch)]) -> u32 {
+    entries.iter().map(|(l, _)| 60 + text_width(l)).sum()
+}
+
+/// Draws legend entries left to right in one row centred at height `y` of `area`.
+pub(super) fn draw_legend_row(
+    area: &Area<'_>,
+    entries: &[(String, Swatch)],
+    y: i32,
+) -> Result<(), PlotError> {
+    let text = TextStyle::from((FONT, LABEL_SIZE).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let (width, _) = area.dim_in_pixel();
+    let mut x = (width as i32 - legend_row_width(entries) as i32).max(0) / 2;
+    for (label, swatch) in entries {
+        draw_swatch(area, (x + 16, y), swatch)?;
+        area.draw(&Text::new(label.clone(), (x + 40, y), text.clone()))
+            .map_err(drawing)?;
+        x += 60 + text_width(label) as i32;
+    }
+    Ok(())
+}
+
+/// Writes `text` (`0` for a zero bar, `n/a` for a missing value) with its foot at `at`, the
+/// bar's place on the axis: upright when `turned`, in grey.
+pub(super) fn draw_mark(
     area: &Area<'_>,
     at: (i32, i32),
-    color: RGBColor,
-    style: SeriesStyle,
+    text: &str,
+    turned: bool,
 ) -> Result<(), PlotError> {
-    match style {
-        SeriesStyle::Ours => area
-            .draw(&Circle::new(at, 4, color.filled()))
-            .map_err(drawing),
-        SeriesStyle::Paper => {
-            let corners = [(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)];
-            area.draw(&Rectangle::new(corners, WHITE.filled()))
-                .map_err(drawing)?;
-            area.draw(&Rectangle::new(corners, color.stroke_width(2)))
-                .map_err(drawing)
-        }
-    }
+    let style = TextStyle::from((FONT, LABEL_SIZE).into_font()).color(&RGBColor(90, 90, 90));
+    let style = if turned {
+        style
+            .transform(FontTransform::Rotate270)
+            .pos(Pos::new(HPos::Left, VPos::Center))
+    } else {
+        style.pos(Pos::new(HPos::Center, VPos::Bottom))
+    };
+    area.draw(&Text::new(text.to_string(), (at.0, at.1 - 3), style))
+        .map_err(drawing)
 }
 
 /// A bar in pixel coordinates: ours solid; the paper's lighter, hatched and outlined.
@@ -156,8 +203,6 @@ pub(super) fn title_and_legend<'b>(
     title: &str,
     plot_width: u32,
 ) -> Result<(Area<'b>, Area<'b>), PlotError> {
-    let area = root
-        .titled(&shorten_to(title, LONGEST_TITLE), (FONT, TITLE_SIZE))
-        .map_err(drawing)?;
+    let area = draw_title(root, title)?;
     Ok(area.split_horizontally(plot_width))
 }

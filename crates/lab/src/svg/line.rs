@@ -1,4 +1,5 @@
-//! Line charts: ours solid with filled markers, the paper's dashed and hollow.
+//! Line charts: ours solid with filled markers, the paper's dashed and hollow, a marker shape
+//! per series; x a number or a category, y linear or (for wide spans) logarithmic.
 
 use super::*;
 
@@ -38,78 +39,127 @@ fn line_values(spec: &LineChart) -> Result<(Vec<f64>, Vec<f64>), PlotError> {
 /// A line chart's plot.
 type LinePlot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<ValueAxis, ValueAxis>>;
 
-/// Draws one series on `chart` (solid or dashed, sorted by x) with its markers on `root`, in
-/// `color`; returns its legend entry.
+/// Draws one series on `chart` (solid or dashed, sorted by x, or its points alone) with its
+/// markers of `shape` on `root`, in `color`; returns its legend entry.
 fn draw_series(
     root: &Area<'_>,
-    chart: &mut LinePlot<'_, '_>,
+    chart: &LinePlot<'_, '_>,
     series: &Series,
-    color: RGBColor,
+    (color, shape): (RGBColor, Shape),
+    joined: bool,
 ) -> Result<(String, Swatch), PlotError> {
     let mut points = series.points.clone();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let stroke = color.stroke_width(2);
-    match series.style {
-        SeriesStyle::Ours => {
-            chart
-                .draw_series(LineSeries::new(points.iter().copied(), stroke))
-                .map_err(drawing)?;
-        }
-        SeriesStyle::Paper => {
-            chart
-                .draw_series(DashedLineSeries::new(points.clone(), 8, 5, stroke))
-                .map_err(drawing)?;
+    let pixels: Vec<(i32, i32)> = points.iter().map(|p| chart.backend_coord(p)).collect();
+    if joined && pixels.len() > 1 {
+        match series.style {
+            SeriesStyle::Ours => root
+                .draw(&PathElement::new(pixels.clone(), color.stroke_width(2)))
+                .map_err(drawing)?,
+            SeriesStyle::Paper => draw_dashed(root, pixels.clone(), color, 2, Dash::Paper)?,
         }
     }
-    for &point in &points {
-        let at = chart.backend_coord(&point);
-        draw_marker(root, at, color, series.style)?;
+    for &at in &pixels {
+        draw_marker(root, at, color, series.style, shape)?;
     }
     let swatch = Swatch::Line {
         color,
         style: series.style,
+        shape,
+        joined,
     };
-    Ok((series.name.clone(), swatch))
+    let name = if series.name.trim().is_empty() {
+        match series.style {
+            SeriesStyle::Ours => "ours".to_string(),
+            SeriesStyle::Paper => "paper".to_string(),
+        }
+    } else {
+        series.name.clone()
+    };
+    Ok((name, swatch))
 }
 
-/// Draws a line chart: our series solid with filled circles, the paper's dashed with hollow
-/// squares, a legend at the right.
+/// The chart's axes: x linear (whole-number ticks where every x is whole, or the categories
+/// 1..n), y linear or logarithmic (asked for, or where positive values span more than
+/// [`WIDE_SPAN`] to one), covering `y_range` where given.
+fn line_axes(
+    spec: &LineChart,
+    xs: &[f64],
+    ys: &[f64],
+) -> Result<(ValueAxis, ValueAxis), PlotError> {
+    let (mut x_min, mut x_max) = min_max(xs);
+    if !spec.x_names.is_empty() {
+        (x_min, x_max) = (x_min.min(1.0), x_max.max(spec.x_names.len() as f64));
+    }
+    let x_axis = ValueAxis::linear(x_min, x_max, false, "x")?.integer(all_integers(xs));
+    let (mut y_min, mut y_max) = min_max(ys);
+    if let Some((lo, hi)) = spec
+        .y_range
+        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+    {
+        (y_min, y_max) = (y_min.min(lo), y_max.max(hi));
+    }
+    let y_axis = if spec.log_y || wants_log(ys, false) {
+        ValueAxis::logarithmic(y_min, y_max)
+    } else {
+        ValueAxis::linear(y_min, y_max, false, "y")?.integer(all_integers(ys))
+    };
+    Ok((x_axis, y_axis))
+}
+
+/// Draws a line chart: each series with a marker shape of its own, ours solid with filled
+/// markers, the paper's dashed with hollow ones, a legend at the right.
 pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
     let (x_values, y_values) = line_values(spec)?;
     if x_values.is_empty() {
         return empty_chart(&spec.title, "no data");
     }
-    let (x_min, x_max) = min_max(&x_values);
-    let (y_min, y_max) = min_max(&y_values);
-    let x_axis = ValueAxis::linear(x_min, x_max, false, "x")?;
-    let y_axis = if spec.log_y {
-        ValueAxis::logarithmic(y_min, y_max)
+    let (x_axis, y_axis) = line_axes(spec, &x_values, &y_values)?;
+    let names = if spec.x_names.is_empty() {
+        None
     } else {
-        ValueAxis::linear(y_min, y_max, false, "y")?
+        Some(category_labels(&spec.x_names))
     };
-
+    let longest = names
+        .iter()
+        .flat_map(|n| n.labels.iter().map(|l| text_width(l)))
+        .max()
+        .unwrap_or(0);
+    let x_area = if longest > 60 { longest + 44 } else { 48 };
     let legend = legend_width(spec.series.iter().map(|s| s.name.chars().count()));
-    let size = (760 + legend, 480);
+    let width = width_for_title(&spec.title, 760 + legend);
+    let size = (width, 432 + x_area + title_height(&spec.title, width));
     render(size, |root| {
         let (plot_area, legend_area) = title_and_legend(root, &spec.title, size.0 - legend)?;
         let mut chart = ChartBuilder::on(&plot_area)
             .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(76)
+            .x_label_area_size(x_area)
+            .y_label_area_size(label_area(&y_axis, 10))
             .build_cartesian_2d(x_axis, y_axis)
             .map_err(drawing)?;
+        let x_label = match &names {
+            Some(CategoryLabels { parts: Some(p), .. }) => format!("{} ({p})", spec.x_label),
+            _ => spec.x_label.clone(),
+        };
         chart
             .configure_mesh()
-            .x_desc(spec.x_label.as_str())
-            .y_desc(spec.y_label.as_str())
-            .x_labels(10)
+            .x_desc(x_label)
+            .y_desc(axis_title(&spec.y_label, &y_axis))
+            .x_labels(if names.is_some() { 0 } else { 10 })
             .y_labels(10)
             .label_style((FONT, LABEL_SIZE))
             .axis_desc_style((FONT, AXIS_DESC_SIZE))
             .bold_line_style(RGBColor(225, 225, 225))
             .draw()
             .map_err(drawing)?;
-        // Ours and the paper's each take the colours in order.
+        if let Some(names) = &names {
+            let centers: Vec<i32> = (1..=names.labels.len())
+                .map(|k| chart.backend_coord(&(k as f64, y_axis.range().start)).0)
+                .collect();
+            let baseline = chart.backend_coord(&(x_axis.lo, y_axis.range().start)).1;
+            draw_category_labels(root, &names.labels, &centers, baseline, longest > 60)?;
+        }
+        // Ours and the paper's each take the colours and shapes in order.
         let mut entries = Vec::new();
         let (mut ours_seen, mut paper_seen) = (0, 0);
         for series in &spec.series {
@@ -117,9 +167,12 @@ pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
                 SeriesStyle::Ours => &mut ours_seen,
                 SeriesStyle::Paper => &mut paper_seen,
             };
-            let color = LINE_COLORS[*slot % LINE_COLORS.len()];
+            let look = (
+                LINE_COLORS[*slot % LINE_COLORS.len()],
+                SHAPES[*slot % SHAPES.len()],
+            );
             *slot += 1;
-            entries.push(draw_series(root, &mut chart, series, color)?);
+            entries.push(draw_series(root, &chart, series, look, !spec.points_only)?);
         }
         draw_legend(&legend_area, &entries)
     })

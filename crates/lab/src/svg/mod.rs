@@ -3,18 +3,21 @@
 //! Four kinds: [`line_chart`] (e.g. Black's time per synchronization against threads, DiBella's
 //! delay and throughput against service time), [`stacked_bars`] (Gupta's breakdowns of machine
 //! time into useful work, cache-miss stalls, spinning, idling, context switches and kernel time),
-//! [`grouped_bars`] (ours beside the paper's for many points at once) and [`agreement_chart`]
-//! (ours against the paper's, a dot per point, beside the line of equality). Our data is drawn solid
-//! with filled markers; the paper's dashed, hollow, lighter or hatched. Colours come from the
-//! colour-blind-safe Okabe–Ito palette. Output is deterministic: the same input gives the same
+//! [`grouped_bars`] (ours beside the paper's for many points at once, a panel per measure) and
+//! [`agreement_chart`] (ours against the paper's, a dot per point, beside the line of equality).
+//! Our data is drawn solid with filled markers; the paper's dashed, hollow, lighter or hatched;
+//! each line has a marker shape of its own, so that the charts read in greyscale. Colours come
+//! from the colour-blind-safe Okabe–Ito palette. Titles wrap to the canvas, long labels lose
+//! their shared `key=` parts or their middle (never their distinguishing end), a value axis
+//! turns logarithmic (and says so) where positive values span more than two orders of magnitude,
+//! and a zero or missing bar is marked. Output is deterministic: the same input gives the same
 //! string. Empty input draws a chart that says "no data"; NaN or infinite values, negative
 //! stacked segments, non-positive values on a log axis and ranges too wide for `f64` are errors.
 
 use std::ops::Range;
 
-use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, ValueFormatter};
+use plotters::coord::ranged1d::{BoldPoints, KeyPointHint, NoDefaultFormatting, ValueFormatter};
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use thiserror::Error;
@@ -52,10 +55,22 @@ pub struct LineChart {
     pub x_label: String,
     /// Description of the y axis.
     pub y_label: String,
-    /// Draw the y axis logarithmically (all y values must then be positive).
+    /// Draw the y axis logarithmically (all y values must then be positive). Without it the
+    /// axis is still logarithmic where every y is positive and they span more than
+    /// [`WIDE_SPAN`] to one.
     pub log_y: bool,
     /// The lines.
     pub series: Vec<Series>,
+    /// Names of the x positions 1, 2, ... when x is a category (a combination of settings)
+    /// rather than a number: the ticks then name them. Empty: x is a number.
+    #[serde(default)]
+    pub x_names: Vec<String>,
+    /// Draw the points alone, unjoined: for runs that have no order between them (seeds).
+    #[serde(default)]
+    pub points_only: bool,
+    /// A range the y axis covers whatever the values (e.g. -1 to 1 for a correlation).
+    #[serde(default)]
+    pub y_range: Option<(f64, f64)>,
 }
 
 /// One bar of a [`StackedBars`] chart: a value (in percent) per category, bottom to top.
@@ -93,15 +108,23 @@ pub struct BarGroup {
     pub paper: Option<f64>,
 }
 
-/// Our value and the paper's side by side for each of many points.
+/// One measure's panel of a [`GroupedBars`] chart: its own y axis, titled by the measure.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BarPanel {
+    /// Description of the panel's y axis: the measure and its unit.
+    pub y_label: String,
+    /// The groups, left to right.
+    pub groups: Vec<BarGroup>,
+}
+
+/// Our value and the paper's side by side for each of many points, a panel per measure (each
+/// with its own y axis, linear or logarithmic as its values need) under one title and legend.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GroupedBars {
     /// Title above the chart.
     pub title: String,
-    /// Description of the y axis.
-    pub y_label: String,
-    /// The groups, left to right.
-    pub groups: Vec<BarGroup>,
+    /// The panels, in order (laid out in rows, left to right).
+    pub panels: Vec<BarPanel>,
 }
 
 /// Why a chart could not be drawn.
@@ -183,9 +206,19 @@ const LABEL_SIZE: u32 = 13;
 const AXIS_DESC_SIZE: u32 = 14;
 /// Generous width of one character at [`LABEL_SIZE`], for layout.
 const CHAR_WIDTH: u32 = 6;
+/// Generous width of one character at [`AXIS_DESC_SIZE`].
+const DESC_CHAR_WIDTH: u32 = 7;
+/// Generous width of one character of a title at [`TITLE_SIZE`] (plotters draws it at 16 px).
+const TITLE_CHAR_WIDTH: u32 = 10;
+/// The height of one line of a title.
+const TITLE_LINE: u32 = 22;
+/// Labels longer than this many characters lose their middle.
 const LONGEST_LABEL: usize = 40;
-/// Titles longer than this many characters are cut with an ellipsis.
-const LONGEST_TITLE: usize = 100;
+/// The widest canvas a chart takes while its content still fits at a readable size: shown
+/// 1,000 to 1,400 pixels wide, its labels (10.5 pixels at full size) stay above 8.5.
+const MAX_WIDTH: u32 = 1200;
+/// Positive values spanning more than this ratio (two orders of magnitude) get a log axis.
+pub const WIDE_SPAN: f64 = 100.0;
 
 /// The colour blended toward white: `amount` 0 keeps it, 1 gives white.
 fn lighten(color: RGBColor, amount: f64) -> RGBColor {
@@ -197,22 +230,7 @@ fn drawing<E: std::fmt::Display>(err: E) -> PlotError {
     PlotError::Drawing(err.to_string())
 }
 
-/// Cuts a label to [`LONGEST_LABEL`] characters, ending it with an ellipsis if cut.
-fn shorten(label: &str) -> String {
-    shorten_to(label, LONGEST_LABEL)
-}
-
-/// Cuts `label` to `max` characters, ending it with an ellipsis if cut.
-fn shorten_to(label: &str, max: usize) -> String {
-    if label.chars().count() > max {
-        let mut short: String = label.chars().take(max.saturating_sub(1)).collect();
-        short.push('…');
-        short
-    } else {
-        label.to_string()
-    }
-}
-
+/// The width of `text` at [`LABEL_SIZE`], generously estimated.
 fn text_width(text: &str) -> u32 {
     (text.chars().count() as u32).saturating_mul(CHAR_WIDTH)
 }
@@ -220,16 +238,26 @@ fn text_width(text: &str) -> u32 {
 mod axis;
 mod bars;
 mod draw;
+mod grouped;
+mod labels;
 mod line;
+mod marker;
 mod scatter;
 
-pub use bars::{grouped_bars, stacked_bars};
+pub use bars::stacked_bars;
+pub use grouped::grouped_bars;
+pub use labels::{category_labels, distinct_labels, title_lines, CategoryLabels};
 pub use line::line_chart;
 pub use scatter::{agreement_chart, AgreementChart, AgreementDot, AgreementPanel};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_layout;
 
 use axis::*;
+use bars::*;
 use draw::*;
+use labels::*;
 use line::*;
+use marker::*;

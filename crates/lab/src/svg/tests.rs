@@ -1,8 +1,9 @@
-//! Tests of the SVG charts: determinism, empty input, and the errors for bad values.
+//! Tests of the SVG charts: determinism, empty input, and the errors for bad values
+//! (tests_layout.rs checks what a reader sees: panels, labels, titles and ticks).
 use super::*;
 use proptest::prelude::*;
 
-fn black_chart() -> LineChart {
+pub(super) fn black_chart() -> LineChart {
     let threads = [3.0, 4.0, 5.0, 6.0, 7.0];
     let paper_handoff = [413.0, 418.0, 417.0, 421.0, 428.0];
     let paper_strong = [897.0, 1215.0, 1434.0, 1825.0, 2130.0];
@@ -34,6 +35,9 @@ fn black_chart() -> LineChart {
                 style: SeriesStyle::Paper,
             },
         ],
+        x_names: Vec::new(),
+        points_only: false,
+        y_range: None,
     }
 }
 
@@ -77,10 +81,10 @@ fn gupta_bars() -> StackedBars {
 }
 
 fn dibella_groups(count: usize) -> GroupedBars {
-    GroupedBars {
-        title: "DiBella 1992, Table 4: delay".into(),
-        y_label: "ms per request".into(),
-        groups: (0..count)
+    one_panel(
+        "DiBella 1992, Table 4: delay",
+        "ms per request",
+        (0..count)
             .map(|i| BarGroup {
                 label: format!("Primary/Sequential:Primary/Fixed #{i}"),
                 ours: Some(3.0 + i as f64 * 0.1),
@@ -91,6 +95,17 @@ fn dibella_groups(count: usize) -> GroupedBars {
                 },
             })
             .collect(),
+    )
+}
+
+/// A bar chart of one panel.
+pub(super) fn one_panel(title: &str, y_label: &str, groups: Vec<BarGroup>) -> GroupedBars {
+    GroupedBars {
+        title: title.into(),
+        panels: vec![BarPanel {
+            y_label: y_label.into(),
+            groups,
+        }],
     }
 }
 
@@ -150,18 +165,19 @@ fn grouped_bars_are_svg_and_turn_long_labels() {
         &svg,
         &["ours", "paper", "Primary/Sequential:Primary/Fixed #29"],
     );
-    // The y-axis description is always turned; turned group labels add one each.
-    assert_eq!(svg.matches("rotate(270").count(), 31);
+    // The y-axis description is always turned; turned group labels add one each, and so does
+    // the `n/a` of each of the 10 missing paper values.
+    assert_eq!(svg.matches("rotate(270").count(), 41);
     assert_eq!(svg, grouped_bars(&dibella_groups(30)).unwrap());
-    let few = grouped_bars(&GroupedBars {
-        title: "short".into(),
-        y_label: "x".into(),
-        groups: vec![BarGroup {
+    let few = grouped_bars(&one_panel(
+        "short",
+        "x",
+        vec![BarGroup {
             label: "a".into(),
             ours: Some(-2.0),
             paper: Some(3.0),
         }],
-    })
+    ))
     .unwrap();
     assert_eq!(few.matches("rotate(270").count(), 1);
 }
@@ -197,7 +213,7 @@ fn bad_values_are_errors() {
         Err(PlotError::WrongSegmentCount { .. })
     ));
     let mut groups = dibella_groups(2);
-    groups.groups[1].ours = Some(f64::INFINITY);
+    groups.panels[0].groups[1].ours = Some(f64::INFINITY);
     assert!(matches!(
         grouped_bars(&groups),
         Err(PlotError::NonFinite { .. })
@@ -216,6 +232,9 @@ fn huge_and_degenerate_ranges_do_not_panic() {
             points,
             style: SeriesStyle::Paper,
         }],
+        x_names: Vec::new(),
+        points_only: false,
+        y_range: None,
     };
     assert!(matches!(
         line_chart(&one(vec![(0.0, -f64::MAX), (1.0, f64::MAX)], false)),
@@ -234,15 +253,15 @@ fn huge_and_degenerate_ranges_do_not_panic() {
         }
     }
     line_chart(&one(vec![(0.0, 1e-300), (1.0, 1e300)], true)).unwrap();
-    grouped_bars(&GroupedBars {
-        title: "t".into(),
-        y_label: "y".into(),
-        groups: vec![BarGroup {
+    grouped_bars(&one_panel(
+        "t",
+        "y",
+        vec![BarGroup {
             label: "a".into(),
             ours: Some(1e300),
             paper: Some(-1e300),
         }],
-    })
+    ))
     .unwrap();
 }
 
@@ -257,7 +276,7 @@ fn ticks_are_nice() {
     assert!(nice_ticks(-3.3, 7.9, 10).contains(&0.0));
 }
 
-fn agreement() -> AgreementChart {
+pub(super) fn agreement() -> AgreementChart {
     let dot = |paper: f64, ours: f64| AgreementDot {
         paper,
         ours,
@@ -269,10 +288,12 @@ fn agreement() -> AgreementChart {
         panels: vec![
             AgreementPanel {
                 heading: "delay: 2 of 3 within 25%, rank 0.5".into(),
+                unit: "ms per request".into(),
                 dots: vec![dot(8.17, 6.68), dot(4.95, 6.14), dot(2.89, 2.0)],
             },
             AgreementPanel {
                 heading: "throughput: 3 of 3 within 25%, rank 1".into(),
+                unit: String::new(),
                 dots: vec![dot(5.66, 5.59), dot(6.31, 6.31), dot(6.58, 6.54)],
             },
         ],
@@ -289,14 +310,15 @@ fn agreement_chart_draws_a_dot_per_point_and_each_panels_heading() {
             "DiBella 1992",
             "delay: 2 of 3 within 25%",
             "throughput: 3 of 3",
-            "paper",
-            "ours",
-            "blue within 25% of the paper",
+            "paper, ms per request",
+            "ours, ms per request",
+            "blue circle within 25% of the paper",
         ],
     );
-    assert_eq!(svg.matches("<circle").count(), 6);
-    // Within the band blue, outside vermillion: 8.17 -> 6.68 (-18%) and 4.95 -> 6.14 (+24%)
-    // inside, 2.89 -> 2.0 (-31%) outside.
+    // A dot per point: within the band a blue circle, outside a vermillion triangle: 8.17 ->
+    // 6.68 (-18%) and 4.95 -> 6.14 (+24%) inside, 2.89 -> 2.0 (-31%) outside.
+    assert_eq!(svg.matches("<circle").count(), 5);
+    assert_eq!(svg.matches("<polygon").count(), 1);
     assert_eq!(
         svg.matches("#D55E00").count(),
         1,
@@ -304,7 +326,8 @@ fn agreement_chart_draws_a_dot_per_point_and_each_panels_heading() {
     );
     // The lines of equality, and the band's edges in dashes in the delay panel (the throughput
     // panel's fall outside it).
-    assert!(svg.matches("stroke=\"#787878\"").count() > 10);
+    assert_eq!(svg.matches("stroke=\"#787878\"").count(), 4);
+    assert_eq!(svg.matches("stroke-dasharray=\"6,4\"").count(), 2);
     assert_eq!(svg, agreement_chart(&chart).unwrap());
     // A value that is not a number names its panel and point.
     let mut bad = chart.clone();
@@ -319,6 +342,7 @@ fn agreement_chart_draws_a_dot_per_point_and_each_panels_heading() {
     let empty = AgreementChart {
         panels: vec![AgreementPanel {
             heading: "delay".into(),
+            unit: String::new(),
             dots: vec![],
         }],
         ..chart
@@ -338,6 +362,7 @@ proptest! {
             band,
             panels: vec![AgreementPanel {
                 heading: "m".into(),
+                unit: String::new(),
                 dots: dots.iter().map(|&(paper, ours, within)| AgreementDot { paper, ours, within }).collect(),
             }],
         };
@@ -355,6 +380,9 @@ proptest! {
             y_label: "y".into(),
             log_y,
             series: vec![Series { name: "s".into(), points, style: SeriesStyle::Ours }],
+            x_names: Vec::new(),
+            points_only: false,
+            y_range: None,
         };
         let _ = line_chart(&chart);
     }
@@ -363,15 +391,11 @@ proptest! {
     fn arbitrary_bar_data_never_panics(
         values in prop::collection::vec(prop::option::of(any::<f64>()), 0..6),
     ) {
-        let groups = GroupedBars {
-            title: "p".into(),
-            y_label: "y".into(),
-            groups: values.chunks(2).map(|pair| BarGroup {
-                label: "g".into(),
-                ours: pair[0],
-                paper: pair.get(1).copied().flatten(),
-            }).collect(),
-        };
+        let groups = one_panel("p", "y", values.chunks(2).map(|pair| BarGroup {
+            label: "g".into(),
+            ours: pair[0],
+            paper: pair.get(1).copied().flatten(),
+        }).collect());
         let _ = grouped_bars(&groups);
         let stacked = StackedBars {
             title: "p".into(),
