@@ -247,6 +247,9 @@ pub(crate) fn draw(
     runs: &[RunRecord],
     rows: &[PointRow],
 ) -> Result<String, LabError> {
+    // The plot's own title where the file gives one (a plot showing one of the file's
+    // measures), else the file's.
+    let title = ps.title.clone().unwrap_or_else(|| spec.title.clone());
     let y_label = ps
         .y_label
         .clone()
@@ -257,10 +260,11 @@ pub(crate) fn draw(
             let x = ps.x.as_deref().unwrap_or_default();
             let short = x.rsplit('.').next().unwrap_or(x);
             line_chart(&LineChart {
-                title: spec.title.clone(),
+                title,
                 x_label: ps.x_label.clone().unwrap_or_else(|| short.to_string()),
                 y_label,
                 log_y: ps.log_y,
+                log_x: ps.log_x,
                 series: line_series(exp, spec, x, runs, rows),
                 x_names: Vec::new(),
                 points_only: false,
@@ -269,7 +273,7 @@ pub(crate) fn draw(
             .map_err(plot_err)
         }
         PlotKind::Bars => grouped_bars(&GroupedBars {
-            title: spec.title.clone(),
+            title,
             panels: bar_panels(spec, rows),
         })
         .map_err(plot_err),
@@ -278,8 +282,8 @@ pub(crate) fn draw(
                 .iter()
                 .filter_map(|r| Some((r.point.clone(), r.metric.clone(), r.paper?)))
                 .collect();
-            crate::results::app_split_chart(&spec.title, &y_label, exp, runs, &paper)
+            crate::results::app_split_chart(&title, &y_label, exp, runs, &paper)
         }
-        PlotKind::Stacked => crate::results::time_split_chart(&spec.title, exp, runs),
+        PlotKind::Stacked => crate::results::time_split_chart(&title, exp, runs),
     }
 }

@@ -107,7 +107,7 @@ impl PlotKind {
             PlotKind::Line => {
                 "the metric against the swept parameter `x`, one line per remaining label, \
                  `log_y` for a logarithmic axis (also drawn where the values span more than \
-                 100 to 1)"
+                 100 to 1), `log_x` for a logarithmic x axis"
             }
             PlotKind::Bars => {
                 "ours beside the paper's for each expected point, a panel per measure, each \
@@ -174,6 +174,13 @@ pub struct PlotSpec {
     /// Logarithmic y axis (line plots).
     #[serde(default)]
     pub log_y: bool,
+    /// Logarithmic x axis (line plots): for a parameter that doubles (processors 1 to 256).
+    #[serde(default)]
+    pub log_x: bool,
+    /// The plot's title, where it shows less than the file's title names (default: the file's
+    /// title).
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 /// A value the paper reports for one point.

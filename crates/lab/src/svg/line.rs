@@ -23,6 +23,12 @@ fn line_values(spec: &LineChart) -> Result<(Vec<f64>, Vec<f64>), PlotError> {
             if !y.is_finite() {
                 return Err(PlotError::NonFinite { what: what("y") });
             }
+            if spec.log_x && x <= 0.0 {
+                return Err(PlotError::NonPositiveOnLogScale {
+                    what: what("x"),
+                    value: format_number(x),
+                });
+            }
             if spec.log_y && y <= 0.0 {
                 return Err(PlotError::NonPositiveOnLogScale {
                     what: what("y"),
@@ -80,7 +86,7 @@ fn draw_series(
 }
 
 /// The chart's axes: x linear (whole-number ticks where every x is whole, or the categories
-/// 1..n), y linear or logarithmic (asked for, or where positive values span more than
+/// 1..n) or logarithmic (asked for), y linear or logarithmic (asked for, or where positive values span more than
 /// [`WIDE_SPAN`] to one), covering `y_range` where given.
 fn line_axes(
     spec: &LineChart,
@@ -91,7 +97,11 @@ fn line_axes(
     if !spec.x_names.is_empty() {
         (x_min, x_max) = (x_min.min(1.0), x_max.max(spec.x_names.len() as f64));
     }
-    let x_axis = ValueAxis::linear(x_min, x_max, false, "x")?.integer(all_integers(xs));
+    let x_axis = if spec.log_x && spec.x_names.is_empty() {
+        ValueAxis::logarithmic(x_min, x_max)
+    } else {
+        ValueAxis::linear(x_min, x_max, false, "x")?.integer(all_integers(xs))
+    };
     let (mut y_min, mut y_max) = min_max(ys);
     if let Some((lo, hi)) = spec
         .y_range
@@ -139,7 +149,7 @@ pub fn line_chart(spec: &LineChart) -> Result<String, PlotError> {
             .map_err(drawing)?;
         let x_label = match &names {
             Some(CategoryLabels { parts: Some(p), .. }) => format!("{} ({p})", spec.x_label),
-            _ => spec.x_label.clone(),
+            _ => axis_title(&spec.x_label, &x_axis),
         };
         chart
             .configure_mesh()

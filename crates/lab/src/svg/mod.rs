@@ -59,6 +59,10 @@ pub struct LineChart {
     /// axis is still logarithmic where every y is positive and they span more than
     /// [`WIDE_SPAN`] to one.
     pub log_y: bool,
+    /// Draw the x axis logarithmically (all x values must then be positive): for counts that
+    /// double (processors 1 to 256).
+    #[serde(default)]
+    pub log_x: bool,
     /// The lines.
     pub series: Vec<Series>,
     /// Names of the x positions 1, 2, ... when x is a category (a combination of settings)

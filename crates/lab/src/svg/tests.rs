@@ -13,6 +13,7 @@ pub(super) fn black_chart() -> LineChart {
         x_label: "threads".into(),
         y_label: "µs per synchronization".into(),
         log_y: false,
+        log_x: false,
         series: vec![
             Series {
                 name: "handoff (ours)".into(),
@@ -227,6 +228,7 @@ fn huge_and_degenerate_ranges_do_not_panic() {
         x_label: "x".into(),
         y_label: "y".into(),
         log_y,
+        log_x: false,
         series: vec![Series {
             name: "s".into(),
             points,
@@ -379,6 +381,7 @@ proptest! {
             x_label: "x".into(),
             y_label: "y".into(),
             log_y,
+            log_x: false,
             series: vec![Series { name: "s".into(), points, style: SeriesStyle::Ours }],
             x_names: Vec::new(),
             points_only: false,

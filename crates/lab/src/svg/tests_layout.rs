@@ -137,6 +137,7 @@ fn titles_wrap_within_the_canvas_and_lose_nothing() {
         x_label: "x".into(),
         y_label: "y".into(),
         log_y: false,
+        log_x: false,
         series: if series {
             vec![Series {
                 name: "s".into(),
@@ -184,6 +185,7 @@ fn whole_number_axes_have_whole_number_ticks() {
         x_label: "seed".into(),
         y_label: "rank correlation".into(),
         log_y: false,
+        log_x: false,
         series: vec![Series {
             name: "t: delay".into(),
             points: vec![(1.0, 0.98), (2.0, 0.982), (3.0, 0.989)],
@@ -279,6 +281,7 @@ fn series_have_their_own_marker_shapes_and_names() {
         x_label: "x".into(),
         y_label: "y".into(),
         log_y: false,
+        log_x: false,
         series: vec![series("", 1.0), series("b", 2.0), series("c", 3.0)],
         x_names: Vec::new(),
         points_only: false,
@@ -320,4 +323,37 @@ fn the_agreement_plot_is_square() {
         .collect();
     let (dx, dy) = (ends[1].0 - ends[0].0, ends[0].1 - ends[1].1);
     assert!(dx > 200 && (dx - dy).abs() <= 2, "{ends:?}");
+}
+
+#[test]
+fn a_doubling_parameter_can_have_a_log_x_axis() {
+    let chart = |log_x: bool, first: f64| LineChart {
+        title: "processors".into(),
+        x_label: "processors".into(),
+        y_label: "ms".into(),
+        log_y: false,
+        log_x,
+        series: vec![Series {
+            name: "central".into(),
+            points: [first, 2.0, 4.0, 16.0, 64.0, 256.0]
+                .iter()
+                .map(|&p| (p, 100.0 + p))
+                .collect(),
+            style: SeriesStyle::Ours,
+        }],
+        x_names: Vec::new(),
+        points_only: false,
+        y_range: None,
+    };
+    let all = texts(&line_chart(&chart(true, 1.0)).unwrap());
+    assert!(all.iter().any(|t| t == "processors (log scale)"), "{all:?}");
+    assert!(
+        all.iter().any(|t| t == "10") && all.iter().any(|t| t == "100"),
+        "{all:?}"
+    );
+    let linear = texts(&line_chart(&chart(false, 1.0)).unwrap());
+    assert!(linear.iter().any(|t| t == "processors"), "{linear:?}");
+    // Zero has no place on a log axis: refused, naming the point.
+    let e = line_chart(&chart(true, 0.0)).unwrap_err();
+    assert!(e.to_string().contains("x"), "{e}");
 }
