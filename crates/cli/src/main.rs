@@ -355,13 +355,21 @@ fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total as u64);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, about {eta} left {wide_msg}",
-    ) {
+    // No count of runs until there are some (a bar staged later): "0/0 runs" while planning.
+    let template = if total == 0 {
+        "{spinner} [{elapsed_precise}] {wide_msg}"
+    } else {
+        RUNS_TEMPLATE
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
     bar
 }
+
+/// The bar's look once it counts runs.
+const RUNS_TEMPLATE: &str =
+    "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, about {eta} left {wide_msg}";
 
 /// The terminal as the lab's [`Console`]: results on stdout, notes on stderr, and a progress
 /// bar on stderr (drawn only when it is a terminal; none with --quiet).
@@ -408,6 +416,9 @@ impl Console for Terminal {
     fn stage(&self, total: usize, name: &str) {
         self.with_bar(|bar| {
             bar.reset();
+            if let Ok(style) = ProgressStyle::with_template(RUNS_TEMPLATE) {
+                bar.set_style(style);
+            }
             bar.set_length(total as u64);
             bar.set_message(name.to_string());
         });
