@@ -28,7 +28,7 @@ pub(super) fn wrap(text: &str, max: usize) -> Vec<String> {
 }
 
 /// The lines a title takes on a canvas `width` pixels wide, each within it (estimated at
-/// [`TITLE_CHAR_WIDTH`] a character, 10 pixels clear of each edge).
+/// `TITLE_CHAR_WIDTH` a character, 10 pixels clear of each edge).
 pub fn title_lines(title: &str, width: u32) -> Vec<String> {
     let max = (width.saturating_sub(20) / TITLE_CHAR_WIDTH) as usize;
     let lines = wrap(title, max);
@@ -95,7 +95,7 @@ const SHORT_ENOUGH: usize = 30;
 /// Shortens category labels: long labels whose `/`-separated parts share their keys keep only
 /// the values, joined by `, ` (`scheduler=static/client=random` becomes `static, random`, and
 /// `parts` says `scheduler, client`; not `/`, which would make `1/16` of `q=1/n=16`), and what
-/// is still longer than [`LONGEST_LABEL`] loses its middle; two different labels never come out
+/// is still longer than `LONGEST_LABEL` loses its middle; two different labels never come out
 /// the same.
 pub fn category_labels(labels: &[String]) -> CategoryLabels {
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
