@@ -192,6 +192,7 @@ impl Simulation {
         });
         let target = self.sched.enqueue(t, Enqueue::New, &self.cx);
         self.place(target);
+        self.preempt_for_ready(t);
         t
     }
 }

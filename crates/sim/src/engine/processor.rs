@@ -358,6 +358,11 @@ impl Simulation {
     /// Takes `t` off processor `p` (the caller decides where it goes).
     pub(super) fn leave(&mut self, p: usize, t: ThreadId) {
         debug_assert_eq!(self.procs[p].thread, Some(t));
+        if self.measured {
+            if let Some(l) = self.cx.cold[t.index()].ledger.as_deref_mut() {
+                l.left(self.cx.now);
+            }
+        }
         self.procs[p].thread = None;
         self.cx.set_running(p, None);
         if let Some(w) = self.wait_of(t.index()) {
@@ -416,7 +421,15 @@ impl Simulation {
         }
         let target = self.sched.enqueue(t, why, &self.cx);
         self.place(target);
-        if why == Enqueue::Woken && self.no_idle_processor() {
+        if why == Enqueue::Woken {
+            self.preempt_for_ready(t);
+        }
+    }
+
+    /// A thread woken or created (an arrival, a spawn) with no idle processor to take it may
+    /// preempt a running one, if the policy says so.
+    pub(super) fn preempt_for_ready(&mut self, t: ThreadId) {
+        if self.no_idle_processor() {
             if let Some(p) = self.sched.preempt_for(t, &self.cx) {
                 self.interrupt(p.index());
             }

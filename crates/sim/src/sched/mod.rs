@@ -460,8 +460,9 @@ pub trait Scheduler {
         (reply, cx.machine.kernel.yield_call)
     }
 
-    /// After `t` was enqueued as woken and no idle processor took it: a running processor to
-    /// preempt in its favour, if the policy preempts on wake-up.
+    /// After `t` was enqueued as woken or new (created: an arrival, a spawn) and no idle
+    /// processor took it: a running processor to preempt in its favour, if the policy preempts
+    /// when a thread becomes ready.
     fn preempt_for(&mut self, _t: ThreadId, _cx: &SchedCtx) -> Option<ProcId> {
         None
     }

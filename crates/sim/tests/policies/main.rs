@@ -121,6 +121,33 @@ fn mach_notices_a_more_important_thread_at_the_next_tick_or_at_once_with_ipis() 
     assert!(at_once < 3_000_000, "{at_once}");
 }
 
+#[test]
+fn mach_with_ipis_preempts_at_once_for_an_arriving_job_too() {
+    // The same as a woken thread, for a job of an open workload arriving between two ticks
+    // behind a long CPU-bound thread (with no usage yet it is the more important): at once with
+    // interrupts, at the next tick without (they waited alike, a new-user probe found).
+    let done = |ipi: bool| {
+        let mut m = machine(1);
+        m.tick_cycles = 1_000_000;
+        let mut sim = build("mach", &format!("ipi = {ipi}\nquantum_ticks = 10"), m);
+        let bg = sim.add_task("background");
+        let job = sim.add_task("job");
+        sim.spawn(bg, Box::new(Script::new([Op::Compute(1_000_000_000)])))
+            .unwrap();
+        // After the background has run long enough to fall below a fresh thread's priority.
+        sim.spawn_at(
+            300_500_000,
+            job,
+            Box::new(Script::new([Op::Compute(100_000)])),
+        )
+        .unwrap();
+        run(sim).apps[1].completion_cycles
+    };
+    let (at_tick, at_once) = (done(false), done(true));
+    assert!(at_tick >= 301_000_000 + 100_000, "{at_tick}");
+    assert!(at_once < 301_000_000, "{at_once} (at the tick: {at_tick})");
+}
+
 /// Threads that compute and block in turn, more of them than processors: where each is
 /// rescheduled is the policy's choice.
 fn blocking_mix(sim: &mut Simulation, threads: u32) {
