@@ -17,6 +17,10 @@ use crate::recorded::Recorded;
 pub(crate) struct ThreadLedger {
     /// When its pending wake-up happened (`None`: not woken since it last ran).
     pub(crate) woken_at: Option<Cycles>,
+    /// A wake-up whose dispatch has not yet been seen to run: when it woke, and when its
+    /// dispatch's kernel work and switch end. It counts once the thread runs past that; a
+    /// thread preempted at the end of its switch has not run, and its wake-up stays pending.
+    pub(crate) starting: Option<(Cycles, Cycles)>,
     /// Times it was put on a processor.
     pub(crate) dispatches: u64,
     /// The wake-to-run latency of each wake-up, cycles, in a bounded log-bucket histogram
@@ -25,12 +29,30 @@ pub(crate) struct ThreadLedger {
 }
 
 impl ThreadLedger {
-    /// The thread runs from `at`: a dispatch, and a wake-up's latency if one is pending.
+    /// The thread runs from `at`: a dispatch, and a wake-up's latency if one is pending,
+    /// counted once it is seen to run ([`ThreadLedger::left`]). A dispatch of the thread again
+    /// without its leaving shows the last one ran.
     #[inline]
     pub(crate) fn ran(&mut self, at: Cycles) {
         self.dispatches += 1;
+        if let Some((w, from)) = self.starting.take() {
+            self.latencies.record(from.saturating_sub(w));
+        }
         if let Some(w) = self.woken_at.take() {
-            self.latencies.record(at.saturating_sub(w));
+            self.starting = Some((w, at));
+        }
+    }
+
+    /// The thread leaves its processor at `now` (or the run ends): a wake-up whose dispatch ran
+    /// past its switch counts, one preempted before it ran stays pending for the next dispatch.
+    #[inline]
+    pub(crate) fn left(&mut self, now: Cycles) {
+        if let Some((w, from)) = self.starting.take() {
+            if now > from {
+                self.latencies.record(from.saturating_sub(w));
+            } else {
+                self.woken_at = Some(w);
+            }
         }
     }
 }
@@ -140,6 +162,7 @@ mod tests {
         l.ran(310);
         l.woken_at = Some(400);
         l.ran(400 + (1 << 33)); // longer than 2^32 cycles: its bucket's midpoint, at most max
+        l.left(401 + (1 << 33)); // it ran: its wake-up counts
         let r = report(3, &l, 77, |c| c as f64);
         assert_eq!(
             (r.rank, r.dispatches, r.wakeups, r.runtime_cycles),
@@ -156,5 +179,21 @@ mod tests {
             (3, 10.0, (1u64 << 33) as f64)
         );
         assert_eq!(all.p50, Some(30.0));
+    }
+
+    #[test]
+    fn a_wake_up_counts_when_its_thread_runs_not_when_a_switch_to_it_is_cut_short() {
+        let mut l = ThreadLedger {
+            woken_at: Some(100),
+            ..ThreadLedger::default()
+        };
+        l.ran(150); // dispatched: its switch ends at 150
+        l.left(150); // preempted at the end of the switch: it never ran
+        assert_eq!(l.latencies.count(), 0);
+        assert_eq!(l.woken_at, Some(100), "the wake-up is still pending");
+        l.ran(900);
+        l.left(1000);
+        assert_eq!((l.latencies.count(), l.latencies.sum()), (1, 800));
+        assert_eq!(l.dispatches, 2);
     }
 }

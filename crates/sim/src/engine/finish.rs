@@ -23,10 +23,13 @@ impl Simulation {
         let mut reports: Vec<Vec<ThreadReport>> = vec![Vec::new(); n];
         let mut all: Vec<LogHistogram> = vec![LogHistogram::default(); n];
         let machine = &self.cx.machine;
+        let now = self.cx.now;
         for (slot, cold) in self.cx.threads.iter().zip(&mut self.cx.cold) {
-            let Some(ledger) = cold.ledger.take() else {
+            let Some(mut ledger) = cold.ledger.take() else {
                 continue;
             };
+            // A thread still on a processor at the end: its last wake-up counts if it ran.
+            ledger.left(now);
             let k = slot.info.task.index();
             all[k].merge(&ledger.latencies);
             let r = report(slot.info.rank, &ledger, slot.info.cpu_cycles, |c| {
