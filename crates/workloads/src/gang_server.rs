@@ -1,7 +1,9 @@
 //! Black's processor allocation server (Black 1990, section 6: the `cpu_server`, a batch
 //! scheduler for processors): applications ask a server process for processors for a time; the
-//! server grants requests first-come first-served, greedily, never more than `max_fraction` of
-//! the machine nor longer than `max_minutes` per request (75% and 15 minutes in the paper), by
+//! server grants requests first-come first-served, greedily, from a pool of `max_fraction` of
+//! the machine (what all its grants together may hold), and no request longer than
+//! `max_minutes` (75% and 15 minutes in the paper: "a maximum allocation of 75% of the machine
+//! for at most 15 minutes at a time"), by
 //! creating a processor set, assigning the processors to it and replying; the application
 //! assigns itself to the set, runs, and returns the processors, which go back to the default
 //! set. The request and reply travel as messages on ports; their contents are shared program
@@ -134,7 +136,11 @@ impl Workload for GangServer {
                 shared: shared.clone(),
                 port: server_port,
                 replies: replies.clone(),
-                free: (1..m.processors).map(ProcId).collect(),
+                // The server's processors: `max_fraction` of the machine in all ("a maximum
+                // allocation of 75% of the machine"), the highest numbered, never processor 0.
+                free: (m.processors - self.limits(m.processors, &m).max_processors..m.processors)
+                    .map(ProcId)
+                    .collect(),
                 held: vec![Vec::new(); self.clients as usize],
                 fcfs: VecDeque::new(),
                 pending: VecDeque::new(),
@@ -341,12 +347,15 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "gang-server",
     summary: "Black's processor allocation server granting processor sets to applications",
     description: "A server process grants applications processors for a time, first come first \
-                  served and greedily, at most `max_fraction` of the machine and `max_minutes` \
-                  per request, by creating a processor set and assigning processors to it. Each \
-                  client sends one request (`spacing_ms` apart), assigns itself to its set, \
-                  computes `hold_ms` and gives the processors back. Clients record latency_ms \
-                  (request to running on the set) or refused; the server records allocated. \
-                  Needs a policy with processor sets (mach).",
+                  served and greedily, at most `max_fraction` of the machine in all its grants \
+                  together and `max_minutes` per request, by creating a processor set and \
+                  assigning processors to it. Each client is one thread: it sends one request \
+                  (`spacing_ms` apart), assigns itself to its set, computes `hold_ms` on one of \
+                  its processors (the others stand idle: the cost of a gang to the machine) and \
+                  gives the processors back. The server may assign the processor it runs on and \
+                  then wait for a time-shared one. Clients record latency_ms (request to \
+                  running on the set) or refused; the server records allocated (the processors \
+                  its grants hold, at each grant). Needs a policy with processor sets (mach).",
     paper: "Black 1990 section 6 (the cpu_server gang allocator)",
     params: &[
         ParamInfo {
@@ -449,10 +458,12 @@ mod tests {
     }
 
     #[test]
-    fn grants_fill_the_machine_greedily_and_never_past_it() {
-        // Six requests of 5 at once on 16 processors: three fit beside processor 0, the rest wait.
+    fn grants_fill_the_servers_share_greedily_and_never_past_it() {
+        // Six requests of 5 at once on 16 processors: two fit in the server's 75% (12), the rest
+        // wait (the share held in all, not per request: three fitted beside processor 0, 15 of
+        // 16, until a new-user probe found it).
         let app = run(&server(6, 5));
-        assert_eq!(app.recorded["allocated"].max, 15.0);
+        assert_eq!(app.recorded["allocated"].max, 10.0);
         assert_eq!(app.recorded["latency_ms"].count, 6);
         // The waiting half got its processors only after a first holder gave them back.
         assert!(app.recorded["latency_ms"].max > 50.0);
