@@ -453,3 +453,39 @@ fn the_report_shows_each_files_agreement_and_the_pooled_counts() {
     assert!(!render_paper(&plain).contains("Agreement"));
     assert!(!serde_json::to_string(&plain).unwrap().contains("agreement"));
 }
+
+/// A reproduction whose measures read `wake_lat_us` measures every point's threads, so the
+/// latencies exist for any workload (only rt-app's were measured: a synthetic workload's gave
+/// NaN and an error verdict, found by a new-user probe), and such points are not taken for the
+/// same runs as points that do not measure them.
+#[test]
+fn a_reproduction_reading_wake_latencies_measures_the_threads() {
+    let base = synthetic("metric = \"app_done_ms:A\"").replace(
+        "bursts = 2",
+        "bursts = 4\nblock = { dist = \"fixed\", value = 5000 }",
+    );
+    let plain = load(&base, 1.0).unwrap();
+    let with = load(
+        &base.replace(
+            "metric = \"app_done_ms:A\"",
+            "metric = \"recorded_mean:A:wake_lat_us\"",
+        ),
+        1.0,
+    )
+    .unwrap();
+    assert!(plain.points.iter().all(|p| !p.measure_threads));
+    assert!(with.points.iter().all(|p| p.measure_threads));
+    assert_ne!(plain.points[0].key, with.points[0].key);
+    let runs = smpsched_lab::run_experiment(
+        &with,
+        &smpsched_lab::RunOptions {
+            jobs: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for r in &runs {
+        let lat = r.report.apps[0].recorded["wake_lat_us"];
+        assert_eq!(lat.count, 2 * 3, "two threads, three wake-ups each");
+    }
+}

@@ -107,7 +107,9 @@ pub const MEASURES: &[Measure] = &[
     Measure::machine(
         "switches_per_slice",
         Unit::Rate,
-        "context switches per time slice per processor",
+        "context switches per time slice per processor (the policy's own slice: to \
+         compare policies with different slices, divide `results.csv`'s `context_switches` \
+         by the elapsed time)",
         |_, r| Some(r.apps.iter().map(|a| a.switches_per_slice_per_proc).sum()),
     ),
     Measure::machine(
@@ -367,7 +369,7 @@ pub const MEASURES: &[Measure] = &[
         "app_switches",
         Unit::Rate,
         "the application's context switches per time slice per \
-         processor",
+         processor (the policy's own slice)",
         |_, a| Some(a.switches_per_slice_per_proc),
     )
     .csv("switches_per_slice_per_proc", 11, Unit::Rate, |_, a| {

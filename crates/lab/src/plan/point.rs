@@ -47,6 +47,9 @@ pub struct Point {
     /// resolved document, keys sorted): two points with equal keys simulate identically under
     /// the same seed, so a reproduction runs them once (see [`crate::exec::runner::RunMemo`]).
     pub key: String,
+    /// Measures every application's threads whatever the run's options: a reproduction whose
+    /// measures read `wake_lat_us`, which only measured threads record (part of `key`).
+    pub measure_threads: bool,
 }
 
 impl Point {
@@ -102,7 +105,7 @@ impl Point {
         }
         for app in &self.apps {
             let task = sim.add_task(app.name.clone());
-            if options.per_thread {
+            if options.per_thread || self.measure_threads {
                 sim.measure_threads(task);
             }
             app.workload.install(&mut sim, task)?;

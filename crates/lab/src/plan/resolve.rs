@@ -175,6 +175,7 @@ pub(crate) fn resolve(
         until,
         threads,
         key,
+        measure_threads: false,
     })
 }
 

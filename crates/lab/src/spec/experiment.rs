@@ -187,7 +187,7 @@ impl Experiment {
         // Asked once per file: reading the machine's memory is not free, and a sweep may have
         // many points.
         let memory = budget::available()?;
-        let points = resolve_points(&src, &raw, &base, &scaled, scale, memory)
+        let mut points = resolve_points(&src, &raw, &base, &scaled, scale, memory)
             .map_err(|e| from_settings(e, settings))?;
         // What a workload reads otherwise than written (an rt-app CPU number's fraction), told
         // once however many points build it.
@@ -198,6 +198,18 @@ impl Experiment {
                         notes.push(n);
                     }
                 }
+            }
+        }
+        // A reproduction reading threads' wake-up latencies measures every point's threads
+        // (rt-app's always are; other workloads' only when asked).
+        if raw
+            .reproduce
+            .as_ref()
+            .is_some_and(|t| t.to_string().contains(":wake_lat_us"))
+        {
+            for p in &mut points {
+                p.measure_threads = true;
+                p.key.push_str("\nmeasure_threads");
             }
         }
         let reproduce = match raw.reproduce {
