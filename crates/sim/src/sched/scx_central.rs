@@ -191,7 +191,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
                   the central processor and queued on one central queue; a processor with an \
                   empty local queue asks the central one (kick_cpu), whose dispatch fills the \
                   local queue of every processor that asked and kicks it awake, then takes a \
-                  thread for itself. Threads run without a slice; a timer every millisecond \
+                  thread for itself. Every kick of the central processor preempts the thread it \
+                  runs (as scx_central's SCX_KICK_PREEMPT does), so its own threads run in short \
+                  pieces and it counts more dispatches and preemptions than the others. Threads run without a slice; a timer every millisecond \
                   preempts a processor whose thread ran a whole slice (20 ms) while work waits.",
     paper: "the sched_ext project's scx_central (Linux tools/sched_ext/scx_central.bpf.c)",
     params: &[
