@@ -43,16 +43,24 @@ impl ThreadLedger {
         }
     }
 
-    /// The thread leaves its processor at `now` (or the run ends): a wake-up whose dispatch ran
-    /// past its switch counts, one preempted before it ran stays pending for the next dispatch.
+    /// The thread is preempted at `now` (or the run ends): a dispatch cut short before its
+    /// switch ended did not run it, so its wake-up stays pending for the next dispatch.
     #[inline]
-    pub(crate) fn left(&mut self, now: Cycles) {
-        if let Some((w, from)) = self.starting.take() {
-            if now > from {
-                self.latencies.record(from.saturating_sub(w));
-            } else {
+    pub(crate) fn preempted(&mut self, now: Cycles) {
+        if let Some((w, from)) = self.starting {
+            if now <= from {
+                self.starting = None;
                 self.woken_at = Some(w);
             }
+        }
+    }
+
+    /// The thread leaves its processor (preempted after it ran, blocking, yielding, exiting:
+    /// each an operation it ran, however short): its wake-up counts.
+    #[inline]
+    pub(crate) fn left(&mut self) {
+        if let Some((w, from)) = self.starting.take() {
+            self.latencies.record(from.saturating_sub(w));
         }
     }
 }
@@ -162,7 +170,7 @@ mod tests {
         l.ran(310);
         l.woken_at = Some(400);
         l.ran(400 + (1 << 33)); // longer than 2^32 cycles: its bucket's midpoint, at most max
-        l.left(401 + (1 << 33)); // it ran: its wake-up counts
+        l.left(); // it ran: its wake-up counts
         let r = report(3, &l, 77, |c| c as f64);
         assert_eq!(
             (r.rank, r.dispatches, r.wakeups, r.runtime_cycles),
@@ -188,12 +196,18 @@ mod tests {
             ..ThreadLedger::default()
         };
         l.ran(150); // dispatched: its switch ends at 150
-        l.left(150); // preempted at the end of the switch: it never ran
+        l.preempted(150); // preempted at the end of the switch: it never ran
+        l.left();
         assert_eq!(l.latencies.count(), 0);
         assert_eq!(l.woken_at, Some(100), "the wake-up is still pending");
         l.ran(900);
-        l.left(1000);
+        l.left(); // it blocked at once, in no time: it ran its operation, and counts
         assert_eq!((l.latencies.count(), l.latencies.sum()), (1, 800));
         assert_eq!(l.dispatches, 2);
+        l.woken_at = Some(2000);
+        l.ran(2100);
+        l.preempted(2500); // preempted after it ran: counts
+        l.left();
+        assert_eq!(l.latencies.count(), 2);
     }
 }

@@ -29,7 +29,8 @@ impl Simulation {
                 continue;
             };
             // A thread still on a processor at the end: its last wake-up counts if it ran.
-            ledger.left(now);
+            ledger.preempted(now);
+            ledger.left();
             let k = slot.info.task.index();
             all[k].merge(&ledger.latencies);
             let r = report(slot.info.rank, &ledger, slot.info.cpu_cycles, |c| {

@@ -360,7 +360,7 @@ impl Simulation {
         debug_assert_eq!(self.procs[p].thread, Some(t));
         if self.measured {
             if let Some(l) = self.cx.cold[t.index()].ledger.as_deref_mut() {
-                l.left(self.cx.now);
+                l.left();
             }
         }
         self.procs[p].thread = None;
@@ -390,6 +390,11 @@ impl Simulation {
     pub(super) fn preempt(&mut self, p: usize, t: ThreadId) {
         if let Some(tr) = self.trace.as_deref_mut() {
             tr.mark(self.cx.now, t, Some(ProcId(p as u32)), Mark::Preempted);
+        }
+        if self.measured {
+            if let Some(l) = self.cx.cold[t.index()].ledger.as_deref_mut() {
+                l.preempted(self.cx.now);
+            }
         }
         self.leave(p, t);
         self.make_ready(t, Enqueue::Preempted);
